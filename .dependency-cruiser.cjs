@@ -1,0 +1,110 @@
+// Layer rules (see shared ARCHITECTURE.md "Layers"): imports point one way only.
+//
+//   index.ts   cli/
+//       \      /
+//       machines/        core + actors only
+//           |
+//        actors/         core only
+//           |
+//         core/          nothing of ours above it
+//   transports/          core only (an adapter of the transport port)
+//
+// specs/ and bench/ may import anything; nothing else imports them. No cycles anywhere.
+// Run by `npm run layers`; any `error` violation makes depcruise exit non-zero.
+
+/** Paths of shipped (non-test) code, relative to the repo root. */
+const SHIPPED = '^(core|actors|machines|transports|cli)/|^index\\.ts$';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'No dependency cycles anywhere (type-only imports included).',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'core-is-the-bottom',
+      severity: 'error',
+      comment: 'core/ is pure and depends on nothing of ours above it.',
+      from: { path: '^core/' },
+      to: { path: '^(actors|machines|transports|cli)/|^index\\.ts$' },
+    },
+    {
+      name: 'transports-only-core',
+      severity: 'error',
+      comment: 'A transport adapter depends only on core/ (plus node builtins and npm packages).',
+      from: { path: '^transports/' },
+      to: { path: '^(actors|machines|cli)/|^index\\.ts$' },
+    },
+    {
+      name: 'actors-only-core',
+      severity: 'error',
+      comment: 'actors/ depend only on core/.',
+      from: { path: '^actors/' },
+      to: { path: '^(machines|transports|cli)/|^index\\.ts$' },
+    },
+    {
+      name: 'machines-only-core-and-actors',
+      severity: 'error',
+      comment: 'machines/ depend only on core/ and actors/; transports are injected, never imported.',
+      from: { path: '^machines/' },
+      to: { path: '^(transports|cli)/|^index\\.ts$' },
+    },
+    {
+      name: 'nothing-imports-cli',
+      severity: 'error',
+      comment: 'cli/ is a top layer: only specs/ and bench/ may import it.',
+      from: { pathNot: '^(cli|specs|bench)/' },
+      to: { path: '^cli/' },
+    },
+    {
+      name: 'not-to-specs-or-bench',
+      severity: 'error',
+      comment: 'Only specs/ and bench/ may import from specs/ or bench/.',
+      from: { pathNot: '^(specs|bench)/' },
+      to: { path: '^(specs|bench)/' },
+    },
+    {
+      name: 'not-to-dev-dep',
+      severity: 'error',
+      comment:
+        'Shipped code (core, actors, machines, transports, cli, index.ts) must not import devDependencies: ' +
+        'they are not installed for users. Move the package to "dependencies" or keep the import in specs/bench.',
+      from: { path: SHIPPED },
+      to: { dependencyTypes: ['npm-dev'] },
+    },
+    {
+      name: 'no-non-package-json',
+      severity: 'error',
+      comment: 'Import only packages declared in package.json (not transitive dependencies).',
+      from: {},
+      to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown'] },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'Every import must resolve to a file or a package.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    moduleSystems: ['es6', 'cjs'],
+    // Count `import type` too: a type-only edge is still a layer edge (and a cycle).
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.d.ts', '.js', '.mjs', '.cjs', '.json'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
+    reporterOptions: {
+      text: { highlightFocused: true },
+    },
+  },
+};

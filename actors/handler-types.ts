@@ -1,0 +1,86 @@
+/**
+ * The types handler code is written against: what a request handler receives and may return.
+ */
+import type { Effect } from 'effect';
+import type { Observable } from 'rxjs';
+import type { JsonObject, RequestId } from '../core/jsonrpc.ts';
+import type { AnyCapabilities, Implementation } from '../core/protocol/capabilities.ts';
+import type { Role } from '../core/protocol/methods.ts';
+import type { Revision } from '../core/protocol/versions.ts';
+
+/** A progress report: a bare number, or the full shape of `notifications/progress`. */
+export type ProgressUpdate = number | { readonly progress: number; readonly total?: number; readonly message?: string };
+
+/** What an outgoing request's Observable emits: progress reports, then exactly one result. */
+export type RequestEvent<R = JsonObject> =
+  | { readonly type: 'progress'; readonly progress: number; readonly total?: number; readonly message?: string }
+  | { readonly type: 'result'; readonly result: R };
+
+export interface RequestOptions {
+  /** Milliseconds to wait for the answer (default from the session's limits). `Infinity` disables it. */
+  readonly timeoutMs?: number;
+  /** Restart the timeout whenever progress arrives, up to `maxTotalTimeoutMs`. */
+  readonly resetTimeoutOnProgress?: boolean;
+  /** Hard ceiling on the request's total time when progress resets the timeout. */
+  readonly maxTotalTimeoutMs?: number;
+  /** Ask the peer for progress (attaches a progress token). */
+  readonly progress?: boolean;
+  /** Aborting stops waiting and sends `notifications/cancelled`; the request fails with `RequestAborted`. */
+  readonly signal?: AbortSignal;
+  /** Extra `_meta` entries for the request. */
+  readonly meta?: JsonObject;
+}
+
+export interface PromiseRequestOptions extends RequestOptions {
+  /** Receives progress reports; setting it also asks the peer for progress. */
+  readonly onProgress?: (progress: Extract<RequestEvent, { type: 'progress' }>) => void;
+}
+
+/** What a handler may learn about the session it serves. */
+export interface SessionView {
+  readonly role: Role;
+  readonly revision: Revision | undefined;
+  readonly peerInfo: Implementation | undefined;
+  readonly peerCapabilities: AnyCapabilities | undefined;
+}
+
+/** The context of one incoming request. */
+export interface RequestContext {
+  readonly id: RequestId;
+  readonly method: string;
+  /** The request's `params._meta`, if any. */
+  readonly meta: JsonObject | undefined;
+  /** Aborted when the peer cancels, the session closes, or the request is abandoned. */
+  readonly signal: AbortSignal;
+  readonly session: SessionView;
+  /** Reports progress to the requester (a no-op when it asked for none). Progress must increase. */
+  progress(update: ProgressUpdate): void;
+  /** Sends a request to the peer on behalf of this request; cancelled with it. */
+  request$<R extends JsonObject = JsonObject>(method: string, params?: JsonObject, options?: RequestOptions): Observable<RequestEvent<R>>;
+  request<R extends JsonObject = JsonObject>(method: string, params?: JsonObject, options?: PromiseRequestOptions): Promise<R>;
+  /** Sends a notification related to this request. */
+  notify(method: string, params?: JsonObject): void;
+}
+
+/**
+ * What a handler may return: a result, a Promise of one, an Observable whose values before the last are
+ * progress reports and whose last value is the result, or an Effect (interrupted on cancellation).
+ */
+export type HandlerOutput<R extends JsonObject = JsonObject> =
+  | R
+  | PromiseLike<R>
+  | Observable<ProgressUpdate | R>
+  | Effect.Effect<R, unknown>;
+
+export type RequestHandler<R extends JsonObject = JsonObject> = (
+  params: JsonObject | undefined,
+  context: RequestContext,
+) => HandlerOutput<R>;
+
+export type NotificationHandler = (params: JsonObject | undefined, session: SessionView) => void;
+
+/** Handlers by method. Built once and shared by every session that serves them. */
+export interface HandlerTable {
+  readonly requests: ReadonlyMap<string, RequestHandler>;
+  readonly notifications: ReadonlyMap<string, NotificationHandler>;
+}

@@ -1,0 +1,208 @@
+/**
+ * Inbound routing: every frame a session receives passes through here once. It classifies the envelope,
+ * applies the lifecycle and capability rules, and hands each message to its actor: requests to a new
+ * incoming-request actor, responses and progress to the waiting outgoing request, cancellations to the
+ * running request they name.
+ */
+import { ErrorCode } from '../core/error-codes.ts';
+import { LocalError } from '../core/errors.ts';
+import {
+  type JsonObject,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type RequestId,
+  classify,
+  errorResponse,
+  isRequestId,
+  resultResponse,
+} from '../core/jsonrpc.ts';
+import { methodAvailable, methodRule, type Role } from '../core/protocol/methods.ts';
+import { allowsBatches } from '../core/protocol/versions.ts';
+import type { ExchangeKey, InboundFrame } from '../core/transport.ts';
+import { BatchResponses } from './batch.ts';
+import { IncomingRequest, type ResponseRoute, methodNotFound, sendResponse } from './incoming-request.ts';
+import { isProgressToken, progressTokenOf } from './progress.ts';
+import type { SessionContext } from './session-context.ts';
+
+const direct = (exchange: ExchangeKey | undefined): ResponseRoute => ({ exchange, batch: undefined });
+
+function peerRole(role: Role): Role {
+  return role === 'server' ? 'client' : 'server';
+}
+
+export function routeFrame(session: SessionContext, frame: InboundFrame): void {
+  if (session.admits('closed')) return;
+  switch (frame.type) {
+    case 'message':
+      return routePayload(session, frame.payload, frame.exchange, undefined);
+    case 'malformed':
+      session.diagnose({ type: 'malformed-frame', detail: frame.error.message });
+      return reject(session, direct(frame.exchange), undefined, malformedError(frame.error));
+    case 'exchange-closed':
+      // Legacy era: a closed stream is not a cancellation (the peer cancels with a notification).
+      return;
+  }
+}
+
+function malformedError(error: LocalError): { code: number; message: string } {
+  if (error.code === 'FrameTooLarge') return { code: ErrorCode.InvalidRequest, message: error.message };
+  return { code: ErrorCode.ParseError, message: `Parse error: ${error.message}` };
+}
+
+function routePayload(session: SessionContext, payload: unknown, exchange: ExchangeKey | undefined, batch: BatchResponses | undefined): void {
+  const classified = classify(payload);
+  const route: ResponseRoute = batch === undefined ? direct(exchange) : { exchange, batch };
+  switch (classified.kind) {
+    case 'request':
+      return routeRequest(session, classified.message, route);
+    case 'notification':
+      return routeNotification(session, classified.message);
+    case 'response':
+      return routeResponse(session, classified.message);
+    case 'invalid':
+      session.diagnose({ type: 'invalid-message', detail: classified.reason });
+      return reject(session, route, classified.id, { code: ErrorCode.InvalidRequest, message: `Invalid request: ${classified.reason}` });
+    case 'batch':
+      return routeBatch(session, classified.items, exchange, batch);
+  }
+}
+
+function routeBatch(session: SessionContext, items: readonly unknown[], exchange: ExchangeKey | undefined, outer: BatchResponses | undefined): void {
+  const route = direct(exchange);
+  if (outer !== undefined) return reject(session, { exchange, batch: outer }, undefined, { code: ErrorCode.InvalidRequest, message: 'Invalid request: batches cannot be nested' });
+  if (!allowsBatches(session.revision)) {
+    const why = session.revision === undefined ? 'before initialization (initialize must not be batched)' : `in revision ${session.revision}`;
+    return reject(session, route, undefined, { code: ErrorCode.InvalidRequest, message: `Invalid request: JSON-RPC batches are not accepted ${why}` });
+  }
+  if (items.length === 0) return reject(session, route, undefined, { code: ErrorCode.InvalidRequest, message: 'Invalid request: empty batch' });
+  if (items.length > session.limits.maxBatchSize) {
+    return reject(session, route, undefined, { code: ErrorCode.InvalidRequest, message: `Invalid request: a batch may hold at most ${session.limits.maxBatchSize} messages` });
+  }
+  const batch = new BatchResponses(session.writer, exchange);
+  for (const item of items) {
+    // Everything but notifications and responses gets exactly one answer (a result or an error).
+    const kind = classify(item).kind;
+    if (kind !== 'notification' && kind !== 'response') batch.expect();
+    routePayload(session, item, exchange, batch);
+  }
+  batch.seal();
+}
+
+function reject(session: SessionContext, route: ResponseRoute, id: RequestId | undefined, error: { code: number; message: string; data?: unknown }): void {
+  sendResponse(session, route, errorResponse(id, error));
+}
+
+function routeRequest(session: SessionContext, message: JsonRpcRequest, route: ResponseRoute): void {
+  const { id, method } = message;
+  const params = message.params;
+  if (session.incoming.has(id)) {
+    return reject(session, route, id, { code: ErrorCode.InvalidRequest, message: `Invalid request: id ${JSON.stringify(id)} is already in use by a running request` });
+  }
+  if (method === 'ping') {
+    if (session.admits('admit-ping')) return sendResponse(session, route, resultResponse(id, {}));
+    return reject(session, route, id, { code: ErrorCode.InvalidRequest, message: 'Invalid request: the session is shutting down' });
+  }
+  if (method === 'initialize' && session.role === 'server') {
+    if (session.admits('admit-handshake')) {
+      if (route.batch !== undefined) return reject(session, route, id, { code: ErrorCode.InvalidRequest, message: 'Invalid request: initialize must not be batched' });
+      return session.handleInitialize(id, params, route.exchange);
+    }
+    return reject(session, route, id, { code: ErrorCode.InvalidRequest, message: 'Invalid request: the session is already initialized' });
+  }
+  if (!session.admits('admit-inbound')) {
+    const why = session.admits('draining') ? 'the session is shutting down' : `the session is not initialized yet: only initialize and ping may come first, not ${method}`;
+    return reject(session, route, id, { code: ErrorCode.InvalidRequest, message: `Invalid request: ${why}` });
+  }
+  const rule = methodRule(method);
+  const revision = session.revision;
+  if (rule !== undefined && revision !== undefined) {
+    if (!methodAvailable(rule, revision, peerRole(session.role))) {
+      return reject(session, route, id, methodNotFound(method, `not a ${peerRole(session.role)} request in revision ${revision}`));
+    }
+    const missing = rule.requires?.(session.ownCapabilities, params, revision);
+    if (missing !== undefined) {
+      return reject(session, route, id, methodNotFound(method, `this ${session.role} did not declare the capability "${missing}"`));
+    }
+  }
+  const handler = session.handlers.requests.get(method);
+  if (handler === undefined) return reject(session, route, id, methodNotFound(method));
+  if (session.incoming.size >= session.limits.maxIncomingInFlight) {
+    return reject(session, route, id, { code: ErrorCode.InternalError, message: `Too many requests in flight (${session.limits.maxIncomingInFlight}); retry later` });
+  }
+  const token = progressTokenOf(params);
+  if (token !== undefined) {
+    if (!isProgressToken(token)) return reject(session, route, id, { code: ErrorCode.InvalidParams, message: 'Invalid params: _meta.progressToken must be a string or an integer' });
+    for (const running of session.incoming.values()) {
+      if (running.progressToken === token) {
+        return reject(session, route, id, { code: ErrorCode.InvalidParams, message: `Invalid params: progress token ${JSON.stringify(token)} is already used by an active request` });
+      }
+    }
+  }
+  new IncomingRequest(session, id, method, params, token, route).run(handler);
+}
+
+function routeNotification(session: SessionContext, message: JsonRpcNotification): void {
+  const { method, params } = message;
+  switch (method) {
+    case 'notifications/cancelled':
+      return routeCancel(session, params);
+    case 'notifications/progress':
+      return routeProgress(session, params);
+    case 'notifications/initialized':
+      if (session.role === 'server') session.handleInitialized();
+      return;
+  }
+  const rule = methodRule(method);
+  const revision = session.revision;
+  if (!session.admits('admit-inbound') && rule?.beforeHandshake !== true) {
+    return session.diagnose({ type: 'dropped-notification', detail: `${method} arrived before the handshake completed` });
+  }
+  if (rule !== undefined && revision !== undefined && session.peerCapabilities !== undefined) {
+    if (!methodAvailable(rule, revision, peerRole(session.role))) {
+      return session.diagnose({ type: 'dropped-notification', detail: `${method} is not a ${peerRole(session.role)} notification in ${revision}` });
+    }
+    const missing = rule.requires?.(session.peerCapabilities, params, revision);
+    if (missing !== undefined) {
+      return session.diagnose({ type: 'dropped-notification', detail: `${method} needs the peer capability "${missing}", which it did not declare` });
+    }
+  }
+  const handler = session.handlers.notifications.get(method);
+  if (handler === undefined) return;
+  try {
+    handler(params, session.view);
+  } catch (error) {
+    session.diagnose({ type: 'handler-error', detail: `${method}: ${error instanceof Error ? error.message : String(error)}` });
+  }
+}
+
+function routeCancel(session: SessionContext, params: JsonObject | undefined): void {
+  const requestId = params?.['requestId'];
+  // Unknown, finished or malformed cancellations are ignored, as the protocol asks. The handshake request is
+  // never tracked as running, so it cannot be cancelled.
+  if (!isRequestId(requestId)) return;
+  const running = session.incoming.get(requestId);
+  if (running === undefined) return;
+  const reason = typeof params?.['reason'] === 'string' ? (params['reason'] as string) : 'cancelled by the requester';
+  running.cancel(new LocalError('RequestAborted', `The peer cancelled the request: ${reason}`));
+}
+
+function routeProgress(session: SessionContext, params: JsonObject | undefined): void {
+  const token = params?.['progressToken'];
+  const pending = typeof token === 'number' ? session.outgoing.get(token) : undefined;
+  if (params === undefined || pending === undefined) {
+    return session.diagnose({ type: 'dropped-progress', detail: `progress for unknown token ${JSON.stringify(token)}` });
+  }
+  pending.onProgress(params);
+}
+
+function routeResponse(session: SessionContext, message: JsonRpcResponse): void {
+  const id = message.id;
+  const pending = id === undefined ? undefined : session.outgoing.get(id);
+  if (pending === undefined) {
+    // A late answer to a cancelled or timed-out request, or an id-less error about something we sent.
+    const detail = 'error' in message ? `error ${message.error.code} ${message.error.message}` : 'result';
+    return session.diagnose({ type: 'dropped-response', detail: `response (${detail}) for unknown id ${JSON.stringify(id)}` });
+  }
+  pending.onResponse(message as { result?: JsonObject; error?: { code: number; message: string; data?: unknown } });
+}

@@ -1,0 +1,190 @@
+/**
+ * One actor per incoming request: it runs the handler and sends exactly one response, unless the request is
+ * cancelled (then it sends nothing more, as the protocol requires).
+ *
+ * A handler may return a value, a Promise, an Observable (values before the last are progress) or an Effect
+ * (cancellation interrupts its fiber). The AbortController is created only when a handler reads
+ * `context.signal`, so handlers that never look cost nothing for it.
+ */
+import { type Observable, type Subscription, isObservable } from 'rxjs';
+import { type EffectOutcome, isEffect, runEffect } from '../core/abort.ts';
+import { ErrorCode } from '../core/error-codes.ts';
+import { LocalError, toWireError } from '../core/errors.ts';
+import { type JsonObject, type JsonRpcResponse, type RequestId, errorResponse, notification, resultResponse } from '../core/jsonrpc.ts';
+import type { ExchangeKey } from '../core/transport.ts';
+import type { HandlerOutput, PromiseRequestOptions, ProgressUpdate, RequestContext, RequestEvent, RequestHandler, RequestOptions, SessionView } from './handler-types.ts';
+import { outgoingRequest, outgoingRequest$ } from './outgoing-request.ts';
+import { normaliseProgress } from './progress.ts';
+import type { RunningRequest, SessionContext } from './session-context.ts';
+
+/** Where a response goes: straight to the writer, or into the batch it belongs to. */
+export interface ResponseRoute {
+  readonly exchange: ExchangeKey | undefined;
+  readonly batch: { deliver(response: JsonRpcResponse | undefined): void } | undefined;
+}
+
+export function sendResponse(session: SessionContext, route: ResponseRoute, response: JsonRpcResponse): void {
+  if (route.batch !== undefined) route.batch.deliver(response);
+  else session.writer.write(route.exchange === undefined ? { payload: response } : { payload: response, exchange: route.exchange });
+}
+
+export class IncomingRequest implements RequestContext, RunningRequest {
+  private controller: AbortController | undefined;
+  private done = false;
+  private lastProgress = -Infinity;
+  private subscription: Subscription | undefined;
+
+  constructor(
+    private readonly sessionContext: SessionContext,
+    readonly id: RequestId,
+    readonly method: string,
+    private readonly params: JsonObject | undefined,
+    readonly progressToken: string | number | undefined,
+    private readonly route: ResponseRoute,
+  ) {}
+
+  get meta(): JsonObject | undefined {
+    const meta = this.params?.['_meta'];
+    return typeof meta === 'object' && meta !== null ? (meta as JsonObject) : undefined;
+  }
+
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    return this.controller.signal;
+  }
+
+  get session(): SessionView {
+    return this.sessionContext.view;
+  }
+
+  /** Runs the handler. Synchronous results are answered at once without registering the request. */
+  run(handler: RequestHandler): void {
+    let output: HandlerOutput;
+    try {
+      output = handler(this.params, this);
+    } catch (error) {
+      return this.respondError(error);
+    }
+    if (isObservable(output)) return this.track(() => this.runObservable(output as Observable<unknown>));
+    if (isThenable(output)) return this.track(() => this.runPromise(output as PromiseLike<JsonObject>));
+    if (isEffect(output)) return this.track(() => this.runEffect(output as Parameters<typeof runEffect>[0]));
+    this.respond(output as JsonObject);
+  }
+
+  cancel(reason: LocalError): void {
+    if (this.done) return;
+    this.done = true;
+    this.untrack();
+    this.subscription?.unsubscribe();
+    this.controller?.abort(reason);
+    // A cancelled request is never answered; a batch it belongs to stops waiting for it.
+    this.route.batch?.deliver(undefined);
+  }
+
+  progress(update: ProgressUpdate): void {
+    if (this.done || this.progressToken === undefined) return;
+    const report = normaliseProgress(update);
+    if (report === undefined || report.progress <= this.lastProgress) {
+      this.sessionContext.diagnose({ type: 'dropped-progress', detail: `handler of ${this.method} reported progress that is malformed or does not increase` });
+      return;
+    }
+    this.lastProgress = report.progress;
+    this.notify('notifications/progress', { progressToken: this.progressToken, ...report });
+  }
+
+  request$<R extends JsonObject = JsonObject>(method: string, params?: JsonObject, options: RequestOptions = {}): Observable<RequestEvent<R>> {
+    return outgoingRequest$<R>(this.sessionContext, this.relatedSpec(method, params, options));
+  }
+
+  request<R extends JsonObject = JsonObject>(method: string, params?: JsonObject, options: PromiseRequestOptions = {}): Promise<R> {
+    return outgoingRequest<R>(this.sessionContext, this.relatedSpec(method, params, options));
+  }
+
+  notify(method: string, params?: JsonObject): void {
+    if (this.done) return;
+    const message = notification(method, params);
+    const exchange = this.route.exchange;
+    this.sessionContext.writer.write(exchange === undefined ? { payload: message } : { payload: message, exchange });
+  }
+
+  /** Requests made for this one end with it: they share its signal unless given their own. */
+  private relatedSpec<O extends RequestOptions>(method: string, params: JsonObject | undefined, options: O) {
+    const signal = options.signal === undefined ? this.signal : AbortSignal.any([options.signal, this.signal]);
+    const spec = { method, params, options: { ...options, signal } };
+    return this.route.exchange === undefined ? spec : { ...spec, exchange: this.route.exchange };
+  }
+
+  private track(start: () => void): void {
+    this.sessionContext.incoming.set(this.id, this);
+    start();
+  }
+
+  private untrack(): void {
+    if (this.sessionContext.incoming.get(this.id) === this) this.sessionContext.incoming.delete(this.id);
+  }
+
+  private runPromise(promise: PromiseLike<JsonObject>): void {
+    promise.then(
+      (result) => this.respond(result),
+      (error: unknown) => this.respondError(error),
+    );
+  }
+
+  private runObservable(output$: Observable<unknown>): void {
+    // Hold each value until the next one arrives: only then is it known not to be the last (the result).
+    let held: { value: unknown } | undefined;
+    this.subscription = output$.subscribe({
+      next: (value) => {
+        if (held !== undefined) this.progress(held.value as ProgressUpdate);
+        held = { value };
+      },
+      error: (error: unknown) => this.respondError(error),
+      complete: () => {
+        if (held === undefined) this.respondError(new LocalError('ProtocolViolation', `The handler of ${this.method} completed without a result`));
+        else this.respond(held.value as JsonObject);
+      },
+    });
+  }
+
+  private runEffect(effect: Parameters<typeof runEffect>[0]): void {
+    runEffect(effect, this.signal).then(
+      (outcome: EffectOutcome<unknown>) => {
+        if (outcome.type === 'success') this.respond(outcome.value as JsonObject);
+        else if (outcome.type === 'failure') this.respondError(outcome.error);
+        // Interrupted: the request was cancelled and is not answered.
+      },
+      (error: unknown) => this.respondError(error),
+    );
+  }
+
+  private respond(result: JsonObject): void {
+    if (this.done) return;
+    if (typeof result !== 'object' || result === null || Array.isArray(result)) {
+      return this.respondError(new LocalError('ProtocolViolation', `The handler of ${this.method} returned a non-object result`));
+    }
+    this.finish(resultResponse(this.id, result));
+  }
+
+  private respondError(error: unknown): void {
+    if (this.done) return;
+    if (!(error instanceof Error && 'code' in error && typeof error.code === 'number')) {
+      this.sessionContext.diagnose({ type: 'handler-error', detail: `${this.method}: ${error instanceof Error ? error.message : String(error)}` });
+    }
+    this.finish(errorResponse(this.id, toWireError(error)));
+  }
+
+  private finish(response: JsonRpcResponse): void {
+    this.done = true;
+    this.untrack();
+    sendResponse(this.sessionContext, this.route, response);
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/** The error answered when a request names a method the receiver does not serve. */
+export function methodNotFound(method: string, why?: string): { code: number; message: string } {
+  return { code: ErrorCode.MethodNotFound, message: why === undefined ? `Method not found: ${method}` : `Method not found: ${method} (${why})` };
+}

@@ -1,0 +1,231 @@
+/**
+ * One actor per outgoing request. It sends the request, routes progress to its sink, runs the timeouts, and
+ * ends in exactly one of: result, peer error, timeout, abort, or connection loss.
+ *
+ * The same actor backs the Observable API (the sink is the subscriber; unsubscribing aborts) and the Promise
+ * API (the sink settles a promise), so both behave identically.
+ */
+import { Observable } from 'rxjs';
+import { abortedError, onAbort } from '../core/abort.ts';
+import type { TimerHandle } from '../core/clock.ts';
+import { LocalError, WireError } from '../core/errors.ts';
+import { type JsonObject, request as requestMessage } from '../core/jsonrpc.ts';
+import { methodAvailable, methodRule } from '../core/protocol/methods.ts';
+import type { ExchangeKey } from '../core/transport.ts';
+import type { PromiseRequestOptions, RequestEvent, RequestOptions } from './handler-types.ts';
+import { type ProgressEvent, readProgress } from './progress.ts';
+import type { PendingRequest, SessionContext } from './session-context.ts';
+
+export interface RequestSink<R> {
+  progress(event: ProgressEvent): void;
+  result(result: R): void;
+  error(error: Error): void;
+}
+
+export interface OutgoingRequestSpec {
+  readonly method: string;
+  readonly params: JsonObject | undefined;
+  readonly options: RequestOptions;
+  /** The exchange of the inbound request this one is made for (routes it on that request's stream). */
+  readonly exchange?: ExchangeKey;
+  /** Whether the request may be cancelled with `notifications/cancelled` (not `initialize`). */
+  readonly cancellable?: boolean;
+}
+
+const enum Phase {
+  Created,
+  Deferred,
+  Sent,
+  Done,
+}
+
+class OutgoingRequest<R extends JsonObject> implements PendingRequest {
+  private phase = Phase.Created;
+  private id = 0;
+  private timer: TimerHandle | undefined;
+  private startedAt = 0;
+  private lastProgress = -Infinity;
+  private removeAbortListener: (() => void) | undefined;
+
+  constructor(
+    private readonly session: SessionContext,
+    private readonly spec: OutgoingRequestSpec,
+    private readonly sink: RequestSink<R>,
+  ) {}
+
+  start(): void {
+    const refusal = this.refusal();
+    if (refusal !== undefined) return this.finish(refusal);
+    const signal = this.spec.options.signal;
+    if (signal !== undefined) {
+      if (signal.aborted) return this.finish(abortedError(signal.reason));
+      this.removeAbortListener = onAbort(signal, (reason) => this.abort(abortedError(reason)));
+    }
+    if (this.session.admits('admit-outbound') || this.isHandshakeOrPing()) return this.send();
+    this.phase = Phase.Deferred;
+    const deferral = this.session.whenOutboundOpen(this.sendDeferred);
+    if (deferral !== undefined) this.finish(deferral);
+  }
+
+  /** Stops waiting: the caller unsubscribed or aborted. Sends the cancel notification if it was sent. */
+  abort(error: LocalError): void {
+    if (this.phase === Phase.Done) return;
+    if (this.phase === Phase.Deferred) this.session.cancelDeferred(this.sendDeferred);
+    if (this.phase === Phase.Sent) this.sendCancel(error.code === 'RequestTimeout' ? 'timeout' : 'aborted by the requester');
+    this.finish(error);
+  }
+
+  onResponse(message: Parameters<PendingRequest['onResponse']>[0]): void {
+    if (this.phase !== Phase.Sent) return;
+    if (message.error !== undefined) return this.finish(WireError.fromObject(message.error));
+    this.cleanup();
+    this.sink.result(message.result as R);
+  }
+
+  onProgress(params: JsonObject): void {
+    if (this.phase !== Phase.Sent || this.spec.options.progress !== true) return;
+    const event = readProgress(params);
+    // Progress must increase; a report that does not is dropped rather than passed on.
+    if (event === undefined || event.progress <= this.lastProgress) {
+      this.session.diagnose({ type: 'dropped-progress', detail: `progress for request ${this.id} is malformed or does not increase` });
+      return;
+    }
+    this.lastProgress = event.progress;
+    if (this.spec.options.resetTimeoutOnProgress === true) this.armTimeout();
+    this.sink.progress(event);
+  }
+
+  fail(error: LocalError): void {
+    this.finish(error);
+  }
+
+  private refusal(): LocalError | undefined {
+    const session = this.session;
+    if (!session.admits('writable')) return new LocalError('ConnectionClosed', 'The session is closed');
+    const rule = methodRule(this.spec.method);
+    const revision = session.revision;
+    if (rule === undefined || revision === undefined) return undefined;
+    if (!methodAvailable(rule, revision, session.role)) {
+      return new LocalError('MethodNotInRevision', `${this.spec.method} cannot be sent by a ${session.role} in revision ${revision}`);
+    }
+    const peer = session.peerCapabilities;
+    const missing = peer === undefined ? undefined : rule.requires?.(peer, this.spec.params, revision);
+    if (missing !== undefined) {
+      return new LocalError('CapabilityNotNegotiated', `${this.spec.method} needs the peer capability "${missing}", which it did not declare`);
+    }
+    if (session.outgoing.size >= session.limits.maxOutgoingInFlight) {
+      return new LocalError('QueueFull', `Too many requests in flight (${session.limits.maxOutgoingInFlight})`);
+    }
+    return undefined;
+  }
+
+  private isHandshakeOrPing(): boolean {
+    const method = this.spec.method;
+    return (method === 'ping' && this.session.admits('admit-ping')) || (method === 'initialize' && this.session.admits('admit-handshake'));
+  }
+
+  private readonly sendDeferred = (): void => {
+    if (this.phase === Phase.Deferred) this.send();
+  };
+
+  private send(): void {
+    const session = this.session;
+    this.id = session.nextRequestId();
+    this.phase = Phase.Sent;
+    this.startedAt = session.clock.now();
+    session.outgoing.set(this.id, this);
+    const options = this.spec.options;
+    let params = this.spec.params;
+    if (options.progress === true || options.meta !== undefined) {
+      const meta: Record<string, unknown> = { ...(params?.['_meta'] as JsonObject | undefined), ...options.meta };
+      if (options.progress === true) meta['progressToken'] = this.id;
+      params = { ...params, _meta: meta };
+    }
+    this.armTimeout();
+    const message = requestMessage(this.id, this.spec.method, params);
+    session.writer.write(this.spec.exchange === undefined ? { payload: message } : { payload: message, exchange: this.spec.exchange });
+  }
+
+  private armTimeout(): void {
+    this.timer?.cancel();
+    this.timer = undefined;
+    const options = this.spec.options;
+    const limits = this.session.limits;
+    let wait = options.timeoutMs ?? limits.requestTimeoutMs;
+    if (options.resetTimeoutOnProgress === true) {
+      const total = options.maxTotalTimeoutMs ?? limits.maxTotalTimeoutMs;
+      wait = Math.min(wait, this.startedAt + total - this.session.clock.now());
+    }
+    if (!Number.isFinite(wait)) return;
+    this.timer = this.session.clock.setTimeout(this.onTimeout, Math.max(0, wait));
+  }
+
+  private readonly onTimeout = (): void => {
+    this.timer = undefined;
+    const elapsed = this.session.clock.now() - this.startedAt;
+    this.abort(new LocalError('RequestTimeout', `${this.spec.method} got no answer within ${elapsed} ms`));
+  };
+
+  private sendCancel(reason: string): void {
+    if (this.spec.cancellable === false || this.spec.method === 'initialize') return;
+    const params = { requestId: this.id, reason };
+    const message = { jsonrpc: '2.0' as const, method: 'notifications/cancelled', params };
+    this.session.writer.write(this.spec.exchange === undefined ? { payload: message } : { payload: message, exchange: this.spec.exchange });
+  }
+
+  private cleanup(): void {
+    if (this.phase === Phase.Sent) this.session.outgoing.delete(this.id);
+    this.phase = Phase.Done;
+    this.timer?.cancel();
+    this.timer = undefined;
+    this.removeAbortListener?.();
+    this.removeAbortListener = undefined;
+  }
+
+  private finish(error: Error): void {
+    if (this.phase === Phase.Done) return;
+    this.cleanup();
+    this.sink.error(error);
+  }
+}
+
+/**
+ * An outgoing request as an Observable: subscribing sends it; progress arrives as values before the result;
+ * unsubscribing before the result cancels it.
+ */
+export function outgoingRequest$<R extends JsonObject>(session: SessionContext, spec: OutgoingRequestSpec): Observable<RequestEvent<R>> {
+  return new Observable<RequestEvent<R>>((subscriber) => {
+    let settled = false;
+    const actor = new OutgoingRequest<R>(session, spec, {
+      progress: (event) => subscriber.next(event),
+      result: (result) => {
+        settled = true;
+        subscriber.next({ type: 'result', result });
+        subscriber.complete();
+      },
+      error: (error) => {
+        settled = true;
+        subscriber.error(error);
+      },
+    });
+    actor.start();
+    return () => {
+      if (!settled) actor.abort(new LocalError('RequestAborted', 'The subscriber unsubscribed before the result'));
+    };
+  });
+}
+
+/** An outgoing request as a Promise of its result (the same actor as {@link outgoingRequest$}). */
+export function outgoingRequest<R extends JsonObject>(session: SessionContext, spec: OutgoingRequestSpec & { readonly options: PromiseRequestOptions }): Promise<R> {
+  return new Promise<R>((resolve, reject) => {
+    const onProgress = spec.options.onProgress;
+    const wantsProgress = spec.options.progress ?? (onProgress !== undefined || spec.options.resetTimeoutOnProgress === true);
+    const options = wantsProgress === (spec.options.progress ?? false) ? spec.options : { ...spec.options, progress: wantsProgress };
+    const actor = new OutgoingRequest<R>(session, { ...spec, options }, {
+      progress: (event) => onProgress?.(event),
+      result: resolve,
+      error: reject,
+    });
+    actor.start();
+  });
+}

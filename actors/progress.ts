@@ -1,0 +1,57 @@
+/**
+ * Progress reports: reading them off the wire and building them, with the rule that progress strictly
+ * increases for a token.
+ */
+import type { JsonObject } from '../core/jsonrpc.ts';
+import type { ProgressUpdate, RequestEvent } from './handler-types.ts';
+
+export type ProgressToken = string | number;
+
+export function isProgressToken(value: unknown): value is ProgressToken {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value));
+}
+
+/** The progress token of a request, from `params._meta.progressToken`. */
+export function progressTokenOf(params: JsonObject | undefined): unknown {
+  const meta = params?.['_meta'];
+  return typeof meta === 'object' && meta !== null ? (meta as JsonObject)['progressToken'] : undefined;
+}
+
+export type ProgressEvent = Extract<RequestEvent, { type: 'progress' }>;
+
+/** Reads `notifications/progress` params into an event, or undefined when they are malformed. */
+export function readProgress(params: JsonObject): ProgressEvent | undefined {
+  const progress = params['progress'];
+  const total = params['total'];
+  const message = params['message'];
+  if (typeof progress !== 'number' || !Number.isFinite(progress)) return undefined;
+  if (total !== undefined && (typeof total !== 'number' || !Number.isFinite(total))) return undefined;
+  if (message !== undefined && typeof message !== 'string') return undefined;
+  return {
+    type: 'progress',
+    progress,
+    ...(total === undefined ? {} : { total }),
+    ...(message === undefined ? {} : { message }),
+  };
+}
+
+/** Normalises what a handler reported; undefined when it is not a usable progress value. */
+export function normaliseProgress(update: ProgressUpdate | unknown): { progress: number; total?: number; message?: string } | undefined {
+  if (typeof update === 'number') return Number.isFinite(update) ? { progress: update } : undefined;
+  if (typeof update !== 'object' || update === null) return undefined;
+  const record = update as Record<string, unknown>;
+  const progress = record['progress'];
+  if (typeof progress !== 'number' || !Number.isFinite(progress)) return undefined;
+  const total = record['total'];
+  const message = record['message'];
+  return {
+    progress,
+    ...(typeof total === 'number' && Number.isFinite(total) ? { total } : {}),
+    ...(typeof message === 'string' ? { message } : {}),
+  };
+}
+
+/** True when `value` looks like a progress report rather than a result (used for handler Observables). */
+export function looksLikeProgress(value: unknown): boolean {
+  return typeof value === 'number';
+}

@@ -1,0 +1,67 @@
+/**
+ * What actors need from the session they work for. The session (machines/) implements it; actors never see
+ * the lifecycle machine itself, only the tags of its current state.
+ */
+import type { Clock } from '../core/clock.ts';
+import type { LocalError } from '../core/errors.ts';
+import type { JsonObject, RequestId } from '../core/jsonrpc.ts';
+import type { Limits } from '../core/limits.ts';
+import type { AnyCapabilities } from '../core/protocol/capabilities.ts';
+import type { LifecycleTag } from '../core/protocol/lifecycle-tags.ts';
+import type { Role } from '../core/protocol/methods.ts';
+import type { LegacyRevision } from '../core/protocol/versions.ts';
+import type { ExchangeKey } from '../core/transport.ts';
+import type { HandlerTable, SessionView } from './handler-types.ts';
+import type { OutboundWriter } from './outbound-writer.ts';
+
+/** Something that happened and was handled without failing anything, reported for observability. */
+export interface SessionDiagnostic {
+  readonly type:
+    | 'dropped-response'
+    | 'dropped-notification'
+    | 'dropped-progress'
+    | 'invalid-message'
+    | 'malformed-frame'
+    | 'handler-error';
+  readonly detail: string;
+}
+
+/** The part of an outgoing request the session tracks (by id, for responses and progress). */
+export interface PendingRequest {
+  onResponse(message: { readonly result?: JsonObject; readonly error?: { readonly code: number; readonly message: string; readonly data?: unknown } }): void;
+  onProgress(params: JsonObject): void;
+  fail(error: LocalError): void;
+}
+
+/** The part of an incoming request the session tracks (by id, for cancellation and close). */
+export interface RunningRequest {
+  readonly progressToken: string | number | undefined;
+  cancel(reason: LocalError): void;
+}
+
+export interface SessionContext {
+  readonly role: Role;
+  readonly limits: Limits;
+  readonly clock: Clock;
+  readonly writer: OutboundWriter;
+  readonly handlers: HandlerTable;
+  readonly view: SessionView;
+  readonly outgoing: Map<RequestId, PendingRequest>;
+  readonly incoming: Map<RequestId, RunningRequest>;
+  readonly revision: LegacyRevision | undefined;
+  readonly ownCapabilities: AnyCapabilities;
+  readonly peerCapabilities: AnyCapabilities | undefined;
+  admits(tag: LifecycleTag): boolean;
+  nextRequestId(): number;
+  /**
+   * Runs `start` once the session may send requests. Returns an error instead when it never will (closed, or
+   * a state that does not defer), or when too many requests already wait.
+   */
+  whenOutboundOpen(start: () => void): LocalError | undefined;
+  /** Removes a deferred start (its request was abandoned before the session opened). */
+  cancelDeferred(start: () => void): void;
+  diagnose(diagnostic: SessionDiagnostic): void;
+  /** Session-level handling of lifecycle requests (`initialize`) and notifications (`initialized`). */
+  handleInitialize(id: RequestId, params: JsonObject | undefined, exchange: ExchangeKey | undefined): void;
+  handleInitialized(): void;
+}

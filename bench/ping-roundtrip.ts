@@ -1,0 +1,245 @@
+/**
+ * In-memory `ping` round trips: rxmcp against the official SDK 1.x, in one process, interleaved, with a raw
+ * JSON-RPC echo over a queueMicrotask link as the floor. A benchmark, not a test: it reports, never asserts.
+ *
+ *   node --expose-gc --import tsx bench/ping-roundtrip.ts [--rounds=5] [--count=20000] [--warmup=5000] [--no-suite]
+ *
+ * Each contender is one connected client/server pair, set up once. Per round, each contender runs `count`
+ * sequential pings (await one, send the next); the order of contenders rotates each round so none always
+ * runs first or last. We report the median over rounds of round trips per second (wall clock) and of CPU
+ * microseconds per round trip (process.cpuUsage user+system delta / count). Then a benchmark.js suite
+ * measures the same three with deferred benchmarks of 100 sequential pings per cycle.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import Benchmark from 'benchmark';
+import { connectSession, createSessionAcceptor } from '../index.ts';
+import { createMemoryPair } from '../transports/memory/index.ts';
+import { argInt, emitResult, fmt, hasFlag, isMain, median } from './lib.ts';
+
+export type ContenderName = 'rxmcp' | 'sdk' | 'floor';
+
+interface Contender {
+  readonly name: ContenderName;
+  readonly label: string;
+  ping(): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+export interface RoundSample {
+  readonly roundTripsPerSec: number;
+  readonly cpuUsPerRoundTrip: number;
+}
+
+export interface ContenderFigures {
+  readonly label: string;
+  readonly samples: readonly RoundSample[];
+  readonly medianRoundTripsPerSec: number;
+  readonly medianCpuUsPerRoundTrip: number;
+}
+
+export interface SuiteFigure {
+  readonly label: string;
+  /** Cycles (of `pingsPerCycle` pings) per second. */
+  readonly hz: number;
+  /** Relative margin of error, percent. */
+  readonly rme: number;
+  readonly samples: number;
+  readonly pingsPerSec: number;
+}
+
+export interface PingResult {
+  readonly rounds: number;
+  readonly count: number;
+  readonly warmup: number;
+  readonly gcBetweenRuns: boolean;
+  readonly figures: Record<ContenderName, ContenderFigures>;
+  /** rxmcp / SDK, CPU microseconds per round trip (lower is better for rxmcp). */
+  readonly cpuRatioRxmcpToSdk: number;
+  readonly suite: { readonly pingsPerCycle: number; readonly figures: Partial<Record<ContenderName, SuiteFigure>> } | undefined;
+}
+
+const serverInfo = { name: 'bench-server', version: '0.0.0' };
+const clientInfo = { name: 'bench-client', version: '0.0.0' };
+
+async function rxmcpContender(): Promise<Contender> {
+  const [clientEnd, serverEnd] = createMemoryPair();
+  const server = createSessionAcceptor({ serverInfo, capabilities: {} }).accept(serverEnd);
+  const client = await connectSession(clientEnd, { clientInfo, capabilities: {} });
+  return {
+    name: 'rxmcp',
+    label: 'rxmcp',
+    ping: () => client.ping(),
+    close: async () => {
+      await client.close();
+      await server.close();
+    },
+  };
+}
+
+async function sdkContender(): Promise<Contender> {
+  const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+  const server = new Server(serverInfo, { capabilities: {} });
+  await server.connect(serverEnd);
+  const client = new Client(clientInfo, { capabilities: {} });
+  await client.connect(clientEnd);
+  return {
+    name: 'sdk',
+    label: 'official SDK 1.x',
+    ping: () => client.ping(),
+    close: async () => {
+      await client.close();
+      await server.close();
+    },
+  };
+}
+
+interface FloorMessage {
+  readonly jsonrpc: '2.0';
+  readonly id: number;
+  readonly method?: string;
+  readonly result?: Record<string, never>;
+}
+
+/** One end of the floor's link: what it sends reaches the peer's handler on a later microtask. */
+class FloorEnd {
+  peer: FloorEnd | undefined;
+  constructor(public onMessage: (message: FloorMessage) => void) {}
+  send(message: FloorMessage): void {
+    const peer = this.peer;
+    if (peer !== undefined) queueMicrotask(() => peer.onMessage(message));
+  }
+}
+
+/** The floor: a JSON-RPC ping echo with a pending-request map and nothing else (no parsing, no checks). */
+function floorContender(): Contender {
+  const pending = new Map<number, () => void>();
+  let lastId = 0;
+  const client = new FloorEnd((message) => {
+    const resolve = pending.get(message.id);
+    pending.delete(message.id);
+    resolve?.();
+  });
+  const server = new FloorEnd((message) => server.send({ jsonrpc: '2.0', id: message.id, result: {} }));
+  client.peer = server;
+  server.peer = client;
+  return {
+    name: 'floor',
+    label: 'raw floor (queueMicrotask echo)',
+    ping: () =>
+      new Promise<void>((resolve) => {
+        const id = ++lastId;
+        pending.set(id, resolve);
+        client.send({ jsonrpc: '2.0', id, method: 'ping' });
+      }),
+    close: async () => {
+      client.peer = undefined;
+      server.peer = undefined;
+    },
+  };
+}
+
+const gc: (() => void) | undefined = typeof globalThis.gc === 'function' ? () => globalThis.gc?.() : undefined;
+
+async function burst(contender: Contender, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) await contender.ping();
+}
+
+async function timedRun(contender: Contender, count: number): Promise<RoundSample> {
+  if (gc !== undefined) {
+    gc();
+    await new Promise((r) => setTimeout(r, 100));
+    await burst(contender, 2000);
+  }
+  const cpuBefore = process.cpuUsage();
+  const start = process.hrtime.bigint();
+  await burst(contender, count);
+  const elapsedNs = Number(process.hrtime.bigint() - start);
+  const cpu = process.cpuUsage(cpuBefore);
+  return { roundTripsPerSec: count / (elapsedNs / 1e9), cpuUsPerRoundTrip: (cpu.user + cpu.system) / count };
+}
+
+async function runSuite(contenders: readonly Contender[], pingsPerCycle: number): Promise<Partial<Record<ContenderName, SuiteFigure>>> {
+  const figures: Partial<Record<ContenderName, SuiteFigure>> = {};
+  const suite = new Benchmark.Suite(`ping x${pingsPerCycle}`);
+  for (const contender of contenders) {
+    suite.add(contender.label, {
+      defer: true,
+      maxTime: 4,
+      fn: (deferred: Benchmark.Deferred) => {
+        burst(contender, pingsPerCycle).then(
+          () => deferred.resolve(),
+          (error: unknown) => {
+            console.error(error);
+            deferred.resolve();
+          },
+        );
+      },
+      onComplete: (event: Benchmark.Event) => {
+        const target = event.target;
+        const hz = target.hz ?? Number.NaN;
+        figures[contender.name] = { label: contender.label, hz, rme: target.stats?.rme ?? Number.NaN, samples: target.stats?.sample.length ?? 0, pingsPerSec: hz * pingsPerCycle };
+      },
+    });
+  }
+  suite.on('cycle', (event: Benchmark.Event) => console.log(`  ${String(event.target)}  (${pingsPerCycle} pings per op)`));
+  await new Promise<void>((resolve) => {
+    suite.on('complete', () => resolve());
+    suite.run({ async: true });
+  });
+  return figures;
+}
+
+export async function runPingBench(options: { rounds: number; count: number; warmup: number; suite: boolean }): Promise<PingResult> {
+  const contenders = [await rxmcpContender(), await sdkContender(), floorContender()];
+  console.log(`ping round trips: warm-up ${options.warmup} each, then ${options.rounds} rounds x ${options.count} sequential pings, interleaved` +
+    (gc === undefined ? ' (no --expose-gc: no gc between runs)' : ' (gc before each run)'));
+  for (const contender of contenders) await burst(contender, options.warmup);
+  const samples = new Map<ContenderName, RoundSample[]>(contenders.map((c) => [c.name, []]));
+  for (let round = 0; round < options.rounds; round++) {
+    const order = contenders.map((_, i) => contenders[(i + round) % contenders.length]).filter((c): c is Contender => c !== undefined);
+    const line: string[] = [];
+    for (const contender of order) {
+      const sample = await timedRun(contender, options.count);
+      samples.get(contender.name)?.push(sample);
+      line.push(`${contender.name} ${fmt(sample.roundTripsPerSec, 0)}/s ${fmt(sample.cpuUsPerRoundTrip)}us`);
+    }
+    console.log(`  round ${round + 1}: ${line.join(' | ')}`);
+  }
+  const figuresOf = (contender: Contender): ContenderFigures => {
+    const list = samples.get(contender.name) ?? [];
+    return {
+      label: contender.label,
+      samples: list,
+      medianRoundTripsPerSec: median(list.map((s) => s.roundTripsPerSec)),
+      medianCpuUsPerRoundTrip: median(list.map((s) => s.cpuUsPerRoundTrip)),
+    };
+  };
+  const [rx, sdk, floor] = contenders as [Contender, Contender, Contender];
+  const figures: Record<ContenderName, ContenderFigures> = { rxmcp: figuresOf(rx), sdk: figuresOf(sdk), floor: figuresOf(floor) };
+  const cpuRatioRxmcpToSdk = figures.rxmcp.medianCpuUsPerRoundTrip / figures.sdk.medianCpuUsPerRoundTrip;
+  console.log('\nmedians:');
+  for (const f of Object.values(figures)) {
+    console.log(`  ${f.label.padEnd(32)} ${fmt(f.medianRoundTripsPerSec, 0).padStart(10)} round trips/s  ${fmt(f.medianCpuUsPerRoundTrip).padStart(7)} CPU us/round trip`);
+  }
+  console.log(`  CPU per round trip, rxmcp/SDK: ${fmt(cpuRatioRxmcpToSdk, 3)} (target <= 0.25)`);
+  const pingsPerCycle = 100;
+  let suite: PingResult['suite'];
+  if (options.suite) {
+    console.log(`\nbenchmark.js suite (deferred, ${pingsPerCycle} sequential pings per op):`);
+    suite = { pingsPerCycle, figures: await runSuite(contenders, pingsPerCycle) };
+  }
+  for (const contender of contenders) await contender.close();
+  return { ...options, gcBetweenRuns: gc !== undefined, figures, cpuRatioRxmcpToSdk, suite };
+}
+
+if (isMain(import.meta.url)) {
+  const result = await runPingBench({
+    rounds: argInt('rounds', 5),
+    count: argInt('count', 20_000),
+    warmup: argInt('warmup', 5_000),
+    suite: !hasFlag('no-suite'),
+  });
+  emitResult(result);
+}

@@ -1,0 +1,22 @@
+/** Numeric JSON-RPC error codes that MCP puts on the wire. */
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** Legacy revisions only (2026-07-28 uses InvalidParams). */
+  ResourceNotFound: -32002,
+  /** 2025-11-25 only. */
+  UrlElicitationRequired: -32042,
+  /** 2026-07-28: HTTP headers missing, malformed or disagreeing with the body. */
+  HeaderMismatch: -32020,
+  /** 2026-07-28: the request needs a client capability it did not declare. */
+  MissingRequiredClientCapability: -32021,
+  /** 2026-07-28: the request's protocol version is not supported. */
+  UnsupportedProtocolVersion: -32022,
+  /** Example code for a user declining a sampling request. */
+  UserRejected: -1,
+} as const;
+
+export type ErrorCodeName = keyof typeof ErrorCode;

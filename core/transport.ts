@@ -1,0 +1,64 @@
+/**
+ * The transport port. Every medium (memory, stdio, Streamable HTTP, NATS) implements it; sessions consume
+ * it. Transports move frames and report their health; they never hold lifecycle rules.
+ */
+import type { Observable } from 'rxjs';
+import type { LocalError } from './errors.ts';
+import type { WirePayload } from './jsonrpc.ts';
+
+/**
+ * Names the exchange a frame belongs to: the HTTP request stream or NATS reply inbox that carried an inbound
+ * request. Outbound frames that answer or relate to that request carry the same key back, so a transport can
+ * route them (a response on its POST stream, progress on its request's stream). Opaque to sessions.
+ */
+export type ExchangeKey = string | number;
+
+/** Who sent a frame, as established by the transport (for example an authenticated principal). */
+export interface FrameOrigin {
+  readonly principal?: string;
+}
+
+export type InboundFrame =
+  /** A decoded value; the session classifies it (it may still be an invalid JSON-RPC message). */
+  | {
+      readonly type: 'message';
+      readonly payload: unknown;
+      readonly exchange?: ExchangeKey;
+      readonly origin?: FrameOrigin;
+    }
+  /** Bytes arrived that could not be decoded (malformed JSON, a frame over the size limit). */
+  | { readonly type: 'malformed'; readonly error: LocalError; readonly exchange?: ExchangeKey }
+  /** The peer went away from one exchange (closed its HTTP stream, dropped its inbox). */
+  | { readonly type: 'exchange-closed'; readonly exchange: ExchangeKey };
+
+export interface OutboundFrame {
+  readonly payload: WirePayload;
+  /** The exchange of the inbound request this frame answers or relates to. */
+  readonly exchange?: ExchangeKey;
+}
+
+export type TransportStatus =
+  | { readonly type: 'open' }
+  /** The medium is not taking frames as fast as they are sent; `queued` frames wait. */
+  | { readonly type: 'backpressure'; readonly queued: number }
+  | { readonly type: 'drained' }
+  | { readonly type: 'closed'; readonly reason?: LocalError };
+
+export interface Transport {
+  /** A short name of the medium, for diagnostics ("memory", "stdio", "http", "nats"). */
+  readonly kind: string;
+  /**
+   * Inbound frames. Completes when the transport closes. Subscribe once: a transport feeds one session.
+   */
+  readonly incoming$: Observable<InboundFrame>;
+  /** Health and flow-control events, starting with the current state. */
+  readonly status$: Observable<TransportStatus>;
+  /**
+   * Hands one frame to the medium. Returns `undefined` when the medium took it at once, or a Promise that
+   * settles when it did (the caller must wait before sending more: that is backpressure). Rejects with a
+   * `ConnectionClosed` {@link LocalError} once the transport is closed.
+   */
+  send(frame: OutboundFrame): void | Promise<void>;
+  /** Closes the medium; completes `incoming$`. Idempotent. */
+  close(reason?: LocalError): Promise<void>;
+}

@@ -1,0 +1,40 @@
+/**
+ * rxmcp: a reactive, stream-based Model Context Protocol runtime.
+ *
+ * This is the curated public surface. Transports live behind their own subpaths (`rxmcp/memory`, ...), and
+ * msgpack behind `rxmcp/msgpack`, so nobody loads what they do not use.
+ */
+export { connectSession, type ClientConfig } from './machines/client-session.ts';
+export { createSessionAcceptor, type ServerConfig, type SessionAcceptor } from './machines/server-session.ts';
+export type { CloseOptions, McpSession, SessionRuntimeOptions } from './machines/session.ts';
+export type { LifecycleState } from './machines/session-lifecycle.ts';
+export type {
+  HandlerOutput,
+  HandlerTable,
+  NotificationHandler,
+  ProgressUpdate,
+  PromiseRequestOptions,
+  RequestContext,
+  RequestEvent,
+  RequestHandler,
+  RequestOptions,
+  SessionView,
+} from './actors/handler-types.ts';
+export type { KeepaliveOptions } from './actors/keepalive.ts';
+export type { SessionDiagnostic } from './actors/session-context.ts';
+export { WireError, LocalError, isLocalError, isWireError, toWireError, type LocalErrorCode } from './core/errors.ts';
+export { ErrorCode } from './core/error-codes.ts';
+export { defaultLimits, type Limits } from './core/limits.ts';
+export { systemClock, type Clock, type TimerHandle } from './core/clock.ts';
+export type { Transport, InboundFrame, OutboundFrame, TransportStatus, ExchangeKey } from './core/transport.ts';
+export type { JsonObject, JsonRpcMessage, JsonRpcRequest, JsonRpcNotification, JsonRpcResponse, RequestId } from './core/jsonrpc.ts';
+export type { ClientCapabilities, ServerCapabilities, Implementation } from './core/protocol/capabilities.ts';
+export {
+  LEGACY_REVISIONS,
+  LATEST_LEGACY_REVISION,
+  negotiateServerVersion,
+  acceptServerVersion,
+  type LegacyRevision,
+  type Revision,
+  type Era,
+} from './core/protocol/versions.ts';

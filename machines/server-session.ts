@@ -1,0 +1,90 @@
+/**
+ * The server side of the legacy handshake, and the server-wide configuration that every session shares.
+ */
+import type { HandlerTable } from '../actors/handler-types.ts';
+import { ErrorCode } from '../core/error-codes.ts';
+import { type JsonObject, type RequestId, errorResponse, resultResponse } from '../core/jsonrpc.ts';
+import { type Implementation, type ServerCapabilities, isImplementation } from '../core/protocol/capabilities.ts';
+import { LEGACY_REVISIONS, type LegacyRevision, negotiateServerVersion } from '../core/protocol/versions.ts';
+import type { ExchangeKey, Transport } from '../core/transport.ts';
+import { type HandshakeStrategy, type McpSession, SessionCore, type SessionRuntimeOptions } from './session.ts';
+import { serverLifecycleMachine } from './session-lifecycle.ts';
+
+export interface ServerConfig {
+  readonly serverInfo: Implementation;
+  readonly capabilities: ServerCapabilities;
+  readonly instructions?: string;
+  /** Revisions this server speaks (default: every legacy revision). */
+  readonly supportedVersions?: readonly LegacyRevision[];
+  readonly handlers?: HandlerTable;
+}
+
+/**
+ * The handshake answers of one server, built once and shared by all of its sessions: the InitializeResult
+ * differs only by the negotiated revision, so one frozen object per revision serves every session.
+ */
+class ServerHandshake implements HandshakeStrategy {
+  private readonly supported: readonly LegacyRevision[];
+  private readonly results = new Map<LegacyRevision, JsonObject>();
+
+  constructor(private readonly config: ServerConfig) {
+    this.supported = config.supportedVersions ?? LEGACY_REVISIONS;
+    if (this.supported.length === 0) throw new RangeError('supportedVersions must name at least one revision');
+  }
+
+  handleInitialize(session: SessionCore, id: RequestId, params: JsonObject | undefined, exchange: ExchangeKey | undefined): void {
+    const invalid = invalidInitializeParams(params);
+    const respond = (payload: Parameters<SessionCore['writer']['write']>[0]['payload']): void =>
+      session.writer.write(exchange === undefined ? { payload } : { payload, exchange });
+    if (invalid !== undefined || params === undefined) {
+      respond(errorResponse(id, { code: ErrorCode.InvalidParams, message: `Invalid params: ${invalid ?? 'initialize needs params'}` }));
+      return;
+    }
+    const revision = negotiateServerVersion(params['protocolVersion'], this.supported);
+    session.revision = revision;
+    session.peerCapabilities = params['capabilities'] as JsonObject;
+    session.peerInfo = params['clientInfo'] as Implementation;
+    session.step({ type: 'INITIALIZE' });
+    respond(resultResponse(id, this.resultFor(revision)));
+  }
+
+  private resultFor(revision: LegacyRevision): JsonObject {
+    let result = this.results.get(revision);
+    if (result === undefined) {
+      const { serverInfo, capabilities, instructions } = this.config;
+      result = Object.freeze({
+        protocolVersion: revision,
+        capabilities,
+        serverInfo,
+        ...(instructions === undefined ? {} : { instructions }),
+      });
+      this.results.set(revision, result);
+    }
+    return result;
+  }
+}
+
+function invalidInitializeParams(params: JsonObject | undefined): string | undefined {
+  if (params === undefined) return 'initialize needs params';
+  if (typeof params['protocolVersion'] !== 'string') return 'protocolVersion must be a string';
+  const capabilities = params['capabilities'];
+  if (typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities)) return 'capabilities must be an object';
+  if (!isImplementation(params['clientInfo'])) return 'clientInfo must be an object with string name and version';
+  return undefined;
+}
+
+/** A server endpoint: accepts sessions on transports, sharing its configuration and handlers among them. */
+export interface SessionAcceptor {
+  accept(transport: Transport, runtime?: SessionRuntimeOptions): McpSession;
+}
+
+export function createSessionAcceptor(config: ServerConfig, defaults: SessionRuntimeOptions = {}): SessionAcceptor {
+  const handshake = new ServerHandshake(config);
+  return {
+    accept(transport, runtime = defaults) {
+      const session = new SessionCore('server', transport, serverLifecycleMachine, config.capabilities, config.handlers, handshake, runtime);
+      session.start();
+      return session;
+    },
+  };
+}

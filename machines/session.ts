@@ -1,0 +1,324 @@
+/**
+ * A session: one peer, one transport, one lifecycle. It owns the state the actors share (the maps of
+ * running and pending requests, the negotiated revision and capabilities) and steps its lifecycle machine;
+ * the work itself happens in the actors. Role-specific handshakes live in server-session.ts and
+ * client-session.ts.
+ */
+import { BehaviorSubject, type Observable, Subject, type Subscription } from 'rxjs';
+import type { HandlerTable, PromiseRequestOptions, RequestEvent, RequestOptions, SessionView } from '../actors/handler-types.ts';
+import { routeFrame } from '../actors/inbound-router.ts';
+import { type KeepaliveOptions, startKeepalive } from '../actors/keepalive.ts';
+import { OutboundWriter } from '../actors/outbound-writer.ts';
+import { outgoingRequest, outgoingRequest$ } from '../actors/outgoing-request.ts';
+import type { PendingRequest, RunningRequest, SessionContext, SessionDiagnostic } from '../actors/session-context.ts';
+import { type Clock, type TimerHandle, systemClock } from '../core/clock.ts';
+import { LocalError } from '../core/errors.ts';
+import { type JsonObject, type RequestId, notification } from '../core/jsonrpc.ts';
+import { type Limits, resolveLimits } from '../core/limits.ts';
+import type { AnyCapabilities, Implementation } from '../core/protocol/capabilities.ts';
+import { methodAvailable, methodRule, type Role } from '../core/protocol/methods.ts';
+import type { LegacyRevision } from '../core/protocol/versions.ts';
+import type { ExchangeKey, Transport } from '../core/transport.ts';
+import {
+  type LifecycleEvent,
+  type LifecycleMachine,
+  type LifecycleSnapshot,
+  type LifecycleState,
+  type LifecycleTag,
+  initialLifecycle,
+  lifecycleState,
+  stepLifecycle,
+} from './session-lifecycle.ts';
+
+const noHandlers: HandlerTable = Object.freeze({ requests: new Map(), notifications: new Map() });
+
+export interface SessionRuntimeOptions {
+  /** Overrides of the default limits. */
+  readonly limits?: Partial<Limits>;
+  readonly clock?: Clock;
+  /** Ping the peer periodically once the session operates; close it when pings go unanswered. */
+  readonly keepalive?: KeepaliveOptions;
+}
+
+export interface CloseOptions {
+  /** Let running incoming requests finish for up to this long before aborting them (default 0). */
+  readonly drainMs?: number;
+  readonly reason?: LocalError;
+}
+
+/** The public face of a session, for either role. */
+export interface McpSession extends SessionView {
+  readonly state: LifecycleState;
+  /** The lifecycle state now and on every change; completes when the session closes. */
+  readonly state$: Observable<LifecycleState>;
+  /** Things handled without failing anything: dropped late responses, malformed frames, handler errors. */
+  readonly diagnostics$: Observable<SessionDiagnostic>;
+  /** Settles when the session has closed, with the reason it closed for, if any. */
+  readonly closed: Promise<LocalError | undefined>;
+  /** The server's instructions (client sessions). */
+  readonly instructions: string | undefined;
+  /** Sends a request: progress values first, then the result. Unsubscribing cancels it. */
+  request$<R extends JsonObject = JsonObject>(method: string, params?: JsonObject, options?: RequestOptions): Observable<RequestEvent<R>>;
+  /** Sends a request and resolves with its result. */
+  request<R extends JsonObject = JsonObject>(method: string, params?: JsonObject, options?: PromiseRequestOptions): Promise<R>;
+  notify(method: string, params?: JsonObject): void;
+  ping(options?: PromiseRequestOptions): Promise<void>;
+  close(options?: CloseOptions): Promise<void>;
+}
+
+/** Role-specific handling of the handshake messages. */
+export interface HandshakeStrategy {
+  handleInitialize(session: SessionCore, id: RequestId, params: JsonObject | undefined, exchange: ExchangeKey | undefined): void;
+}
+
+export class SessionCore implements SessionContext, McpSession {
+  readonly limits: Limits;
+  readonly clock: Clock;
+  readonly writer: OutboundWriter;
+  readonly outgoing = new Map<RequestId, PendingRequest>();
+  readonly incoming = new Map<RequestId, RunningRequest>();
+  revision: LegacyRevision | undefined;
+  peerCapabilities: AnyCapabilities | undefined;
+  peerInfo: Implementation | undefined;
+  instructions: string | undefined;
+  private snapshot: LifecycleSnapshot;
+  private lastId = 0;
+  private deferred: Array<() => void> | undefined;
+  private subscription: Subscription | undefined;
+  private keepalive: TimerHandle | undefined;
+  private stateSubject: BehaviorSubject<LifecycleState> | undefined;
+  private diagnosticsSubject: Subject<SessionDiagnostic> | undefined;
+  private closedPromise: Promise<LocalError | undefined> | undefined;
+  private resolveClosed: ((reason: LocalError | undefined) => void) | undefined;
+  private closeReason: LocalError | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    readonly role: Role,
+    private readonly transport: Transport,
+    private readonly machine: LifecycleMachine,
+    readonly ownCapabilities: AnyCapabilities,
+    readonly handlers: HandlerTable = noHandlers,
+    private readonly handshake: HandshakeStrategy | undefined,
+    private readonly runtime: SessionRuntimeOptions = {},
+  ) {
+    this.limits = resolveLimits(runtime.limits);
+    this.clock = runtime.clock ?? systemClock;
+    this.snapshot = initialLifecycle(machine);
+    this.writer = new OutboundWriter(transport, this.limits.maxOutboundQueue, this.writerEvents);
+  }
+
+  /** Starts reading the transport. */
+  start(): void {
+    if (this.subscription !== undefined) return;
+    this.subscription = this.transport.incoming$.subscribe({
+      next: (frame) => routeFrame(this, frame),
+      error: (error: unknown) => this.onTransportGone(new LocalError('TransportFailed', 'The transport failed', { cause: error })),
+      complete: () => this.onTransportGone(undefined),
+    });
+  }
+
+  // --- SessionView / McpSession -------------------------------------------------------------------------
+
+  get view(): SessionView {
+    return this;
+  }
+
+  get state(): LifecycleState {
+    return lifecycleState(this.snapshot);
+  }
+
+  get state$(): Observable<LifecycleState> {
+    this.stateSubject ??= new BehaviorSubject<LifecycleState>(this.state);
+    if (this.state === 'closed') this.stateSubject.complete();
+    return this.stateSubject.asObservable();
+  }
+
+  get diagnostics$(): Observable<SessionDiagnostic> {
+    this.diagnosticsSubject ??= new Subject<SessionDiagnostic>();
+    return this.diagnosticsSubject.asObservable();
+  }
+
+  get closed(): Promise<LocalError | undefined> {
+    if (this.closedPromise === undefined) {
+      this.closedPromise = this.state === 'closed'
+        ? Promise.resolve(this.closeReason)
+        : new Promise((resolve) => (this.resolveClosed = resolve));
+    }
+    return this.closedPromise;
+  }
+
+  request$<R extends JsonObject = JsonObject>(method: string, params?: JsonObject, options: RequestOptions = {}): Observable<RequestEvent<R>> {
+    const withProgress = options.progress === undefined && method !== 'ping' ? { ...options, progress: true } : options;
+    return outgoingRequest$<R>(this, { method, params, options: withProgress });
+  }
+
+  request<R extends JsonObject = JsonObject>(method: string, params?: JsonObject, options: PromiseRequestOptions = {}): Promise<R> {
+    return outgoingRequest<R>(this, { method, params, options });
+  }
+
+  async ping(options: PromiseRequestOptions = {}): Promise<void> {
+    await outgoingRequest(this, { method: 'ping', params: undefined, options });
+  }
+
+  notify(method: string, params?: JsonObject): void {
+    if (!this.admits('writable')) throw new LocalError('ConnectionClosed', 'The session is closed');
+    const rule = methodRule(method);
+    if (!this.admits('admit-outbound') && !this.admits('defer-outbound') && rule?.beforeHandshake !== true) {
+      throw new LocalError('LifecycleViolation', `${method} cannot be sent before the handshake completes`);
+    }
+    const revision = this.revision;
+    if (rule !== undefined && revision !== undefined) {
+      if (!methodAvailable(rule, revision, this.role)) {
+        throw new LocalError('MethodNotInRevision', `${method} cannot be sent by a ${this.role} in revision ${revision}`);
+      }
+      const missing = rule.requires?.(this.ownCapabilities, params, revision);
+      if (missing !== undefined) {
+        throw new LocalError('CapabilityNotNegotiated', `${method} needs this ${this.role}'s capability "${missing}", which it did not declare`);
+      }
+    }
+    this.writer.write({ payload: notification(method, params) });
+  }
+
+  close(options: CloseOptions = {}): Promise<void> {
+    this.closing ??= this.shutDown(options);
+    return this.closing;
+  }
+
+  // --- SessionContext -----------------------------------------------------------------------------------
+
+  admits(tag: LifecycleTag): boolean {
+    return this.snapshot.hasTag(tag);
+  }
+
+  nextRequestId(): number {
+    return ++this.lastId;
+  }
+
+  whenOutboundOpen(start: () => void): LocalError | undefined {
+    if (!this.admits('defer-outbound')) {
+      return this.admits('writable')
+        ? new LocalError('LifecycleViolation', 'Requests cannot be sent before the handshake completes')
+        : new LocalError('ConnectionClosed', 'The session is closed');
+    }
+    const deferred = (this.deferred ??= []);
+    if (deferred.length >= this.limits.maxDeferredRequests) {
+      return new LocalError('QueueFull', `Too many requests wait for the handshake (${this.limits.maxDeferredRequests})`);
+    }
+    deferred.push(start);
+    return undefined;
+  }
+
+  cancelDeferred(start: () => void): void {
+    const index = this.deferred?.indexOf(start) ?? -1;
+    if (index >= 0) this.deferred?.splice(index, 1);
+  }
+
+  diagnose(diagnostic: SessionDiagnostic): void {
+    this.diagnosticsSubject?.next(diagnostic);
+  }
+
+  handleInitialize(id: RequestId, params: JsonObject | undefined, exchange: ExchangeKey | undefined): void {
+    this.handshake?.handleInitialize(this, id, params, exchange);
+  }
+
+  handleInitialized(): void {
+    if (lifecycleState(this.snapshot) !== 'awaitingInitialized') return;
+    this.step({ type: 'INITIALIZED' });
+  }
+
+  // --- lifecycle ----------------------------------------------------------------------------------------
+
+  /** Steps the lifecycle machine and runs what entering the new state implies. */
+  step(event: LifecycleEvent): void {
+    const before = this.snapshot;
+    const after = stepLifecycle(this.machine, before, event);
+    if (after === before) return;
+    this.snapshot = after;
+    const state = lifecycleState(after);
+    this.stateSubject?.next(state);
+    if (state === 'operating') this.onOperating();
+    else if (state === 'closed') this.onClosed();
+  }
+
+  private onOperating(): void {
+    const deferred = this.deferred;
+    this.deferred = undefined;
+    if (deferred !== undefined) for (const start of deferred) start();
+    const keepalive = this.runtime.keepalive;
+    if (keepalive !== undefined && this.keepalive === undefined) {
+      this.keepalive = startKeepalive(
+        this,
+        keepalive,
+        (timeoutMs) => outgoingRequest$(this, { method: 'ping', params: undefined, options: { timeoutMs } }),
+        (error) => void this.close({ reason: error }),
+      );
+    }
+  }
+
+  private async shutDown(options: CloseOptions): Promise<void> {
+    if (this.state === 'closed') return;
+    this.closeReason ??= options.reason;
+    this.step({ type: 'CLOSE' });
+    const drainMs = options.drainMs ?? 0;
+    if (drainMs > 0 && this.incoming.size > 0) await this.drain(drainMs);
+    this.finalize(this.closeReason ?? new LocalError('ConnectionClosed', 'The session was closed'));
+    this.step({ type: 'DRAINED' });
+    await this.transport.close(options.reason);
+  }
+
+  /** Waits until no incoming request runs, or `ms` pass. */
+  private drain(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const deadline = this.clock.setTimeout(() => {
+        poll.cancel();
+        resolve();
+      }, ms);
+      const poll = this.clock.setInterval(() => {
+        if (this.incoming.size > 0 && this.state !== 'closed') return;
+        poll.cancel();
+        deadline.cancel();
+        resolve();
+      }, Math.max(1, Math.min(50, ms / 10)));
+    });
+  }
+
+  private onTransportGone(error: LocalError | undefined): void {
+    if (this.state === 'closed') return;
+    this.closeReason ??= error;
+    this.finalize(error ?? new LocalError('ConnectionClosed', 'The connection closed'));
+    this.step({ type: 'TRANSPORT_CLOSED' });
+  }
+
+  /** Ends everything in flight: running handlers are aborted, waiting requests fail. Idempotent. */
+  private finalize(reason: LocalError): void {
+    this.keepalive?.cancel();
+    this.keepalive = undefined;
+    this.deferred = undefined;
+    const running = [...this.incoming.values()];
+    const pending = [...this.outgoing.values()];
+    this.incoming.clear();
+    this.outgoing.clear();
+    for (const request of running) request.cancel(reason);
+    const failure = reason.code === 'ConnectionClosed' ? reason : new LocalError('ConnectionClosed', reason.message, { cause: reason });
+    for (const request of pending) request.fail(failure);
+  }
+
+  private onClosed(): void {
+    this.writer.discard();
+    this.subscription?.unsubscribe();
+    this.subscription = undefined;
+    this.stateSubject?.complete();
+    this.diagnosticsSubject?.complete();
+    this.resolveClosed?.(this.closeReason);
+    this.resolveClosed = undefined;
+  }
+
+  private get writerEvents() {
+    return {
+      isWritable: () => this.admits('writable'),
+      onOverflow: (error: LocalError) => void this.close({ reason: error }),
+      onFailure: (error: LocalError) => this.onTransportGone(error),
+    };
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * An in-memory linked pair of transports, for embedding a client and a server in one process and for tests.
+ *
+ * Delivery is asynchronous (batched per microtask), like every real medium, so no handler ever runs inside
+ * the sender's call stack. Each direction's inbox is bounded: past `highWaterMark` queued frames, `send`
+ * returns a Promise that settles once the reader has drained the inbox (backpressure), and a reader that
+ * never subscribes therefore stops its writer instead of growing memory.
+ *
+ * By default payloads cross as objects (treat them as immutable). With a `codec`, every payload is encoded
+ * to bytes and decoded on the other side with the size limit enforced, exactly as a byte medium would.
+ */
+import { BehaviorSubject, Observable, type Subscriber } from 'rxjs';
+import type { Codec } from '../../core/codecs/codec.ts';
+import { LocalError } from '../../core/errors.ts';
+import { defaultLimits } from '../../core/limits.ts';
+import type { InboundFrame, OutboundFrame, Transport, TransportStatus } from '../../core/transport.ts';
+
+export interface MemoryPairOptions {
+  /** Encode and decode every payload with this codec (off by default: objects cross as they are). */
+  readonly codec?: Codec;
+  /** With a codec: the largest encoded message accepted. */
+  readonly maxMessageBytes?: number;
+  /** Frames queued for a reader before writers are told to wait. */
+  readonly highWaterMark?: number;
+}
+
+export interface MemoryTransport extends Transport {
+  /** Delivers raw bytes to the peer as if they came off a wire (needs a codec): for feeding malformed input. */
+  sendBytes(bytes: Uint8Array): void;
+}
+
+const closedError = (): LocalError => new LocalError('ConnectionClosed', 'The memory transport is closed');
+
+class MemoryEndpoint implements MemoryTransport {
+  readonly kind = 'memory';
+  readonly incoming$: Observable<InboundFrame>;
+  peer!: MemoryEndpoint;
+  private reader: Subscriber<InboundFrame> | undefined;
+  private readonly inbox: InboundFrame[] = [];
+  private flushScheduled = false;
+  private closed = false;
+  private closeReason: LocalError | undefined;
+  /** Writers waiting for this endpoint's inbox to drain. */
+  private drainWaiters: Array<() => void> | undefined;
+  private statusSubject: BehaviorSubject<TransportStatus> | undefined;
+
+  constructor(private readonly options: MemoryPairOptions, private readonly highWaterMark: number) {
+    this.incoming$ = new Observable<InboundFrame>((subscriber) => {
+      if (this.reader !== undefined) {
+        subscriber.error(new LocalError('TransportFailed', 'A memory transport feeds exactly one reader'));
+        return undefined;
+      }
+      this.reader = subscriber;
+      if (this.inbox.length > 0) this.scheduleFlush();
+      else if (this.closed) subscriber.complete();
+      return () => {
+        if (this.reader === subscriber) this.reader = undefined;
+      };
+    });
+  }
+
+  get status$(): Observable<TransportStatus> {
+    this.statusSubject ??= new BehaviorSubject<TransportStatus>(
+      this.closed ? closedStatus(this.closeReason) : { type: 'open' },
+    );
+    return this.statusSubject.asObservable();
+  }
+
+  send(frame: OutboundFrame): void | Promise<void> {
+    if (this.closed) return Promise.reject(closedError());
+    const codec = this.options.codec;
+    if (codec === undefined) {
+      return this.peer.enqueue({ type: 'message', payload: frame.payload });
+    }
+    return this.peer.enqueue(this.decode(codec, codec.encode(frame.payload)));
+  }
+
+  sendBytes(bytes: Uint8Array): void {
+    const codec = this.options.codec;
+    if (codec === undefined) throw new TypeError('sendBytes needs a memory pair created with a codec');
+    if (this.closed) throw closedError();
+    void this.peer.enqueue(this.decode(codec, bytes));
+  }
+
+  async close(reason?: LocalError): Promise<void> {
+    if (this.closed) return;
+    this.markClosed(reason);
+    this.peer.markClosed(reason);
+  }
+
+  private decode(codec: Codec, bytes: Uint8Array): InboundFrame {
+    try {
+      return { type: 'message', payload: codec.decode(bytes, this.options.maxMessageBytes ?? defaultLimits.maxMessageBytes) };
+    } catch (error) {
+      const local = error instanceof LocalError ? error : new LocalError('DecodeFailed', 'Undecodable frame', { cause: error });
+      return { type: 'malformed', error: local };
+    }
+  }
+
+  private enqueue(frame: InboundFrame): void | Promise<void> {
+    if (this.closed) return Promise.reject(closedError());
+    this.inbox.push(frame);
+    this.scheduleFlush();
+    if (this.inbox.length < this.highWaterMark) return undefined;
+    this.peer.emitStatus({ type: 'backpressure', queued: this.inbox.length });
+    return new Promise<void>((resolve) => (this.drainWaiters ??= []).push(resolve));
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.reader === undefined) return;
+    this.flushScheduled = true;
+    queueMicrotask(this.flush);
+  }
+
+  private readonly flush = (): void => {
+    this.flushScheduled = false;
+    const reader = this.reader;
+    if (reader === undefined) return;
+    // Deliver only what is queued now; frames sent during delivery wait for the next microtask, so a
+    // chatty pair cannot starve the event loop inside one flush.
+    const frames = this.inbox.splice(0, this.inbox.length);
+    for (const frame of frames) reader.next(frame);
+    const waiters = this.drainWaiters;
+    if (waiters !== undefined) {
+      this.drainWaiters = undefined;
+      this.peer.emitStatus({ type: 'drained' });
+      for (const resolve of waiters) resolve();
+    }
+    if (this.closed && this.inbox.length === 0) reader.complete();
+  };
+
+  private markClosed(reason: LocalError | undefined): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.closeReason = reason;
+    // Queued frames are still delivered (they were accepted), then the reader completes.
+    if (this.inbox.length > 0) this.scheduleFlush();
+    else this.reader?.complete();
+    const waiters = this.drainWaiters;
+    this.drainWaiters = undefined;
+    if (waiters !== undefined) for (const resolve of waiters) resolve();
+    this.emitStatus(closedStatus(reason));
+    this.statusSubject?.complete();
+  }
+
+  private emitStatus(status: TransportStatus): void {
+    this.statusSubject?.next(status);
+  }
+}
+
+function closedStatus(reason: LocalError | undefined): TransportStatus {
+  return reason === undefined ? { type: 'closed' } : { type: 'closed', reason };
+}
+
+/** Creates two linked transports: what one sends, the other receives. */
+export function createMemoryPair(options: MemoryPairOptions = {}): [MemoryTransport, MemoryTransport] {
+  const highWaterMark = options.highWaterMark ?? 1024;
+  const a = new MemoryEndpoint(options, highWaterMark);
+  const b = new MemoryEndpoint(options, highWaterMark);
+  a.peer = b;
+  b.peer = a;
+  return [a, b];
+}
