@@ -38,3 +38,4 @@ export {
   type Revision,
   type Era,
 } from './core/protocol/versions.ts';
+export { jsonCodec, createStreamDecoder, encodeFrame, type Codec, type DecodedItem, type StreamDecoder } from './core/codecs/index.ts';

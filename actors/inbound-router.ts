@@ -60,9 +60,13 @@ function routePayload(session: SessionContext, payload: unknown, exchange: Excha
       return routeNotification(session, classified.message);
     case 'response':
       return routeResponse(session, classified.message);
-    case 'invalid':
+    case 'invalid': {
       session.diagnose({ type: 'invalid-message', detail: classified.reason });
-      return reject(session, route, classified.id, { code: ErrorCode.InvalidRequest, message: `Invalid request: ${classified.reason}` });
+      // Echo the id only for a broken request: a broken response's id names one of our own requests, and an error
+      // carrying it would reach the peer as the answer to its own request with that id.
+      const id = typeof payload === 'object' && payload !== null && 'method' in payload ? classified.id : undefined;
+      return reject(session, route, id, { code: ErrorCode.InvalidRequest, message: `Invalid request: ${classified.reason}` });
+    }
     case 'batch':
       return routeBatch(session, classified.items, exchange, batch);
   }
@@ -97,7 +101,8 @@ function routeRequest(session: SessionContext, message: JsonRpcRequest, route: R
   const { id, method } = message;
   const params = message.params;
   if (session.incoming.has(id)) {
-    return reject(session, route, id, { code: ErrorCode.InvalidRequest, message: `Invalid request: id ${JSON.stringify(id)} is already in use by a running request` });
+    // Answered without the id: an error carrying it would be taken as the answer to the running request.
+    return reject(session, route, undefined, { code: ErrorCode.InvalidRequest, message: `Invalid request: id ${JSON.stringify(id)} is already in use by a running request` });
   }
   if (method === 'ping') {
     if (session.admits('admit-ping')) return sendResponse(session, route, resultResponse(id, {}));

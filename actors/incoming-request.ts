@@ -9,6 +9,7 @@
 import { type Observable, type Subscription, isObservable } from 'rxjs';
 import { type EffectOutcome, isEffect, runEffect } from '../core/abort.ts';
 import { ErrorCode } from '../core/error-codes.ts';
+import type { TimerHandle } from '../core/clock.ts';
 import { LocalError, toWireError } from '../core/errors.ts';
 import { type JsonObject, type JsonRpcResponse, type RequestId, errorResponse, notification, resultResponse } from '../core/jsonrpc.ts';
 import type { ExchangeKey } from '../core/transport.ts';
@@ -30,9 +31,11 @@ export function sendResponse(session: SessionContext, route: ResponseRoute, resp
 
 export class IncomingRequest implements RequestContext, RunningRequest {
   private controller: AbortController | undefined;
+  private cancelReason: LocalError | undefined;
   private done = false;
   private lastProgress = -Infinity;
   private subscription: Subscription | undefined;
+  private timer: TimerHandle | undefined;
 
   constructor(
     private readonly sessionContext: SessionContext,
@@ -49,7 +52,11 @@ export class IncomingRequest implements RequestContext, RunningRequest {
   }
 
   get signal(): AbortSignal {
-    this.controller ??= new AbortController();
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      // Read for the first time after a cancellation: the signal must already say so.
+      if (this.cancelReason !== undefined) this.controller.abort(this.cancelReason);
+    }
     return this.controller.signal;
   }
 
@@ -74,6 +81,7 @@ export class IncomingRequest implements RequestContext, RunningRequest {
   cancel(reason: LocalError): void {
     if (this.done) return;
     this.done = true;
+    this.cancelReason = reason;
     this.untrack();
     this.subscription?.unsubscribe();
     this.controller?.abort(reason);
@@ -115,13 +123,29 @@ export class IncomingRequest implements RequestContext, RunningRequest {
   }
 
   private track(start: () => void): void {
-    this.sessionContext.incoming.set(this.id, this);
+    const session = this.sessionContext;
+    session.incoming.set(this.id, this);
+    const limit = session.limits.handlerTimeoutMs;
+    if (Number.isFinite(limit)) this.timer = session.clock.setTimeout(this.onHandlerTimeout, limit);
     start();
   }
 
   private untrack(): void {
+    this.timer?.cancel();
+    this.timer = undefined;
     if (this.sessionContext.incoming.get(this.id) === this) this.sessionContext.incoming.delete(this.id);
   }
+
+  /** The handler ran past its time: abort its work and tell the requester. */
+  private readonly onHandlerTimeout = (): void => {
+    this.timer = undefined;
+    if (this.done) return;
+    const limit = this.sessionContext.limits.handlerTimeoutMs;
+    const error = new LocalError('RequestTimeout', `The handler of ${this.method} ran longer than ${limit} ms`);
+    this.subscription?.unsubscribe();
+    this.controller?.abort(error);
+    this.respondError(error);
+  };
 
   private runPromise(promise: PromiseLike<JsonObject>): void {
     promise.then(

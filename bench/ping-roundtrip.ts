@@ -2,12 +2,16 @@
  * In-memory `ping` round trips: rxmcp against the official SDK 1.x, in one process, interleaved, with a raw
  * JSON-RPC echo over a queueMicrotask link as the floor. A benchmark, not a test: it reports, never asserts.
  *
- *   node --expose-gc --import tsx bench/ping-roundtrip.ts [--rounds=5] [--count=20000] [--warmup=5000] [--no-suite]
+ *   node --import tsx bench/ping-roundtrip.ts [--rounds=7] [--count=20000] [--warmup=5000] [--no-suite]
  *
  * Each contender is one connected client/server pair, set up once. Per round, each contender runs `count`
  * sequential pings (await one, send the next); the order of contenders rotates each round so none always
  * runs first or last. We report the median over rounds of round trips per second (wall clock) and of CPU
- * microseconds per round trip (process.cpuUsage user+system delta / count). Then a benchmark.js suite
+ * microseconds per round trip (process.cpuUsage user+system delta / count). There is deliberately no forced
+ * gc between runs: measured here, a forced full gc left the next ~20k round trips of the floor 2-4x slower in
+ * CPU (likely a shrunken young generation and concurrent sweeping, which process.cpuUsage counts). That
+ * distorts far more than the young garbage one contender leaves to the next (a scavenge costs what survives,
+ * not what died). Then a benchmark.js suite
  * measures the same three with deferred benchmarks of 100 sequential pings per cycle.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -53,7 +57,6 @@ export interface PingResult {
   readonly rounds: number;
   readonly count: number;
   readonly warmup: number;
-  readonly gcBetweenRuns: boolean;
   readonly figures: Record<ContenderName, ContenderFigures>;
   /** rxmcp / SDK, CPU microseconds per round trip (lower is better for rxmcp). */
   readonly cpuRatioRxmcpToSdk: number;
@@ -140,18 +143,11 @@ function floorContender(): Contender {
   };
 }
 
-const gc: (() => void) | undefined = typeof globalThis.gc === 'function' ? () => globalThis.gc?.() : undefined;
-
 async function burst(contender: Contender, count: number): Promise<void> {
   for (let i = 0; i < count; i++) await contender.ping();
 }
 
 async function timedRun(contender: Contender, count: number): Promise<RoundSample> {
-  if (gc !== undefined) {
-    gc();
-    await new Promise((r) => setTimeout(r, 100));
-    await burst(contender, 2000);
-  }
   const cpuBefore = process.cpuUsage();
   const start = process.hrtime.bigint();
   await burst(contender, count);
@@ -194,7 +190,7 @@ async function runSuite(contenders: readonly Contender[], pingsPerCycle: number)
 export async function runPingBench(options: { rounds: number; count: number; warmup: number; suite: boolean }): Promise<PingResult> {
   const contenders = [await rxmcpContender(), await sdkContender(), floorContender()];
   console.log(`ping round trips: warm-up ${options.warmup} each, then ${options.rounds} rounds x ${options.count} sequential pings, interleaved` +
-    (gc === undefined ? ' (no --expose-gc: no gc between runs)' : ' (gc before each run)'));
+    ' (order rotates each round; no forced gc)');
   for (const contender of contenders) await burst(contender, options.warmup);
   const samples = new Map<ContenderName, RoundSample[]>(contenders.map((c) => [c.name, []]));
   for (let round = 0; round < options.rounds; round++) {
@@ -231,12 +227,12 @@ export async function runPingBench(options: { rounds: number; count: number; war
     suite = { pingsPerCycle, figures: await runSuite(contenders, pingsPerCycle) };
   }
   for (const contender of contenders) await contender.close();
-  return { ...options, gcBetweenRuns: gc !== undefined, figures, cpuRatioRxmcpToSdk, suite };
+  return { ...options, figures, cpuRatioRxmcpToSdk, suite };
 }
 
 if (isMain(import.meta.url)) {
   const result = await runPingBench({
-    rounds: argInt('rounds', 5),
+    rounds: argInt('rounds', 7),
     count: argInt('count', 20_000),
     warmup: argInt('warmup', 5_000),
     suite: !hasFlag('no-suite'),

@@ -24,7 +24,9 @@ function noop(): void {}
 
 /** The error a caller sees when it aborted a request itself: never a timeout. */
 export function abortedError(reason: unknown): LocalError {
-  if (reason instanceof LocalError) return reason;
+  // An abort caused by the connection closing says so; every other abort is the caller's, whatever the
+  // reason object says (a caller aborting with a timeout-looking reason still aborted).
+  if (reason instanceof LocalError && (reason.code === 'RequestAborted' || reason.code === 'ConnectionClosed')) return reason;
   return new LocalError('RequestAborted', 'The request was aborted by the caller', { cause: reason });
 }
 

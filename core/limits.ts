@@ -15,6 +15,11 @@ export interface Limits {
   readonly requestTimeoutMs: number;
   /** Hard ceiling on a request's total time even when progress keeps resetting its timeout. */
   readonly maxTotalTimeoutMs: number;
+  /**
+   * Longest time a handler may run for one incoming request before its signal aborts and the requester gets an
+   * internal error. `Infinity` disables it.
+   */
+  readonly handlerTimeoutMs: number;
   /** Entries in a 2025-03-26 batch. */
   readonly maxBatchSize: number;
   /** Requests deferred until the handshake completes (server requests sent before `initialized`). */
@@ -28,6 +33,7 @@ export const defaultLimits: Limits = Object.freeze({
   maxOutgoingInFlight: 1024,
   requestTimeoutMs: 60_000,
   maxTotalTimeoutMs: 10 * 60_000,
+  handlerTimeoutMs: 10 * 60_000,
   maxBatchSize: 128,
   maxDeferredRequests: 64,
 });

@@ -92,6 +92,7 @@ export class SessionCore implements SessionContext, McpSession {
   private resolveClosed: ((reason: LocalError | undefined) => void) | undefined;
   private closeReason: LocalError | undefined;
   private closing: Promise<void> | undefined;
+  private transportGone = false;
 
   constructor(
     readonly role: Role,
@@ -285,6 +286,8 @@ export class SessionCore implements SessionContext, McpSession {
 
   private onTransportGone(error: LocalError | undefined): void {
     if (this.state === 'closed') return;
+    // Nothing can be written any more: what finalize triggers (cancels of nested requests) must not reach it.
+    this.transportGone = true;
     this.closeReason ??= error;
     this.finalize(error ?? new LocalError('ConnectionClosed', 'The connection closed'));
     this.step({ type: 'TRANSPORT_CLOSED' });
@@ -316,7 +319,7 @@ export class SessionCore implements SessionContext, McpSession {
 
   private get writerEvents() {
     return {
-      isWritable: () => this.admits('writable'),
+      isWritable: () => !this.transportGone && this.admits('writable'),
       onOverflow: (error: LocalError) => void this.close({ reason: error }),
       onFailure: (error: LocalError) => this.onTransportGone(error),
     };

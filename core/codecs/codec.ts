@@ -5,11 +5,11 @@
  * by {@link Codec.selfDelimiting}: a self-delimiting codec (JSON) is framed as NDJSON, one message per line;
  * any other (msgpack, whose bytes may contain any value) gets a 4-byte big-endian length prefix.
  * Message-oriented transports (HTTP bodies, NATS messages) use `encode`/`decode` directly and skip framing.
+ * The framing functions live in framing.ts; this module holds only the contract, so every codec and framer can
+ * depend on it without a cycle.
  */
 import type { LocalError } from '../errors.ts';
 import type { WirePayload } from '../jsonrpc.ts';
-import { createLengthPrefixDecoder, LENGTH_PREFIX_BYTES } from './length-prefix.ts';
-import { createNdjsonDecoder } from './ndjson.ts';
 
 export interface Codec {
   /** 'json' | 'msgpack'. */
@@ -43,36 +43,4 @@ export interface StreamDecoder {
   end(sink: (item: DecodedItem) => void): void;
   /** Bytes currently held for an incomplete frame. Never much more than the frame limit. */
   readonly buffered: number;
-}
-
-/**
- * A decoder for a byte stream carrying `codec` frames. Frames longer than `maxFrameBytes` are reported as
- * `FrameTooLarge` once each and skipped without being buffered; decoding then carries on.
- */
-export function createStreamDecoder(codec: Codec, maxFrameBytes: number): StreamDecoder {
-  if (!Number.isSafeInteger(maxFrameBytes) || maxFrameBytes < 0) {
-    throw new RangeError(`maxFrameBytes must be a non-negative integer, got ${maxFrameBytes}`);
-  }
-  return codec.selfDelimiting ? createNdjsonDecoder(codec, maxFrameBytes) : createLengthPrefixDecoder(codec, maxFrameBytes);
-}
-
-const NEWLINE = 0x0a;
-const MAX_LENGTH_PREFIXED = 0xffff_ffff;
-
-/** Encodes `payload` as one frame ready to write to a byte stream (body plus its framing bytes). */
-export function encodeFrame(codec: Codec, payload: WirePayload): Uint8Array {
-  const body = codec.encode(payload);
-  if (codec.selfDelimiting) {
-    const frame = Buffer.allocUnsafe(body.byteLength + 1);
-    frame.set(body, 0);
-    frame[body.byteLength] = NEWLINE;
-    return frame;
-  }
-  if (body.byteLength > MAX_LENGTH_PREFIXED) {
-    throw new RangeError(`a ${body.byteLength}-byte frame does not fit a 32-bit length prefix`);
-  }
-  const frame = Buffer.allocUnsafe(LENGTH_PREFIX_BYTES + body.byteLength);
-  frame.writeUInt32BE(body.byteLength, 0);
-  frame.set(body, LENGTH_PREFIX_BYTES);
-  return frame;
 }

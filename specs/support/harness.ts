@@ -55,6 +55,15 @@ export async function within<T>(promise: Promise<T>, ms: number = WAIT_MS, what 
   }
 }
 
+/** Polls `check` until it holds; fails with `what` after `ms`. */
+export async function eventually(check: () => boolean, ms: number = WAIT_MS, what = 'the condition'): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new AssertionError({ message: `${what} did not hold within ${ms} ms` });
+    await delay(2);
+  }
+}
+
 /** A promise with its settle functions exposed. */
 export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void } {
   let resolve!: (value: T) => void;

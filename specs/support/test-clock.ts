@@ -10,6 +10,7 @@
  * promise handlers) run to completion, with bounded real waits.
  */
 import assert from 'node:assert/strict';
+import { tap } from 'rxjs';
 import type { HandlerTable, RequestHandler } from '../../actors/handler-types.ts';
 import type { KeepaliveOptions } from '../../actors/keepalive.ts';
 import type { Clock, TimerHandle } from '../../core/clock.ts';
@@ -145,32 +146,38 @@ export async function waitFor(predicate: () => boolean, what: string, maxMs = 50
 export interface WireRecord {
   readonly transport: Transport;
   readonly sent: JsonObject[];
+  /** Messages handed to `send` after the transport was closed (by either end): there should be none. */
+  readonly sentAfterClose: JsonObject[];
 }
 
 /** Wraps a transport and records every payload handed to `send` (batches are flattened). */
 export function recordSends(inner: Transport): WireRecord {
   const sent: JsonObject[] = [];
+  const sentAfterClose: JsonObject[] = [];
+  let closed = false;
   const transport: Transport = {
     kind: inner.kind,
-    incoming$: inner.incoming$,
+    incoming$: inner.incoming$.pipe(tap({ complete: () => (closed = true) })),
     get status$() {
       return inner.status$;
     },
     send(frame) {
       const items: readonly unknown[] = Array.isArray(frame.payload) ? frame.payload : [frame.payload];
-      for (const item of items) sent.push(item as JsonObject);
+      for (const item of items) (closed ? sentAfterClose : sent).push(item as JsonObject);
       return inner.send(frame);
     },
-    close: (reason) => inner.close(reason),
+    close: (reason) => {
+      closed = true;
+      return inner.close(reason);
+    },
   };
-  return { transport, sent };
+  return { transport, sent, sentAfterClose };
 }
 
 /** The project's transport for one session: memory endpoint, checked by the schema oracle, recorded. */
-export function observed(endpoint: Transport): { transport: Transport; sent: JsonObject[]; oracle: SchemaOracle } {
+export function observed(endpoint: Transport): WireRecord & { readonly oracle: SchemaOracle } {
   const { transport: checked, oracle } = withSchemaOracle(endpoint);
-  const { transport, sent } = recordSends(checked);
-  return { transport, sent, oracle };
+  return { ...recordSends(checked), oracle };
 }
 
 export const messagesWith = (sent: readonly JsonObject[], method: string): JsonObject[] => sent.filter((message) => message['method'] === method);
@@ -197,6 +204,8 @@ export interface SessionPair {
   readonly server: McpSession;
   readonly clientSent: JsonObject[];
   readonly serverSent: JsonObject[];
+  readonly clientSentAfterClose: JsonObject[];
+  readonly serverSentAfterClose: JsonObject[];
   readonly clientEnd: MemoryTransport;
   readonly serverEnd: MemoryTransport;
   readonly oracles: readonly SchemaOracle[];
@@ -228,7 +237,11 @@ export async function connectPair(options: PairOptions): Promise<SessionPair> {
   });
   await settle();
   assert.equal(server.state, 'operating');
-  return { client, server, clientSent: clientSide.sent, serverSent: serverSide.sent, clientEnd, serverEnd, oracles: [clientSide.oracle, serverSide.oracle] };
+  return {
+    client, server, clientSent: clientSide.sent, serverSent: serverSide.sent, clientEnd, serverEnd,
+    clientSentAfterClose: clientSide.sentAfterClose, serverSentAfterClose: serverSide.sentAfterClose,
+    oracles: [clientSide.oracle, serverSide.oracle],
+  };
 }
 
 /** The maps SessionCore keeps of requests in flight. */

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { createStreamDecoder, encodeFrame, type Codec } from '../../../core/codecs/codec.ts';
+import type { Codec } from '../../../core/codecs/codec.ts';
+import { createStreamDecoder, encodeFrame } from '../../../core/codecs/framing.ts';
 import { jsonCodec } from '../../../core/codecs/json.ts';
 import { msgpackCodec } from '../../../core/codecs/msgpack.ts';
 import { notification, type WirePayload } from '../../../core/jsonrpc.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import * as codecs from '../../../core/codecs/index.ts';
-import { encodeFrame } from '../../../core/codecs/codec.ts';
+import { encodeFrame } from '../../../core/codecs/framing.ts';
 import { jsonCodec } from '../../../core/codecs/json.ts';
 import { LocalError, isLocalError } from '../../../core/errors.ts';
 import { request } from '../../../core/jsonrpc.ts';

@@ -3,7 +3,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createStreamDecoder, encodeFrame } from '../../../core/codecs/codec.ts';
+import { createStreamDecoder, encodeFrame } from '../../../core/codecs/framing.ts';
 import { msgpackCodec } from '../../../core/codecs/msgpack.ts';
 import { isLocalError } from '../../../core/errors.ts';
 import { notification, request } from '../../../core/jsonrpc.ts';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { createStreamDecoder, encodeFrame } from '../../../core/codecs/codec.ts';
+import { createStreamDecoder, encodeFrame } from '../../../core/codecs/framing.ts';
 import { jsonCodec } from '../../../core/codecs/json.ts';
 import { notification, request } from '../../../core/jsonrpc.ts';
 import { chunkPlan, feed, split, summarize, viaJson, wirePayload } from './support.ts';

@@ -2,7 +2,8 @@
  * Shared arbitraries and helpers for the codec specs.
  */
 import fc from 'fast-check';
-import { encodeFrame, type Codec, type DecodedItem, type StreamDecoder } from '../../../core/codecs/codec.ts';
+import type { Codec, DecodedItem, StreamDecoder } from '../../../core/codecs/codec.ts';
+import { encodeFrame } from '../../../core/codecs/framing.ts';
 import type { JsonObject, JsonRpcMessage, RequestId, WirePayload } from '../../../core/jsonrpc.ts';
 import { errorResponse, notification, request, resultResponse } from '../../../core/jsonrpc.ts';
 
