@@ -63,17 +63,17 @@ export class OutboundWriter {
     }
     if (accepted !== undefined) {
       this.waiting = true;
-      accepted.then(this.drain, (error: unknown) => this.fail(error));
+      accepted.then(() => this.drain(), (error: unknown) => this.fail(error));
     }
   }
 
-  private readonly drain = (): void => {
+  private drain(): void {
     this.waiting = false;
     const queue = this.queue;
     while (queue !== undefined && queue.length > 0 && !this.waiting && this.events.isWritable()) {
       this.send(queue.shift() as OutboundFrame);
     }
-  };
+  }
 
   private fail(error: unknown): void {
     this.waiting = false;

@@ -5,7 +5,7 @@
  * The same actor backs the Observable API (the sink is the subscriber; unsubscribing aborts) and the Promise
  * API (the sink settles a promise), so both behave identically.
  */
-import { Observable } from 'rxjs';
+import { Observable, type Subscriber } from 'rxjs';
 import { abortedError, onAbort } from '../core/abort.ts';
 import type { TimerHandle } from '../core/clock.ts';
 import { LocalError, WireError } from '../core/errors.ts';
@@ -46,6 +46,8 @@ class OutgoingRequest<R extends JsonObject> implements PendingRequest {
   private startedAt = 0;
   private lastProgress = -Infinity;
   private removeAbortListener: (() => void) | undefined;
+  /** Set only while the request waits for the handshake: most requests never need it. */
+  private sendDeferred: (() => void) | undefined;
 
   constructor(
     private readonly session: SessionContext,
@@ -63,6 +65,9 @@ class OutgoingRequest<R extends JsonObject> implements PendingRequest {
     }
     if (this.session.admits('admit-outbound') || this.isHandshakeOrPing()) return this.send();
     this.phase = Phase.Deferred;
+    this.sendDeferred = () => {
+      if (this.phase === Phase.Deferred) this.send();
+    };
     const deferral = this.session.whenOutboundOpen(this.sendDeferred);
     if (deferral !== undefined) this.finish(deferral);
   }
@@ -70,7 +75,7 @@ class OutgoingRequest<R extends JsonObject> implements PendingRequest {
   /** Stops waiting: the caller unsubscribed or aborted. Sends the cancel notification if it was sent. */
   abort(error: LocalError): void {
     if (this.phase === Phase.Done) return;
-    if (this.phase === Phase.Deferred) this.session.cancelDeferred(this.sendDeferred);
+    if (this.phase === Phase.Deferred && this.sendDeferred !== undefined) this.session.cancelDeferred(this.sendDeferred);
     if (this.phase === Phase.Sent) this.sendCancel(error.code === 'RequestTimeout' ? 'timeout' : 'aborted by the requester');
     this.finish(error);
   }
@@ -124,10 +129,6 @@ class OutgoingRequest<R extends JsonObject> implements PendingRequest {
     return (method === 'ping' && this.session.admits('admit-ping')) || (method === 'initialize' && this.session.admits('admit-handshake'));
   }
 
-  private readonly sendDeferred = (): void => {
-    if (this.phase === Phase.Deferred) this.send();
-  };
-
   private send(): void {
     const session = this.session;
     this.id = session.nextRequestId();
@@ -157,14 +158,14 @@ class OutgoingRequest<R extends JsonObject> implements PendingRequest {
       wait = Math.min(wait, this.startedAt + total - this.session.clock.now());
     }
     if (!Number.isFinite(wait)) return;
-    this.timer = this.session.clock.setTimeout(this.onTimeout, Math.max(0, wait));
+    this.timer = this.session.clock.setTimeout(() => this.onTimeout(), Math.max(0, wait));
   }
 
-  private readonly onTimeout = (): void => {
+  private onTimeout(): void {
     this.timer = undefined;
     const elapsed = this.session.clock.now() - this.startedAt;
     this.abort(new LocalError('RequestTimeout', `${this.spec.method} got no answer within ${elapsed} ms`));
-  };
+  }
 
   private sendCancel(reason: string): void {
     if (this.spec.cancellable === false || this.spec.method === 'initialize') return;
@@ -193,24 +194,52 @@ class OutgoingRequest<R extends JsonObject> implements PendingRequest {
  * An outgoing request as an Observable: subscribing sends it; progress arrives as values before the result;
  * unsubscribing before the result cancels it.
  */
+/** Feeds an actor's outcome to an Observable subscriber. Prototype methods: no closures per request. */
+class SubscriberSink<R> implements RequestSink<R> {
+  settled = false;
+
+  constructor(private readonly subscriber: Subscriber<RequestEvent<R>>) {}
+
+  progress(event: ProgressEvent): void {
+    this.subscriber.next(event);
+  }
+
+  result(result: R): void {
+    this.settled = true;
+    this.subscriber.next({ type: 'result', result });
+    this.subscriber.complete();
+  }
+
+  error(error: Error): void {
+    this.settled = true;
+    this.subscriber.error(error);
+  }
+}
+
+/** Feeds an actor's outcome to a Promise. */
+class PromiseSink<R> implements RequestSink<R> {
+  constructor(
+    readonly result: (result: R) => void,
+    readonly error: (error: Error) => void,
+    private readonly onProgress: PromiseRequestOptions['onProgress'],
+  ) {}
+
+  progress(event: ProgressEvent): void {
+    this.onProgress?.(event);
+  }
+}
+
+/**
+ * An outgoing request as an Observable: subscribing sends it; progress arrives as values before the result;
+ * unsubscribing before the result cancels it.
+ */
 export function outgoingRequest$<R extends JsonObject>(session: SessionContext, spec: OutgoingRequestSpec): Observable<RequestEvent<R>> {
   return new Observable<RequestEvent<R>>((subscriber) => {
-    let settled = false;
-    const actor = new OutgoingRequest<R>(session, spec, {
-      progress: (event) => subscriber.next(event),
-      result: (result) => {
-        settled = true;
-        subscriber.next({ type: 'result', result });
-        subscriber.complete();
-      },
-      error: (error) => {
-        settled = true;
-        subscriber.error(error);
-      },
-    });
+    const sink = new SubscriberSink<R>(subscriber);
+    const actor = new OutgoingRequest<R>(session, spec, sink);
     actor.start();
     return () => {
-      if (!settled) actor.abort(new LocalError('RequestAborted', 'The subscriber unsubscribed before the result'));
+      if (!sink.settled) actor.abort(new LocalError('RequestAborted', 'The subscriber unsubscribed before the result'));
     };
   });
 }
@@ -221,11 +250,6 @@ export function outgoingRequest<R extends JsonObject>(session: SessionContext, s
     const onProgress = spec.options.onProgress;
     const wantsProgress = spec.options.progress ?? (onProgress !== undefined || spec.options.resetTimeoutOnProgress === true);
     const options = wantsProgress === (spec.options.progress ?? false) ? spec.options : { ...spec.options, progress: wantsProgress };
-    const actor = new OutgoingRequest<R>(session, { ...spec, options }, {
-      progress: (event) => onProgress?.(event),
-      result: resolve,
-      error: reject,
-    });
-    actor.start();
+    new OutgoingRequest<R>(session, { ...spec, options }, new PromiseSink<R>(resolve, reject, onProgress)).start();
   });
 }

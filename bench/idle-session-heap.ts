@@ -1,7 +1,7 @@
 /**
  * Heap per idle, initialized SERVER session, rxmcp against the official SDK 1.x. A benchmark, not a test.
  *
- *   npx tsx bench/idle-session-heap.ts [--n=10000]          runs both, each in a fresh child process
+ *   npx tsx bench/idle-session-heap.ts [--n=10000] [--loader=tsx|strip]   both, each in a fresh child process
  *   node --expose-gc --import tsx bench/idle-session-heap.ts --impl=rxmcp|sdk --n=10000   one measurement
  *
  * In the child: create (and keep alive) a few warm-up sessions so one-time costs (lazy module state, JIT)
@@ -16,7 +16,7 @@
 import { fileURLToPath } from 'node:url';
 import type { JsonObject, JsonRpcNotification, JsonRpcRequest } from '../core/jsonrpc.ts';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { argInt, argValue, emitResult, fmt, isMain, runChild } from './lib.ts';
+import { type Loader, argInt, argLoader, argValue, emitResult, fmt, isMain, loaderArgs, runChild } from './lib.ts';
 
 export type Impl = 'rxmcp' | 'sdk';
 
@@ -34,6 +34,7 @@ export interface HeapFigures {
 
 export interface HeapResult {
   readonly n: number;
+  readonly loader: Loader;
   readonly figures: Record<Impl, HeapFigures>;
   readonly commands: Record<Impl, string>;
   readonly heapRatioRxmcpToSdk: number;
@@ -171,23 +172,23 @@ export async function measureChild(impl: Impl, n: number, warmupSessions: number
 const thisScript = fileURLToPath(import.meta.url);
 
 /** Runs each implementation in its own fresh child process and returns both figures. */
-export async function runHeapBench(n: number): Promise<HeapResult> {
+export async function runHeapBench(n: number, loader: Loader = 'tsx'): Promise<HeapResult> {
   const figures: Partial<Record<Impl, HeapFigures>> = {};
   const commands: Partial<Record<Impl, string>> = {};
   for (const impl of ['rxmcp', 'sdk'] as const) {
-    const run = await runChild(['--expose-gc', '--import', 'tsx'], thisScript, [`--impl=${impl}`, `--n=${n}`]);
+    const run = await runChild(['--expose-gc', ...loaderArgs(loader)], thisScript, [`--impl=${impl}`, `--n=${n}`]);
     figures[impl] = run.result as HeapFigures;
     commands[impl] = run.command;
   }
   const rx = figures.rxmcp as HeapFigures;
   const sdk = figures.sdk as HeapFigures;
   const heapRatioRxmcpToSdk = rx.heapBytesPerSession / sdk.heapBytesPerSession;
-  console.log(`\nheap per idle initialized server session (n=${n}; includes server session + its transport end + raw client end):`);
+  console.log(`\nheap per idle initialized server session (n=${n}, loader ${loader}; includes server session + its transport end + raw client end):`);
   for (const f of [rx, sdk]) {
     console.log(`  ${f.impl.padEnd(6)} ${fmt(f.heapBytesPerSession, 0).padStart(8)} B = ${fmt(f.heapBytesPerSession / 1024)} KiB heap   ${fmt(f.rssBytesPerSession / 1024)} KiB RSS`);
   }
   console.log(`  heap ratio rxmcp/SDK: ${fmt(heapRatioRxmcpToSdk, 3)} (target: rxmcp <= 4 KiB)`);
-  return { n, figures: { rxmcp: rx, sdk }, commands: { rxmcp: commands.rxmcp ?? '', sdk: commands.sdk ?? '' }, heapRatioRxmcpToSdk };
+  return { n, loader, figures: { rxmcp: rx, sdk }, commands: { rxmcp: commands.rxmcp ?? '', sdk: commands.sdk ?? '' }, heapRatioRxmcpToSdk };
 }
 
 if (isMain(import.meta.url)) {
@@ -198,7 +199,7 @@ if (isMain(import.meta.url)) {
     console.log(`  [${impl}] ${n} sessions: heapUsed ${fmt(figures.baselineHeapBytes / 1048576)} -> ${fmt(figures.afterHeapBytes / 1048576)} MiB`);
     emitResult(figures);
   } else if (impl === undefined) {
-    emitResult(await runHeapBench(n));
+    emitResult(await runHeapBench(n, argLoader()));
   } else {
     throw new RangeError(`--impl must be rxmcp or sdk, got ${impl}`);
   }

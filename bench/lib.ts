@@ -53,6 +53,23 @@ export function fmt(value: number, digits = 2): string {
   return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
+/**
+ * How a child process runs the TypeScript sources. `tsx` is how the project runs (esbuild with `keepNames`,
+ * which renames every named closure with Object.defineProperty); `strip` strips types and nothing else
+ * (bench/strip-types.mjs), as compiled JS or Node's own type stripping would run the code.
+ */
+export type Loader = 'tsx' | 'strip';
+
+export function loaderArgs(loader: Loader): string[] {
+  return loader === 'tsx' ? ['--import', 'tsx'] : ['--import', './bench/strip-types.mjs'];
+}
+
+export function argLoader(): Loader {
+  const raw = argValue('loader') ?? 'tsx';
+  if (raw !== 'tsx' && raw !== 'strip') throw new RangeError(`--loader must be tsx or strip, got ${raw}`);
+  return raw;
+}
+
 export interface ChildRun {
   /** The exact command line, for the record. */
   readonly command: string;

@@ -3,6 +3,7 @@
  * JSON-RPC echo over a queueMicrotask link as the floor. A benchmark, not a test: it reports, never asserts.
  *
  *   node --import tsx bench/ping-roundtrip.ts [--rounds=7] [--count=20000] [--warmup=5000] [--no-suite]
+ *   node --cpu-prof --cpu-prof-dir=.tmp --import tsx bench/ping-roundtrip.ts --profile=rxmcp [--count=200000]
  *
  * Each contender is one connected client/server pair, set up once. Per round, each contender runs `count`
  * sequential pings (await one, send the next); the order of contenders rotates each round so none always
@@ -20,7 +21,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import Benchmark from 'benchmark';
 import { connectSession, createSessionAcceptor } from '../index.ts';
 import { createMemoryPair } from '../transports/memory/index.ts';
-import { argInt, emitResult, fmt, hasFlag, isMain, median } from './lib.ts';
+import { argInt, argValue, emitResult, fmt, hasFlag, isMain, median } from './lib.ts';
 
 export type ContenderName = 'rxmcp' | 'sdk' | 'floor';
 
@@ -230,7 +231,19 @@ export async function runPingBench(options: { rounds: number; count: number; war
   return { ...options, figures, cpuRatioRxmcpToSdk, suite };
 }
 
-if (isMain(import.meta.url)) {
+/** Only one contender's pings, for a CPU profile (`node --cpu-prof ... --profile=rxmcp`). */
+async function profileOne(name: ContenderName, count: number): Promise<void> {
+  const contender = name === 'rxmcp' ? await rxmcpContender() : name === 'sdk' ? await sdkContender() : floorContender();
+  const sample = await timedRun(contender, count);
+  console.log(`${contender.label}: ${fmt(sample.roundTripsPerSec, 0)} round trips/s, ${fmt(sample.cpuUsPerRoundTrip)} CPU us/round trip`);
+  await contender.close();
+}
+
+const profile = argValue('profile');
+if (isMain(import.meta.url) && profile !== undefined) {
+  if (profile !== 'rxmcp' && profile !== 'sdk' && profile !== 'floor') throw new RangeError(`--profile must be rxmcp, sdk or floor, got ${profile}`);
+  await profileOne(profile, argInt('count', 200_000));
+} else if (isMain(import.meta.url)) {
   const result = await runPingBench({
     rounds: argInt('rounds', 7),
     count: argInt('count', 20_000),

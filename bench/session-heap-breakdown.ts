@@ -2,7 +2,7 @@
  * Where an idle rxmcp server session's heap goes. A diagnostic companion to idle-session-heap.ts (same raw
  * client, same method), for whoever optimises it. Not part of the foundation figures.
  *
- *   npx tsx bench/session-heap-breakdown.ts [--n=10000] [--snapshot-n=2000]
+ *   npx tsx bench/session-heap-breakdown.ts [--n=10000] [--snapshot-n=2000] [--loader=tsx|strip]
  *
  * 1. Stages, each in a fresh child process, heap per session = (after - baseline) / n after gc twice:
  *      pair         createMemoryPair() only (both ends)
@@ -18,7 +18,7 @@ import type { JsonObject } from '../core/jsonrpc.ts';
 import { createSessionAcceptor } from '../index.ts';
 import { createMemoryPair } from '../transports/memory/index.ts';
 import { type RawEnd, gcTwice, rawHandshake, settle } from './idle-session-heap.ts';
-import { argInt, argValue, emitResult, fmt, isMain, runChild } from './lib.ts';
+import { argInt, argLoader, argValue, emitResult, fmt, isMain, loaderArgs, runChild } from './lib.ts';
 
 const stages = ['pair', 'listen', 'accepted', 'initialized'] as const;
 type Stage = (typeof stages)[number];
@@ -142,15 +142,16 @@ if (isMain(import.meta.url)) {
   } else {
     const n = argInt('n', 10_000);
     const snapshotN = argInt('snapshot-n', 2000);
+    const loader = argLoader();
     const figures: StageFigure[] = [];
-    for (const s of stages) figures.push((await runChild(['--expose-gc', '--import', 'tsx'], thisScript, [`--stage=${s}`, `--n=${n}`])).result as StageFigure);
-    console.log(`rxmcp idle server session, heap per session by stage (n=${n}):`);
+    for (const s of stages) figures.push((await runChild(['--expose-gc', ...loaderArgs(loader)], thisScript, [`--stage=${s}`, `--n=${n}`])).result as StageFigure);
+    console.log(`rxmcp idle server session, heap per session by stage (n=${n}, loader ${loader}):`);
     let previous = 0;
     for (const f of figures) {
       console.log(`  ${f.stage.padEnd(12)} ${fmt(f.heapBytesPerSession, 0).padStart(6)} B  (+${fmt(f.heapBytesPerSession - previous, 0)} B)`);
       previous = f.heapBytesPerSession;
     }
-    const rows = (await runChild(['--expose-gc', '--import', 'tsx'], thisScript, ['--stage=snapshot', `--n=${snapshotN}`])).result as SnapshotRow[];
+    const rows = (await runChild(['--expose-gc', ...loaderArgs(loader)], thisScript, ['--stage=snapshot', `--n=${snapshotN}`])).result as SnapshotRow[];
     console.log(`\nheap snapshot diff, initialized sessions (n=${snapshotN}), groups of >= 4 B per session:`);
     let total = 0;
     for (const row of rows) {
@@ -158,6 +159,6 @@ if (isMain(import.meta.url)) {
       console.log(`  ${fmt(row.bytesPerSession, 0).padStart(6)} B  ${fmt(row.perSession, 2).padStart(6)} per session  ${row.key}`);
     }
     console.log(`  ${fmt(total, 0).padStart(6)} B  total of the groups shown`);
-    emitResult({ n, stages: figures, snapshotN, snapshot: rows });
+    emitResult({ n, loader, stages: figures, snapshotN, snapshot: rows });
   }
 }

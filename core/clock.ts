@@ -3,7 +3,7 @@
  * timeouts and keepalives with a simulated clock and never sleep.
  */
 export interface TimerHandle {
-  readonly cancel: () => void;
+  cancel(): void;
 }
 
 export interface Clock {
@@ -14,16 +14,19 @@ export interface Clock {
   setInterval(callback: () => void, ms: number): TimerHandle;
 }
 
+/** A system timer; `cancel` is a prototype method so a timer costs no closure (one is armed per request). */
+class SystemTimer implements TimerHandle {
+  constructor(private readonly timer: NodeJS.Timeout) {
+    timer.unref();
+  }
+
+  cancel(): void {
+    clearTimeout(this.timer);
+  }
+}
+
 export const systemClock: Clock = {
   now: () => Date.now(),
-  setTimeout(callback, ms) {
-    const timer = setTimeout(callback, ms);
-    timer.unref();
-    return { cancel: () => clearTimeout(timer) };
-  },
-  setInterval(callback, ms) {
-    const timer = setInterval(callback, ms);
-    timer.unref();
-    return { cancel: () => clearInterval(timer) };
-  },
+  setTimeout: (callback, ms) => new SystemTimer(setTimeout(callback, ms)),
+  setInterval: (callback, ms) => new SystemTimer(setInterval(callback, ms)),
 };

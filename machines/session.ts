@@ -8,7 +8,7 @@ import { BehaviorSubject, type Observable, Subject, type Subscription } from 'rx
 import type { HandlerTable, PromiseRequestOptions, RequestEvent, RequestOptions, SessionView } from '../actors/handler-types.ts';
 import { routeFrame } from '../actors/inbound-router.ts';
 import { type KeepaliveOptions, startKeepalive } from '../actors/keepalive.ts';
-import { OutboundWriter } from '../actors/outbound-writer.ts';
+import { OutboundWriter, type OutboundWriterEvents } from '../actors/outbound-writer.ts';
 import { outgoingRequest, outgoingRequest$ } from '../actors/outgoing-request.ts';
 import type { PendingRequest, RunningRequest, SessionContext, SessionDiagnostic } from '../actors/session-context.ts';
 import { type Clock, type TimerHandle, systemClock } from '../core/clock.ts';
@@ -18,7 +18,7 @@ import { type Limits, resolveLimits } from '../core/limits.ts';
 import type { AnyCapabilities, Implementation } from '../core/protocol/capabilities.ts';
 import { methodAvailable, methodRule, type Role } from '../core/protocol/methods.ts';
 import type { LegacyRevision } from '../core/protocol/versions.ts';
-import type { ExchangeKey, Transport } from '../core/transport.ts';
+import type { ExchangeKey, InboundFrame, Transport } from '../core/transport.ts';
 import {
   type LifecycleEvent,
   type LifecycleMachine,
@@ -71,7 +71,7 @@ export interface HandshakeStrategy {
   handleInitialize(session: SessionCore, id: RequestId, params: JsonObject | undefined, exchange: ExchangeKey | undefined): void;
 }
 
-export class SessionCore implements SessionContext, McpSession {
+export class SessionCore implements SessionContext, McpSession, OutboundWriterEvents {
   readonly limits: Limits;
   readonly clock: Clock;
   readonly writer: OutboundWriter;
@@ -106,17 +106,29 @@ export class SessionCore implements SessionContext, McpSession {
     this.limits = resolveLimits(runtime.limits);
     this.clock = runtime.clock ?? systemClock;
     this.snapshot = initialLifecycle(machine);
-    this.writer = new OutboundWriter(transport, this.limits.maxOutboundQueue, this.writerEvents);
+    this.writer = new OutboundWriter(transport, this.limits.maxOutboundQueue, this);
   }
 
   /** Starts reading the transport. */
   start(): void {
     if (this.subscription !== undefined) return;
-    this.subscription = this.transport.incoming$.subscribe({
-      next: (frame) => routeFrame(this, frame),
-      error: (error: unknown) => this.onTransportGone(new LocalError('TransportFailed', 'The transport failed', { cause: error })),
-      complete: () => this.onTransportGone(undefined),
-    });
+    // The session is its own observer: prototype methods cost no closures per session.
+    this.subscription = this.transport.incoming$.subscribe(this);
+  }
+
+  /** Observer of the transport's frames. */
+  next(frame: InboundFrame): void {
+    routeFrame(this, frame);
+  }
+
+  /** Observer of the transport's frames: the transport failed. */
+  error(error: unknown): void {
+    this.onTransportGone(new LocalError('TransportFailed', 'The transport failed', { cause: error }));
+  }
+
+  /** Observer of the transport's frames: the transport closed. */
+  complete(): void {
+    this.onTransportGone(undefined);
   }
 
   // --- SessionView / McpSession -------------------------------------------------------------------------
@@ -317,11 +329,18 @@ export class SessionCore implements SessionContext, McpSession {
     this.resolveClosed = undefined;
   }
 
-  private get writerEvents() {
-    return {
-      isWritable: () => !this.transportGone && this.admits('writable'),
-      onOverflow: (error: LocalError) => void this.close({ reason: error }),
-      onFailure: (error: LocalError) => this.onTransportGone(error),
-    };
+  // --- OutboundWriterEvents (the session is its writer's event sink) ---------------------------------------
+
+  isWritable(): boolean {
+    return !this.transportGone && this.admits('writable');
   }
+
+  onOverflow(error: LocalError): void {
+    void this.close({ reason: error });
+  }
+
+  onFailure(error: LocalError): void {
+    this.onTransportGone(error);
+  }
+
 }

@@ -109,10 +109,10 @@ class MemoryEndpoint implements MemoryTransport {
   private scheduleFlush(): void {
     if (this.flushScheduled || this.reader === undefined) return;
     this.flushScheduled = true;
-    queueMicrotask(this.flush);
+    queueMicrotask(() => this.flush());
   }
 
-  private readonly flush = (): void => {
+  private flush(): void {
     this.flushScheduled = false;
     const reader = this.reader;
     if (reader === undefined) return;
@@ -127,7 +127,7 @@ class MemoryEndpoint implements MemoryTransport {
       for (const resolve of waiters) resolve();
     }
     if (this.closed && this.inbox.length === 0) reader.complete();
-  };
+  }
 
   private markClosed(reason: LocalError | undefined): void {
     if (this.closed) return;
