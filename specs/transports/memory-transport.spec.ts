@@ -12,8 +12,8 @@ test('memory transport - frames arrive in order, asynchronously, not inside the 
   const [a, b] = createMemoryPair();
   const received: unknown[] = [];
   b.incoming$.subscribe((frame) => received.push(frame.type === 'message' ? frame.payload : frame.type));
-  a.send({ payload: ping(1) });
-  a.send({ payload: ping(2) });
+  void a.send({ payload: ping(1) });
+  void a.send({ payload: ping(2) });
   assert.deepEqual(received, [], 'nothing is delivered synchronously');
   await Promise.resolve();
   assert.deepEqual(received, [ping(1), ping(2)]);
@@ -22,7 +22,7 @@ test('memory transport - frames arrive in order, asynchronously, not inside the 
 
 test('memory transport - frames sent before the reader subscribes are kept and delivered', async () => {
   const [a, b] = createMemoryPair();
-  a.send({ payload: ping(1) });
+  void a.send({ payload: ping(1) });
   await a.close();
   const frames = await firstValueFrom(b.incoming$.pipe(toArray()));
   assert.deepEqual(frames, [{ type: 'message', payload: ping(1) }], 'queued frames arrive, then incoming$ completes');
@@ -59,8 +59,8 @@ test('memory transport - with a codec, oversize and malformed bytes arrive as ma
   const [a, b] = createMemoryPair({ codec: jsonCodec, maxMessageBytes: 64 });
   const frames: InboundFrame[] = [];
   b.incoming$.subscribe((frame) => frames.push(frame));
-  a.send({ payload: ping(1) });
-  a.send({ payload: { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'x'.repeat(100) } } });
+  void a.send({ payload: ping(1) });
+  void a.send({ payload: { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'x'.repeat(100) } } });
   a.sendBytes(Buffer.from('{"jsonrpc":'));
   await Promise.resolve();
   assert.equal(frames.length, 3);
