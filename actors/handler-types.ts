@@ -56,8 +56,8 @@ export interface RequestContext {
   /** Reports progress to the requester (a no-op when it asked for none). Progress must increase. */
   progress(update: ProgressUpdate): void;
   /** Sends a request to the peer on behalf of this request; cancelled with it. */
-  request$<R extends JsonObject = JsonObject>(method: string, params?: JsonObject, options?: RequestOptions): Observable<RequestEvent<R>>;
-  request<R extends JsonObject = JsonObject>(method: string, params?: JsonObject, options?: PromiseRequestOptions): Promise<R>;
+  request$<R extends object = JsonObject>(method: string, params?: JsonObject, options?: RequestOptions): Observable<RequestEvent<R>>;
+  request<R extends object = JsonObject>(method: string, params?: JsonObject, options?: PromiseRequestOptions): Promise<R>;
   /** Sends a notification related to this request. */
   notify(method: string, params?: JsonObject): void;
 }
@@ -66,13 +66,13 @@ export interface RequestContext {
  * What a handler may return: a result, a Promise of one, an Observable whose values before the last are
  * progress reports and whose last value is the result, or an Effect (interrupted on cancellation).
  */
-export type HandlerOutput<R extends JsonObject = JsonObject> =
+export type HandlerOutput<R extends object = object> =
   | R
   | PromiseLike<R>
   | Observable<ProgressUpdate | R>
   | Effect.Effect<R, unknown>;
 
-export type RequestHandler<R extends JsonObject = JsonObject> = (
+export type RequestHandler<R extends object = object> = (
   params: JsonObject | undefined,
   context: RequestContext,
 ) => HandlerOutput<R>;

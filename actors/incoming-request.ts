@@ -100,11 +100,11 @@ export class IncomingRequest implements RequestContext, RunningRequest {
     this.notify('notifications/progress', { progressToken: this.progressToken, ...report });
   }
 
-  request$<R extends JsonObject = JsonObject>(method: string, params?: JsonObject, options: RequestOptions = {}): Observable<RequestEvent<R>> {
+  request$<R extends object = JsonObject>(method: string, params?: JsonObject, options: RequestOptions = {}): Observable<RequestEvent<R>> {
     return outgoingRequest$<R>(this.sessionContext, this.relatedSpec(method, params, options));
   }
 
-  request<R extends JsonObject = JsonObject>(method: string, params?: JsonObject, options: PromiseRequestOptions = {}): Promise<R> {
+  request<R extends object = JsonObject>(method: string, params?: JsonObject, options: PromiseRequestOptions = {}): Promise<R> {
     return outgoingRequest<R>(this.sessionContext, this.relatedSpec(method, params, options));
   }
 

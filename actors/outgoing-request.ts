@@ -39,7 +39,7 @@ const enum Phase {
   Done,
 }
 
-class OutgoingRequest<R extends JsonObject> implements PendingRequest {
+class OutgoingRequest<R extends object> implements PendingRequest {
   private phase = Phase.Created;
   private id = 0;
   private timer: TimerHandle | undefined;
@@ -233,7 +233,7 @@ class PromiseSink<R> implements RequestSink<R> {
  * An outgoing request as an Observable: subscribing sends it; progress arrives as values before the result;
  * unsubscribing before the result cancels it.
  */
-export function outgoingRequest$<R extends JsonObject>(session: SessionContext, spec: OutgoingRequestSpec): Observable<RequestEvent<R>> {
+export function outgoingRequest$<R extends object>(session: SessionContext, spec: OutgoingRequestSpec): Observable<RequestEvent<R>> {
   return new Observable<RequestEvent<R>>((subscriber) => {
     const sink = new SubscriberSink<R>(subscriber);
     const actor = new OutgoingRequest<R>(session, spec, sink);
@@ -245,7 +245,7 @@ export function outgoingRequest$<R extends JsonObject>(session: SessionContext, 
 }
 
 /** An outgoing request as a Promise of its result (the same actor as {@link outgoingRequest$}). */
-export function outgoingRequest<R extends JsonObject>(session: SessionContext, spec: OutgoingRequestSpec & { readonly options: PromiseRequestOptions }): Promise<R> {
+export function outgoingRequest<R extends object>(session: SessionContext, spec: OutgoingRequestSpec & { readonly options: PromiseRequestOptions }): Promise<R> {
   return new Promise<R>((resolve, reject) => {
     const onProgress = spec.options.onProgress;
     const wantsProgress = spec.options.progress ?? (onProgress !== undefined || spec.options.resetTimeoutOnProgress === true);

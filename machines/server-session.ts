@@ -12,7 +12,8 @@ import { serverLifecycleMachine } from './session-lifecycle.ts';
 
 export interface ServerConfig {
   readonly serverInfo: Implementation;
-  readonly capabilities: ServerCapabilities;
+  /** The capabilities to declare; a function is asked once per accepted session. */
+  readonly capabilities: ServerCapabilities | (() => ServerCapabilities);
   readonly instructions?: string;
   /** Revisions this server speaks (default: every legacy revision). */
   readonly supportedVersions?: readonly LegacyRevision[];
@@ -25,7 +26,8 @@ export interface ServerConfig {
  */
 class ServerHandshake implements HandshakeStrategy {
   private readonly supported: readonly LegacyRevision[];
-  private readonly results = new Map<LegacyRevision, JsonObject>();
+  /** Results by the capabilities object the session declares, then by revision. */
+  private readonly results = new WeakMap<object, Map<LegacyRevision, JsonObject>>();
 
   constructor(private readonly config: ServerConfig) {
     this.supported = config.supportedVersions ?? LEGACY_REVISIONS;
@@ -45,20 +47,22 @@ class ServerHandshake implements HandshakeStrategy {
     session.peerCapabilities = params['capabilities'] as JsonObject;
     session.peerInfo = params['clientInfo'] as Implementation;
     session.step({ type: 'INITIALIZE' });
-    respond(resultResponse(id, this.resultFor(revision)));
+    respond(resultResponse(id, this.resultFor(revision, session.ownCapabilities)));
   }
 
-  private resultFor(revision: LegacyRevision): JsonObject {
-    let result = this.results.get(revision);
+  private resultFor(revision: LegacyRevision, capabilities: object): JsonObject {
+    let byRevision = this.results.get(capabilities);
+    if (byRevision === undefined) this.results.set(capabilities, (byRevision = new Map()));
+    let result = byRevision.get(revision);
     if (result === undefined) {
-      const { serverInfo, capabilities, instructions } = this.config;
+      const { serverInfo, instructions } = this.config;
       result = Object.freeze({
         protocolVersion: revision,
         capabilities,
         serverInfo,
         ...(instructions === undefined ? {} : { instructions }),
       });
-      this.results.set(revision, result);
+      byRevision.set(revision, result);
     }
     return result;
   }
@@ -82,7 +86,8 @@ export function createSessionAcceptor(config: ServerConfig, defaults: SessionRun
   const handshake = new ServerHandshake(config);
   return {
     accept(transport, runtime = defaults) {
-      const session = new SessionCore('server', transport, serverLifecycleMachine, config.capabilities, config.handlers, handshake, runtime);
+      const capabilities = typeof config.capabilities === 'function' ? config.capabilities() : config.capabilities;
+      const session = new SessionCore('server', transport, serverLifecycleMachine, capabilities, config.handlers, handshake, runtime);
       session.start();
       return session;
     },

@@ -38,6 +38,8 @@ export interface SessionRuntimeOptions {
   readonly clock?: Clock;
   /** Ping the peer periodically once the session operates; close it when pings go unanswered. */
   readonly keepalive?: KeepaliveOptions;
+  /** Called once when the session has closed (one shared function, so it costs no closure per session). */
+  readonly onClosed?: (session: McpSession, reason: LocalError | undefined) => void;
 }
 
 export interface CloseOptions {
@@ -57,10 +59,12 @@ export interface McpSession extends SessionView {
   readonly closed: Promise<LocalError | undefined>;
   /** The server's instructions (client sessions). */
   readonly instructions: string | undefined;
+  /** The capabilities this side declared. */
+  readonly ownCapabilities: AnyCapabilities;
   /** Sends a request: progress values first, then the result. Unsubscribing cancels it. */
-  request$<R extends JsonObject = JsonObject>(method: string, params?: JsonObject, options?: RequestOptions): Observable<RequestEvent<R>>;
+  request$<R extends object = JsonObject>(method: string, params?: JsonObject, options?: RequestOptions): Observable<RequestEvent<R>>;
   /** Sends a request and resolves with its result. */
-  request<R extends JsonObject = JsonObject>(method: string, params?: JsonObject, options?: PromiseRequestOptions): Promise<R>;
+  request<R extends object = JsonObject>(method: string, params?: JsonObject, options?: PromiseRequestOptions): Promise<R>;
   notify(method: string, params?: JsonObject): void;
   ping(options?: PromiseRequestOptions): Promise<void>;
   close(options?: CloseOptions): Promise<void>;
@@ -161,12 +165,12 @@ export class SessionCore implements SessionContext, McpSession, OutboundWriterEv
     return this.closedPromise;
   }
 
-  request$<R extends JsonObject = JsonObject>(method: string, params?: JsonObject, options: RequestOptions = {}): Observable<RequestEvent<R>> {
+  request$<R extends object = JsonObject>(method: string, params?: JsonObject, options: RequestOptions = {}): Observable<RequestEvent<R>> {
     const withProgress = options.progress === undefined && method !== 'ping' ? { ...options, progress: true } : options;
     return outgoingRequest$<R>(this, { method, params, options: withProgress });
   }
 
-  request<R extends JsonObject = JsonObject>(method: string, params?: JsonObject, options: PromiseRequestOptions = {}): Promise<R> {
+  request<R extends object = JsonObject>(method: string, params?: JsonObject, options: PromiseRequestOptions = {}): Promise<R> {
     return outgoingRequest<R>(this, { method, params, options });
   }
 
@@ -327,6 +331,7 @@ export class SessionCore implements SessionContext, McpSession, OutboundWriterEv
     this.diagnosticsSubject?.complete();
     this.resolveClosed?.(this.closeReason);
     this.resolveClosed = undefined;
+    this.runtime.onClosed?.(this, this.closeReason);
   }
 
   // --- OutboundWriterEvents (the session is its writer's event sink) ---------------------------------------

@@ -1,0 +1,158 @@
+/**
+ * Transforms the outcome of a handler whatever shape it returns (value, Promise, Observable, Effect) while
+ * leaving progress untouched: feature layers use it to finish a result (validate structured output, wrap a
+ * string into content) and to turn failures into results (a failed tool is an `isError` result), without
+ * forcing user handlers into one shape.
+ */
+import { Effect } from 'effect';
+import { Observable, type Subscriber, isObservable } from 'rxjs';
+import { isEffect, runEffect } from '../../core/abort.ts';
+import type { ProgressUpdate } from '../handler-types.ts';
+
+/** What a feature handler may return: a value, a Promise, an Observable (progress, then the value) or an Effect. */
+export type Output<R> = R | PromiseLike<R> | Observable<ProgressUpdate | R> | Effect.Effect<R, unknown>;
+
+/** The same shapes, finished into a JSON-RPC result. */
+export type FinishedOutput<O extends object> = O | PromiseLike<O> | Observable<ProgressUpdate | O> | Effect.Effect<O, unknown>;
+
+export interface Finishers<I, O extends object> {
+  /** Turns the handler's final value into the result; may throw (the request then fails). */
+  readonly finish: (value: I) => O | PromiseLike<O>;
+  /** Turns a handler failure into a result; without it, failures fail the request. Not called on cancellation. */
+  readonly recover?: (error: unknown) => O;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/** Runs `handler` and finishes its outcome; synchronous handlers stay synchronous. */
+export function runFinished<I, O extends object>(handler: () => Output<I>, finishers: Finishers<I, O>): FinishedOutput<O> {
+  let output: Output<I>;
+  try {
+    output = handler();
+  } catch (error) {
+    if (finishers.recover === undefined) throw error;
+    return finishers.recover(error);
+  }
+  return finishOutput(output, finishers);
+}
+
+/**
+ * Applies the finishers to a handler's outcome. For an Observable, the values before the last stay progress
+ * reports and only the last is finished. For an Effect, the result is finished inside the Effect, so
+ * interruption still reaches the handler's fiber.
+ */
+export function finishOutput<I, O extends object>(output: Output<I>, finishers: Finishers<I, O>): FinishedOutput<O> {
+  const { finish, recover } = finishers;
+  if (isObservable(output)) return finishObservable(output, finishers);
+  if (isThenable(output)) return Promise.resolve(output).then(finish, recover);
+  if (isEffect(output)) {
+    return Effect.matchEffect(output as Effect.Effect<I, unknown>, {
+      onSuccess: (value) => {
+        const finished = finish(value);
+        return isThenable(finished) ? Effect.promise(() => Promise.resolve(finished)) : Effect.succeed(finished);
+      },
+      onFailure: (error) => (recover === undefined ? Effect.fail(error) : Effect.succeed(recover(error))),
+    });
+  }
+  return finish(output);
+}
+
+function finishObservable<I, O extends object>(output$: Observable<ProgressUpdate | I>, finishers: Finishers<I, O>): Observable<ProgressUpdate | O> {
+  return new Observable<ProgressUpdate | O>((subscriber) => {
+    let held: { value: unknown } | undefined;
+    const fail = (error: unknown): void => {
+      if (finishers.recover === undefined) return subscriber.error(error);
+      let recovered: O;
+      try {
+        recovered = finishers.recover(error);
+      } catch (unrecoverable) {
+        return subscriber.error(unrecoverable);
+      }
+      subscriber.next(recovered);
+      subscriber.complete();
+    };
+    const subscription = output$.subscribe({
+      next: (value) => {
+        if (held !== undefined) subscriber.next(held.value as ProgressUpdate);
+        held = { value };
+      },
+      error: fail,
+      complete: () => {
+        if (held === undefined) return subscriber.complete();
+        const last = held.value as I;
+        Promise.resolve()
+          .then(() => finishers.finish(last))
+          .then(
+            (result) => {
+              subscriber.next(result);
+              subscriber.complete();
+            },
+            (error: unknown) => subscriber.error(error),
+          );
+      },
+    });
+    return () => subscription.unsubscribe();
+  });
+}
+
+/**
+ * Continues after an asynchronous step (an async validation) with a handler whose output may have any shape.
+ * The combined outcome is an Observable, so progress and cancellation keep working: unsubscribing before
+ * the step ends skips the continuation; afterwards it cancels what the continuation returned.
+ */
+export function continueAfter<T, O extends object>(step: PromiseLike<T>, continuation: (value: T) => FinishedOutput<O>): Observable<ProgressUpdate | O> {
+  return new Observable<ProgressUpdate | O>((subscriber) => {
+    let active = true;
+    let teardown: (() => void) | undefined;
+    Promise.resolve(step).then(
+      (value) => {
+        if (!active) return;
+        let next: FinishedOutput<O>;
+        try {
+          next = continuation(value);
+        } catch (error) {
+          return subscriber.error(error);
+        }
+        teardown = forward(next, subscriber);
+      },
+      (error: unknown) => subscriber.error(error),
+    );
+    return () => {
+      active = false;
+      teardown?.();
+    };
+  });
+}
+
+/** Feeds any output shape into a subscriber; returns how to cancel it. */
+function forward<O extends object>(output: FinishedOutput<O>, subscriber: Subscriber<ProgressUpdate | O>): () => void {
+  if (isObservable(output)) {
+    const subscription = output.subscribe(subscriber);
+    return () => subscription.unsubscribe();
+  }
+  if (isThenable(output)) {
+    Promise.resolve(output).then(
+      (value) => {
+        subscriber.next(value);
+        subscriber.complete();
+      },
+      (error: unknown) => subscriber.error(error),
+    );
+    return () => undefined;
+  }
+  if (isEffect(output)) {
+    const controller = new AbortController();
+    runEffect(output as Effect.Effect<O, unknown>, controller.signal).then((outcome) => {
+      if (outcome.type === 'success') {
+        subscriber.next(outcome.value);
+        subscriber.complete();
+      } else if (outcome.type === 'failure') subscriber.error(outcome.error);
+    }, (error: unknown) => subscriber.error(error));
+    return () => controller.abort();
+  }
+  subscriber.next(output as O);
+  subscriber.complete();
+  return () => undefined;
+}

@@ -1,0 +1,73 @@
+/**
+ * `resources/list`, `resources/templates/list`, `resources/read`, `resources/subscribe` and
+ * `resources/unsubscribe`.
+ *
+ * A read matches static resources first (exact URI), then templates in registration order. A URI nothing
+ * matches is a protocol error with the revision's not-found code (-32002 in the legacy era).
+ */
+import { ErrorCode } from '../../core/error-codes.ts';
+import { WireError } from '../../core/errors.ts';
+import type { ResourceContents } from '../../core/protocol/content.ts';
+import type { ReadResourceResult } from '../../core/protocol/resources.ts';
+import type { RequestHandler, SessionView } from '../handler-types.ts';
+import type { ResourceReturn, ServerCatalog } from './catalog.ts';
+import type { FeatureContext } from './feature-context.ts';
+import { runFinished } from './handler-output.ts';
+import { listHandler } from './list-handler.ts';
+
+/** Per-session resource subscriptions, kept by the server. */
+export interface SubscriptionBook {
+  subscribe(session: SessionView, uri: string): void;
+  unsubscribe(session: SessionView, uri: string): void;
+}
+
+export interface ResourceRuntime {
+  readonly context: (request: Parameters<RequestHandler>[1]) => FeatureContext;
+  readonly subscriptions: SubscriptionBook;
+  /** The code a missing resource is reported with (legacy: -32002). */
+  readonly notFoundCode: (session: SessionView) => number;
+}
+
+function uriParam(params: Parameters<RequestHandler>[0], method: string): string {
+  const uri = params?.['uri'];
+  if (typeof uri !== 'string' || uri.length === 0) throw new WireError(ErrorCode.InvalidParams, `Invalid params: ${method} needs a string "uri"`);
+  return uri;
+}
+
+export function resourceHandlers(catalog: ServerCatalog, pageSize: number, runtime: ResourceRuntime): Record<string, RequestHandler> {
+  return {
+    'resources/list': listHandler(catalog.resources, 'resources', pageSize),
+    'resources/templates/list': listHandler(catalog.templates, 'resourceTemplates', pageSize),
+    'resources/read': (params, request) => {
+      const uri = uriParam(params, 'resources/read');
+      const finish = { finish: (value: ResourceReturn) => normaliseRead(uri, value, catalog) };
+      const resource = catalog.resources.get(uri);
+      if (resource !== undefined) return runFinished(() => resource.read(uri, runtime.context(request)), finish);
+      for (const entry of catalog.templates.values()) {
+        const variables = entry.template.match(uri);
+        if (variables !== undefined) return runFinished(() => entry.read(uri, variables, runtime.context(request)), finish);
+      }
+      throw new WireError(runtime.notFoundCode(request.session), `Resource not found: ${uri}`, { data: { uri } });
+    },
+    'resources/subscribe': (params, request) => {
+      runtime.subscriptions.subscribe(request.session, uriParam(params, 'resources/subscribe'));
+      return {};
+    },
+    'resources/unsubscribe': (params, request) => {
+      runtime.subscriptions.unsubscribe(request.session, uriParam(params, 'resources/unsubscribe'));
+      return {};
+    },
+  };
+}
+
+/** Accepts a full result, a contents list, or a string (the text of the resource, with its MIME type). */
+function normaliseRead(uri: string, value: ResourceReturn, catalog: ServerCatalog): ReadResourceResult {
+  if (typeof value === 'string') {
+    const mimeType = catalog.resources.get(uri)?.definition.mimeType;
+    const contents: ResourceContents = mimeType === undefined ? { uri, text: value } : { uri, mimeType, text: value };
+    return { contents: [contents] };
+  }
+  if (Array.isArray(value)) return { contents: value as ResourceContents[] };
+  if (typeof value === 'object' && value !== null && Array.isArray((value as ReadResourceResult).contents)) return value as ReadResourceResult;
+  throw new WireError(ErrorCode.InternalError, `Reading ${uri} returned neither contents nor a string`);
+}

@@ -1,0 +1,50 @@
+/**
+ * Opaque, tamper-evident list cursors. A cursor names an offset into a list at a given catalog revision,
+ * authenticated with a per-process key so a client cannot forge one (forged or garbled cursors are refused
+ * with -32602 by the caller). Clients must treat cursors as opaque; only this module reads them.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+
+const processKey = randomBytes(32);
+
+function tag(body: string, key: Uint8Array): string {
+  return createHmac('sha256', key).update(body).digest('base64url').slice(0, 16);
+}
+
+export interface CursorPosition {
+  /** Which list the cursor belongs to ("tools", "resources", ...): a cursor of one list is refused by another. */
+  readonly list: string;
+  readonly offset: number;
+}
+
+export function encodeCursor(position: CursorPosition, key: Uint8Array = processKey): string {
+  const body = `${position.list}:${position.offset}`;
+  return `${Buffer.from(body).toString('base64url')}.${tag(body, key)}`;
+}
+
+/** The position a cursor names, or undefined when it is not a cursor this process issued for `list`. */
+export function decodeCursor(cursor: unknown, list: string, key: Uint8Array = processKey): CursorPosition | undefined {
+  if (typeof cursor !== 'string' || cursor.length > 256) return undefined;
+  const dot = cursor.indexOf('.');
+  if (dot <= 0) return undefined;
+  const body = Buffer.from(cursor.slice(0, dot), 'base64url').toString();
+  if (tag(body, key) !== cursor.slice(dot + 1)) return undefined;
+  const colon = body.lastIndexOf(':');
+  if (body.slice(0, colon) !== list) return undefined;
+  const offset = Number(body.slice(colon + 1));
+  return Number.isSafeInteger(offset) && offset >= 0 ? { list, offset } : undefined;
+}
+
+export interface Page<T> {
+  readonly items: readonly T[];
+  readonly nextCursor: string | undefined;
+}
+
+/** Slices one page. An offset past the end (the list shrank) gives an empty last page, not an error. */
+export function pageOf<T>(all: readonly T[], list: string, offset: number, pageSize: number): Page<T> {
+  const end = offset + pageSize;
+  return {
+    items: all.slice(offset, end),
+    nextCursor: end < all.length ? encodeCursor({ list, offset: end }) : undefined,
+  };
+}

@@ -1,0 +1,130 @@
+/**
+ * `createClient`: the public client API. A client declares its capabilities from the handlers it is given
+ * (sampling, elicitation, roots), connects over any transport, and returns a session handle whose calls
+ * are Observables with Promise helpers.
+ */
+import type { HandlerTable, NotificationHandler, RequestHandler, SessionView } from '../actors/handler-types.ts';
+import { type ClientRequestHandlers, type FormElicitationHandler, type RootsSource, type SamplingHandler, type UrlElicitationHandler, clientRequestHandlers } from '../actors/features/client-requests.ts';
+import type { JsonObject } from '../core/jsonrpc.ts';
+import type { ClientCapabilities, Icon } from '../core/protocol/index.ts';
+import type { LegacyRevision } from '../core/protocol/versions.ts';
+import type { Transport } from '../core/transport.ts';
+import { type ClientSession, ClientSessionImpl } from './client-session-api.ts';
+import { connectSession } from './client-session.ts';
+import type { SessionRuntimeOptions } from './session.ts';
+
+export interface ClientOptions {
+  readonly name: string;
+  readonly version: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly websiteUrl?: string;
+  readonly icons?: readonly Icon[];
+  /** Answers `sampling/createMessage`; declares `sampling`. */
+  readonly sampling?: SamplingHandler;
+  /** Declare `sampling.tools` (the handler understands tool use in sampling). */
+  readonly samplingTools?: boolean;
+  /** Answers `elicitation/create`; declares `elicitation` with the modes given. */
+  readonly elicitation?: { readonly form?: FormElicitationHandler; readonly url?: UrlElicitationHandler };
+  /** The client's roots; declares `roots` (with `listChanged`). Change them with `setRoots`. */
+  readonly roots?: RootsSource;
+  /** Extra capabilities (for example `experimental`), merged over the derived ones. */
+  readonly capabilities?: ClientCapabilities;
+  /** The revision to ask for (default: the newest legacy revision). */
+  readonly protocolVersion?: LegacyRevision;
+  readonly supportedVersions?: readonly LegacyRevision[];
+  /** Runtime options of every session (limits, clock, keepalive). */
+  readonly session?: SessionRuntimeOptions;
+}
+
+export interface ConnectOptions {
+  readonly signal?: AbortSignal;
+  readonly initializeTimeoutMs?: number;
+}
+
+export interface McpClient {
+  connect(transport: Transport, options?: ConnectOptions): Promise<ClientSession>;
+  /** Replaces the roots and tells every connected server (`notifications/roots/list_changed`). */
+  setRoots(roots: RootsSource): void;
+  readonly sessions: ReadonlySet<ClientSession>;
+}
+
+export function createClient(options: ClientOptions): McpClient {
+  let roots = options.roots;
+  const sessions = new Set<ClientSession>();
+  const byView = new WeakMap<SessionView, ClientSessionImpl>();
+  const requestHandlers: ClientRequestHandlers = {
+    ...(options.sampling === undefined ? {} : { sampling: options.sampling }),
+    ...(options.elicitation === undefined ? {} : { elicitation: options.elicitation }),
+    ...(roots === undefined ? {} : { roots: () => roots ?? [] }),
+  };
+  const requests = new Map<string, RequestHandler>(Object.entries(clientRequestHandlers(requestHandlers)));
+  const route = (method: string): NotificationHandler => (params, view) => byView.get(view)?.onNotification(method, params);
+  const notifications = new Map<string, NotificationHandler>(
+    [
+      'notifications/message',
+      'notifications/tools/list_changed',
+      'notifications/prompts/list_changed',
+      'notifications/resources/list_changed',
+      'notifications/resources/updated',
+      'notifications/elicitation/complete',
+      'notifications/tasks/status',
+    ].map((method) => [method, route(method)]),
+  );
+  const handlers: HandlerTable = { requests, notifications };
+  const capabilities: ClientCapabilities = Object.freeze({
+    ...(options.sampling === undefined ? {} : { sampling: options.samplingTools === true ? { tools: {} } : {} }),
+    ...(options.elicitation === undefined
+      ? {}
+      : {
+          elicitation: {
+            ...(options.elicitation.form === undefined ? {} : { form: {} }),
+            ...(options.elicitation.url === undefined ? {} : { url: {} }),
+          },
+        }),
+    ...(roots === undefined ? {} : { roots: { listChanged: true } }),
+    ...options.capabilities,
+  });
+  const clientInfo = {
+    name: options.name,
+    version: options.version,
+    ...(options.title === undefined ? {} : { title: options.title }),
+    ...(options.description === undefined ? {} : { description: options.description }),
+    ...(options.websiteUrl === undefined ? {} : { websiteUrl: options.websiteUrl }),
+    ...(options.icons === undefined ? {} : { icons: options.icons as unknown as JsonObject[] }),
+  };
+  return {
+    async connect(transport, connectOptions = {}) {
+      const onClosed: SessionRuntimeOptions['onClosed'] = (session) => {
+        const handle = byView.get(session);
+        if (handle !== undefined) {
+          sessions.delete(handle);
+          handle.onClosed();
+        }
+      };
+      const session = await connectSession(transport, {
+        ...options.session,
+        onClosed,
+        clientInfo,
+        capabilities,
+        handlers,
+        ...(options.protocolVersion === undefined ? {} : { protocolVersion: options.protocolVersion }),
+        ...(options.supportedVersions === undefined ? {} : { supportedVersions: options.supportedVersions }),
+        ...(connectOptions.signal === undefined ? {} : { signal: connectOptions.signal }),
+        ...(connectOptions.initializeTimeoutMs === undefined ? {} : { initializeTimeoutMs: connectOptions.initializeTimeoutMs }),
+      });
+      const handle = new ClientSessionImpl(session);
+      byView.set(session, handle);
+      sessions.add(handle);
+      if (session.state === 'closed') handle.onClosed();
+      return handle;
+    },
+    setRoots(next) {
+      if (roots === undefined) throw new RangeError('setRoots needs a client created with roots (the roots capability is declared at connect time)');
+      roots = next;
+      for (const session of sessions) if (session.session.state === 'operating') session.session.notify('notifications/roots/list_changed');
+    },
+    sessions,
+  };
+}
+

@@ -1,0 +1,44 @@
+/**
+ * What users register on a server: tool, resource, template and prompt definitions.
+ */
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { Completer } from '../actors/features/catalog.ts';
+import type { JsonObject } from '../core/jsonrpc.ts';
+import type { Icon } from '../core/protocol/content.ts';
+import type { PromptArgument } from '../core/protocol/prompts.ts';
+import type { Resource, ResourceTemplate } from '../core/protocol/resources.ts';
+import type { ToolAnnotations, ToolExecution } from '../core/protocol/tools.ts';
+
+/** Schemas a tool accepts: a JSON Schema object, or any Standard Schema (zod, valibot, Effect Schema). */
+export type SchemaInput = JsonObject | StandardSchemaV1;
+export type ArgsOf<S> = S extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<S> : JsonObject;
+
+export interface ToolDefinition<S extends SchemaInput = SchemaInput> {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  /** Defaults to an object schema that accepts no properties. */
+  readonly inputSchema?: S;
+  readonly outputSchema?: SchemaInput;
+  readonly annotations?: ToolAnnotations;
+  readonly icons?: readonly Icon[];
+  readonly execution?: ToolExecution;
+  readonly _meta?: JsonObject;
+}
+
+export type ResourceDefinition = Resource;
+
+export type TemplateDefinition = ResourceTemplate & {
+  /** Completion for the template's variables, by variable name. */
+  readonly complete?: Readonly<Record<string, Completer>>;
+};
+
+export interface PromptDefinition {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly icons?: readonly Icon[];
+  readonly arguments?: readonly (PromptArgument & { readonly complete?: Completer })[];
+  readonly _meta?: JsonObject;
+}
+

@@ -1,0 +1,236 @@
+/**
+ * `createServer`: the public server API. One server holds one catalog (tools, resources, templates,
+ * prompts, completions), built once and shared by every session it accepts; a session holds only its own
+ * state (its log level and resource subscriptions, kept here in a WeakMap so idle sessions pay nothing).
+ */
+import type { HandlerTable, NotificationHandler, RequestHandler, SessionView } from '../actors/handler-types.ts';
+import { type PromptGetter, type ResourceReader, ServerCatalog, type TemplateReader, type ToolHandler } from '../actors/features/catalog.ts';
+import { completionHandlers } from '../actors/features/completion-feature.ts';
+import { createFeatureContext, type FeatureContext } from '../actors/features/feature-context.ts';
+import { loggingHandlers } from '../actors/features/logging-feature.ts';
+import { promptHandlers } from '../actors/features/prompts-feature.ts';
+import { resourceHandlers } from '../actors/features/resources-feature.ts';
+import { toolHandlers } from '../actors/features/tools-feature.ts';
+import { ErrorCode } from '../core/error-codes.ts';
+import { WireError } from '../core/errors.ts';
+import type { JsonObject } from '../core/jsonrpc.ts';
+import type { Icon } from '../core/protocol/content.ts';
+
+import { type LoggingLevel, levelAtLeast } from '../core/protocol/logging.ts';
+import type { ServerCapabilities } from '../core/protocol/capabilities.ts';
+import type { LegacyRevision } from '../core/protocol/versions.ts';
+import type { Transport } from '../core/transport.ts';
+import { buildPrompt, buildResource, buildTemplate, buildTool } from './server-registration.ts';
+import { createSessionAcceptor } from './server-session.ts';
+import type { ArgsOf, PromptDefinition, ResourceDefinition, SchemaInput, TemplateDefinition, ToolDefinition } from './server-types.ts';
+import type { McpSession, SessionRuntimeOptions } from './session.ts';
+
+export interface ServerOptions {
+  readonly name: string;
+  readonly version: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly websiteUrl?: string;
+  readonly icons?: readonly Icon[];
+  readonly instructions?: string;
+  /** Items per page of every list (default 100). */
+  readonly pageSize?: number;
+  readonly supportedVersions?: readonly LegacyRevision[];
+  /** Extra capabilities to declare (for example `experimental`), merged over the derived ones. */
+  readonly capabilities?: ServerCapabilities;
+  /** Runtime options every accepted session gets (limits, clock, keepalive). */
+  readonly session?: SessionRuntimeOptions;
+  /** Resource subscriptions one session may hold (default 1000). */
+  readonly maxSubscriptionsPerSession?: number;
+  /** Called when a client announces that its roots changed. */
+  readonly onRootsListChanged?: (session: McpSession) => void;
+}
+
+/** Undoes a registration. */
+export interface Registration {
+  remove(): void;
+}
+
+export interface McpServer {
+  tool<S extends SchemaInput>(definition: ToolDefinition<S>, handler: ToolHandler<ArgsOf<S>>): Registration;
+  resource(definition: ResourceDefinition, read: ResourceReader): Registration;
+  resourceTemplate(definition: TemplateDefinition, read: TemplateReader): Registration;
+  prompt(definition: PromptDefinition, get: PromptGetter): Registration;
+  /** Tells every session subscribed to `uri` that it changed. */
+  notifyResourceUpdated(uri: string): void;
+  /** Logs to every session (each at its own level). */
+  log(level: LoggingLevel, data: unknown, logger?: string): void;
+  /** Serves one client on `transport`. */
+  accept(transport: Transport, runtime?: SessionRuntimeOptions): McpSession;
+  /** The sessions open now. */
+  readonly sessions: ReadonlySet<McpSession>;
+  /** Closes every session. */
+  close(): Promise<void>;
+}
+
+interface SessionState {
+  logLevel?: LoggingLevel;
+  subscriptions?: Set<string>;
+}
+
+export function createServer(options: ServerOptions): McpServer {
+  const catalog = new ServerCatalog();
+  const pageSize = options.pageSize ?? 100;
+  const maxSubscriptions = options.maxSubscriptionsPerSession ?? 1000;
+  const sessions = new Set<McpSession>();
+  const state = new WeakMap<SessionView, SessionState>();
+  const subscribers = new Map<string, Set<McpSession>>();
+  const stateOf = (session: SessionView): SessionState => {
+    let found = state.get(session);
+    if (found === undefined) state.set(session, (found = {}));
+    return found;
+  };
+  const logging = { loggingEnabled: true, logLevel: (session: SessionView) => state.get(session)?.logLevel };
+  const context = (request: Parameters<RequestHandler>[1]): FeatureContext => createFeatureContext(request, logging);
+
+  const requests = new Map<string, RequestHandler>(Object.entries({
+    ...toolHandlers(catalog, pageSize, { context }),
+    ...resourceHandlers(catalog, pageSize, {
+      context,
+      notFoundCode: () => ErrorCode.ResourceNotFound,
+      subscriptions: {
+        subscribe(session, uri) {
+          const own = (stateOf(session).subscriptions ??= new Set());
+          if (!own.has(uri) && own.size >= maxSubscriptions) {
+            throw new WireError(ErrorCode.InvalidParams, `Invalid params: a session may hold at most ${maxSubscriptions} resource subscriptions`);
+          }
+          own.add(uri);
+          let set = subscribers.get(uri);
+          if (set === undefined) subscribers.set(uri, (set = new Set()));
+          set.add(session as McpSession);
+        },
+        unsubscribe(session, uri) {
+          state.get(session)?.subscriptions?.delete(uri);
+          dropSubscriber(uri, session as McpSession);
+        },
+      },
+    }),
+    ...promptHandlers(catalog, pageSize, context),
+    ...completionHandlers(catalog),
+    ...loggingHandlers({ setLogLevel: (session, level) => void (stateOf(session).logLevel = level) }),
+  }));
+  const notifications = new Map<string, NotificationHandler>();
+  if (options.onRootsListChanged !== undefined) {
+    const onRoots = options.onRootsListChanged;
+    notifications.set('notifications/roots/list_changed', (_params, session) => onRoots(session as McpSession));
+  }
+  const handlers: HandlerTable = { requests, notifications };
+
+  function dropSubscriber(uri: string, session: McpSession): void {
+    const set = subscribers.get(uri);
+    if (set === undefined) return;
+    set.delete(session);
+    if (set.size === 0) subscribers.delete(uri);
+  }
+
+  /** Capabilities follow the catalog; one object per catalog shape, so handshake results stay cached. */
+  let capabilityCache: { key: string; value: ServerCapabilities } | undefined;
+  function capabilities(): ServerCapabilities {
+    const hasResources = catalog.resources.size > 0 || catalog.templates.size > 0;
+    const key = `${catalog.tools.size > 0}${hasResources}${catalog.prompts.size > 0}`;
+    if (capabilityCache?.key === key) return capabilityCache.value;
+    const value: ServerCapabilities = Object.freeze({
+      logging: {},
+      ...(catalog.prompts.size > 0 || catalog.templates.size > 0 ? { completions: {} } : {}),
+      ...(catalog.tools.size > 0 ? { tools: { listChanged: true } } : {}),
+      ...(hasResources ? { resources: { subscribe: true, listChanged: true } } : {}),
+      ...(catalog.prompts.size > 0 ? { prompts: { listChanged: true } } : {}),
+      ...options.capabilities,
+    });
+    capabilityCache = { key, value };
+    return value;
+  }
+
+  const onClosed = (session: McpSession): void => {
+    sessions.delete(session);
+    const own = state.get(session)?.subscriptions;
+    if (own !== undefined) for (const uri of own) dropSubscriber(uri, session);
+  };
+  const acceptor = createSessionAcceptor({
+    serverInfo: {
+      name: options.name,
+      version: options.version,
+      ...(options.title === undefined ? {} : { title: options.title }),
+      ...(options.description === undefined ? {} : { description: options.description }),
+      ...(options.websiteUrl === undefined ? {} : { websiteUrl: options.websiteUrl }),
+      ...(options.icons === undefined ? {} : { icons: options.icons }),
+    },
+    capabilities,
+    handlers,
+    ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+    ...(options.supportedVersions === undefined ? {} : { supportedVersions: options.supportedVersions }),
+  });
+
+  function broadcast(method: string, allowed: (capabilities: ServerCapabilities) => boolean): void {
+    for (const session of sessions) {
+      if (session.state !== 'operating' || !allowed(session.ownCapabilities as ServerCapabilities)) continue;
+      session.notify(method);
+    }
+  }
+  catalog.tools.changed$.subscribe(() => broadcast('notifications/tools/list_changed', (c) => c.tools?.listChanged === true));
+  catalog.prompts.changed$.subscribe(() => broadcast('notifications/prompts/list_changed', (c) => c.prompts?.listChanged === true));
+  const resourcesChanged = (): void => broadcast('notifications/resources/list_changed', (c) => c.resources?.listChanged === true);
+  catalog.resources.changed$.subscribe(resourcesChanged);
+  catalog.templates.changed$.subscribe(resourcesChanged);
+
+  return {
+    tool(definition, handler) {
+      const entry = buildTool(definition, handler as ToolHandler<never>);
+      return register(catalog.tools, entry.definition.name, entry, 'tool');
+    },
+    resource(definition, read) {
+      return register(catalog.resources, definition.uri, buildResource(definition, read), 'resource');
+    },
+    resourceTemplate(definition, read) {
+      return register(catalog.templates, definition.uriTemplate, buildTemplate(definition, read), 'resource template');
+    },
+    prompt(definition, get) {
+      return register(catalog.prompts, definition.name, buildPrompt(definition, get), 'prompt');
+    },
+    notifyResourceUpdated(uri) {
+      const set = subscribers.get(uri);
+      if (set === undefined) return;
+      for (const session of set) if (session.state === 'operating') session.notify('notifications/resources/updated', { uri });
+    },
+    log(level, data, logger) {
+      for (const session of sessions) {
+        if (session.state !== 'operating') continue;
+        const threshold = state.get(session)?.logLevel;
+        if (threshold !== undefined && !levelAtLeast(level, threshold)) continue;
+        session.notify('notifications/message', { level, data: data as JsonObject, ...(logger === undefined ? {} : { logger }) });
+      }
+    },
+    accept(transport, runtime) {
+      const merged: SessionRuntimeOptions = { ...options.session, ...runtime, onClosed };
+      const session = acceptor.accept(transport, merged);
+      sessions.add(session);
+      return session;
+    },
+    sessions,
+    async close() {
+      await Promise.all(Array.from(sessions, (session) => session.close()));
+    },
+  };
+}
+
+interface Keyed<V> {
+  get(key: string): V | undefined;
+  set(key: string, value: V): void;
+  delete(key: string): boolean;
+}
+
+function register<V>(registry: Keyed<V>, key: string, entry: V, kind: string): Registration {
+  if (registry.get(key) !== undefined) throw new RangeError(`A ${kind} named "${key}" is already registered; remove it first`);
+  registry.set(key, entry);
+  return {
+    remove() {
+      // Only this registration: a later one under the same key stays.
+      if (registry.get(key) === entry) registry.delete(key);
+    },
+  };
+}
