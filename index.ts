@@ -39,3 +39,15 @@ export {
   type Era,
 } from './core/protocol/versions.ts';
 export { jsonCodec, createStreamDecoder, encodeFrame, type Codec, type DecodedItem, type StreamDecoder } from './core/codecs/index.ts';
+export { createServer, type McpServer, type ServerOptions, type Registration } from './machines/server.ts';
+export type { ToolDefinition, ResourceDefinition, TemplateDefinition, PromptDefinition, SchemaInput, ArgsOf } from './machines/server-types.ts';
+export { createClient, type McpClient, type ClientOptions, type ConnectOptions } from './machines/client.ts';
+export type { ClientSession, CallToolOptions, ListChange } from './machines/client-session-api.ts';
+export type { FeatureContext } from './actors/features/feature-context.ts';
+export type { ToolHandler, ToolReturn, ResourceReader, TemplateReader, PromptGetter, Completer, ResourceReturn, PromptReturn } from './actors/features/catalog.ts';
+export type { Output } from './actors/features/handler-output.ts';
+export type { SamplingHandler, FormElicitationHandler, UrlElicitationHandler, RootsSource, ClientRequestContext } from './actors/features/client-requests.ts';
+export { urlElicitationRequired } from './core/errors.ts';
+export * from './core/protocol/index.ts';
+export { SchemaError, isSchemaError } from './core/schema/index.ts';
+export { parseUriTemplate, UriTemplateError, type UriTemplate } from './core/uri-template/index.ts';

@@ -91,3 +91,14 @@ export function toWireError(error: unknown): JsonRpcErrorObject {
   const message = error instanceof Error && error.message.length > 0 ? error.message : 'Internal error';
   return { code: ErrorCode.InternalError, message };
 }
+
+/**
+ * The 2025-11-25 error a server throws from a handler when the request cannot proceed until the user has
+ * completed one or more URL-mode elicitations (-32042, with the elicitations in `data`).
+ */
+export function urlElicitationRequired(
+  elicitations: readonly { readonly mode: 'url'; readonly message: string; readonly url: string; readonly elicitationId: string }[],
+  message = 'This request needs the user to complete an elicitation first',
+): WireError {
+  return new WireError(ErrorCode.UrlElicitationRequired, message, { data: { elicitations } });
+}

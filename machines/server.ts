@@ -58,6 +58,8 @@ export interface McpServer {
   prompt(definition: PromptDefinition, get: PromptGetter): Registration;
   /** Tells every session subscribed to `uri` that it changed. */
   notifyResourceUpdated(uri: string): void;
+  /** Tells a client that the URL-mode elicitation it was given has completed (2025-11-25). */
+  notifyElicitationComplete(session: McpSession, elicitationId: string): void;
   /** Logs to every session (each at its own level). */
   log(level: LoggingLevel, data: unknown, logger?: string): void;
   /** Serves one client on `transport`. */
@@ -196,6 +198,9 @@ export function createServer(options: ServerOptions): McpServer {
       const set = subscribers.get(uri);
       if (set === undefined) return;
       for (const session of set) if (session.state === 'operating') session.notify('notifications/resources/updated', { uri });
+    },
+    notifyElicitationComplete(session, elicitationId) {
+      if (session.state === 'operating') session.notify('notifications/elicitation/complete', { elicitationId });
     },
     log(level, data, logger) {
       for (const session of sessions) {

@@ -65,7 +65,17 @@ const table: Record<string, MethodRule> = {
   'notifications/tools/list_changed': { kind: 'notification', sender: 'server', since: '2024-11-05', requires: (c) => need(c.tools?.listChanged, 'tools.listChanged') },
   'notifications/prompts/list_changed': { kind: 'notification', sender: 'server', since: '2024-11-05', requires: (c) => need(c.prompts?.listChanged, 'prompts.listChanged') },
   // client features
-  'sampling/createMessage': { kind: 'request', sender: 'server', since: '2024-11-05', requires: (c) => need(c.sampling, 'sampling') },
+  'sampling/createMessage': {
+    kind: 'request', sender: 'server', since: '2024-11-05',
+    requires: (c, params) => {
+      if (!c.sampling) return 'sampling';
+      // Tool use in sampling needs its own flag (2025-11-25); so does asking for other servers' context.
+      if (params?.['tools'] !== undefined || params?.['toolChoice'] !== undefined) return need(c.sampling.tools, 'sampling.tools');
+      const context = params?.['includeContext'];
+      if (context === 'thisServer' || context === 'allServers') return need(c.sampling.context, 'sampling.context');
+      return undefined;
+    },
+  },
   'roots/list': { kind: 'request', sender: 'server', since: '2024-11-05', requires: (c) => need(c.roots, 'roots') },
   'notifications/roots/list_changed': { kind: 'notification', sender: 'client', since: '2024-11-05', requires: (c) => need(c.roots?.listChanged, 'roots.listChanged') },
   'elicitation/create': {
