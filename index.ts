@@ -39,7 +39,21 @@ export {
   type Era,
 } from './core/protocol/versions.ts';
 export { jsonCodec, createStreamDecoder, encodeFrame, type Codec, type DecodedItem, type StreamDecoder } from './core/codecs/index.ts';
-export { createServer, type McpServer, type ServerOptions, type Registration } from './machines/server.ts';
+export { createServer, type McpServer, type ServerOptions, type ServerTaskOptions, type Registration } from './machines/server.ts';
+export {
+  InMemoryTaskStore,
+  TaskStoreError,
+  resolveTaskTtl,
+  type InMemoryTaskStoreOptions,
+  type TaskStore,
+  type TaskOutcome,
+  type TaskChange,
+  type FinishedTask,
+  type TaskPage,
+  type NewTask,
+  type TaskTtlPolicy,
+} from './core/catalog/task-store.ts';
+export type { CallToolAsTaskOptions, TaskUpdatesOptions } from './machines/client-tasks.ts';
 export type { ToolDefinition, ResourceDefinition, TemplateDefinition, PromptDefinition, SchemaInput, ArgsOf } from './machines/server-types.ts';
 export { createClient, type McpClient, type ClientOptions, type ConnectOptions } from './machines/client.ts';
 export type { ClientSession, CallToolOptions, ListChange } from './machines/client-session-api.ts';

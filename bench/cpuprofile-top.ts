@@ -2,17 +2,26 @@
  * Summarises a V8 .cpuprofile (from `node --cpu-prof`): the functions with the most self time, with their
  * file:line. For finding hotspots, e.g. after `ping-roundtrip.ts --profile=rxmcp`.
  *
- *   npx tsx bench/cpuprofile-top.ts <file.cpuprofile> [--top=25]
+ *   npx tsx bench/cpuprofile-top.ts <file.cpuprofile> [--top=25] [--maps=<maps.json>] [--callers]
+ *
+ * `--callers` adds a second table: the self time of natives (`set natives`, `get name`, ...) and of tsx's
+ * `__name` helper, charged to the nearest repo function above them in the stack (who paid for them).
+ *
+ * Under tsx every module is one line of generated code, so positions are resolved through the source maps
+ * the profiled process wrote (`--maps`, see bench/source-maps.ts); without them a tsx frame shows as `:1`.
+ * A function is placed at the line where it is defined.
  */
 import { readFileSync } from 'node:fs';
+import { SourceMap, type SourceMapPayload } from 'node:module';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { argInt, fmt, repoRoot } from './lib.ts';
+import { argInt, argValue, fmt, hasFlag, repoRoot } from './lib.ts';
 
 interface ProfileNode {
   readonly id: number;
   readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number; readonly columnNumber: number };
   readonly hitCount?: number;
+  readonly children?: readonly number[];
 }
 
 interface Profile {
@@ -27,10 +36,16 @@ const file = process.argv.slice(2).find((arg) => !arg.startsWith('--'));
 if (file === undefined) throw new Error('usage: bench/cpuprofile-top.ts <file.cpuprofile> [--top=25]');
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 
+const mapsFile = argValue('maps');
+const payloads = mapsFile === undefined ? {} : (JSON.parse(readFileSync(mapsFile, 'utf8')) as Record<string, SourceMapPayload>);
+const sourceMaps = new Map(Object.entries(payloads).map(([url, payload]) => [url, new SourceMap(payload)]));
+
 const where = (frame: ProfileNode['callFrame']): string => {
   if (frame.url === '') return '(native)';
   const path = frame.url.startsWith('file:') ? relative(repoRoot, fileURLToPath(frame.url)) : frame.url;
-  return `${path}:${frame.lineNumber + 1}`;
+  const entry = sourceMaps.get(frame.url)?.findEntry(frame.lineNumber, frame.columnNumber);
+  const line = entry !== undefined && 'originalLine' in entry ? entry.originalLine : frame.lineNumber;
+  return `${path}:${line + 1}`;
 };
 
 // Self time per node: each sample is charged the time delta that follows it.
@@ -49,3 +64,29 @@ profile.samples.forEach((id, i) => {
 const top = [...selfUs].sort((a, b) => b[1] - a[1]).slice(0, argInt('top', 25));
 console.log(`self time, ${fmt(totalUs / 1000, 0)} ms sampled:`);
 for (const [key, us] of top) console.log(`  ${fmt((100 * us) / totalUs, 1).padStart(5)} %  ${fmt(us / 1000, 1).padStart(8)} ms  ${key}`);
+
+if (hasFlag('callers')) {
+  const parent = new Map<number, ProfileNode>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node);
+  const ownCode = (node: ProfileNode): boolean =>
+    node.callFrame.url.startsWith('file:') && !node.callFrame.url.includes('/node_modules/') && node.callFrame.functionName !== '__name';
+  const special = new Set(['(garbage collector)', '(idle)', '(program)', '(root)']);
+  const charged = new Map<string, number>();
+  let helperUs = 0;
+  profile.samples.forEach((id, i) => {
+    const node = byNode.get(id);
+    const delta = profile.timeDeltas[i + 1] ?? 0;
+    if (node === undefined || special.has(node.callFrame.functionName) || ownCode(node)) return;
+    if (node.callFrame.url !== '' && node.callFrame.functionName !== '__name') return;
+    let up = parent.get(node.id);
+    while (up !== undefined && !ownCode(up)) up = parent.get(up.id);
+    const payer = up === undefined ? '(no repo caller)' : `${up.callFrame.functionName || '(anonymous)'}  ${where(up.callFrame)}`;
+    const key = `${node.callFrame.functionName || '(anonymous)'}  <-  ${payer}`;
+    charged.set(key, (charged.get(key) ?? 0) + delta);
+    helperUs += delta;
+  });
+  console.log(`\nnatives and __name (${fmt((100 * helperUs) / totalUs, 1)} % in all), charged to the nearest repo caller:`);
+  for (const [key, us] of [...charged].sort((a, b) => b[1] - a[1]).slice(0, argInt('top', 25))) {
+    console.log(`  ${fmt((100 * us) / totalUs, 1).padStart(5)} %  ${fmt(us / 1000, 1).padStart(8)} ms  ${key}`);
+  }
+}

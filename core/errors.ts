@@ -15,16 +15,23 @@ export class WireError extends Error {
   readonly _tag = 'WireError' as const;
   readonly code: number;
   readonly data: unknown;
+  /**
+   * `peer`: the peer answered one of our requests with this error. `local`: raised here, to be sent. A handler
+   * that lets a peer's error escape should not have it passed back as if it were its own answer.
+   */
+  readonly origin: 'peer' | 'local';
 
-  constructor(code: number, message: string, options?: { readonly data?: unknown; readonly cause?: unknown }) {
+  constructor(code: number, message: string, options?: { readonly data?: unknown; readonly cause?: unknown; readonly origin?: 'peer' | 'local' }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'WireError';
     this.code = code;
     this.data = options?.data;
+    this.origin = options?.origin ?? 'local';
   }
 
+  /** An error the peer sent. */
   static fromObject(error: JsonRpcErrorObject): WireError {
-    return new WireError(error.code, error.message, { data: error.data });
+    return new WireError(error.code, error.message, { data: error.data, origin: 'peer' });
   }
 
   toObject(): JsonRpcErrorObject {

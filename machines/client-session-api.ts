@@ -2,9 +2,11 @@
  * The handle a connected client works with. Calls are Observables (progress values, then the result;
  * unsubscribing cancels) with Promise helpers; lists page lazily; server notifications arrive as streams.
  */
-import { Observable, Subject, filter, map, share } from 'rxjs';
+import { Observable, Subject, catchError, filter, map, share } from 'rxjs';
 import { pages$ } from '../actors/features/pager.ts';
 import type { PromiseRequestOptions, RequestEvent, RequestOptions } from '../actors/handler-types.ts';
+import { ErrorCode } from '../core/error-codes.ts';
+import { WireError } from '../core/errors.ts';
 import type { JsonObject } from '../core/jsonrpc.ts';
 import type {
   CallToolResult,
@@ -21,6 +23,8 @@ import type {
   ServerCapabilities,
   Tool,
 } from '../core/protocol/index.ts';
+import type { CancelTaskResult, CreateTaskResult, GetTaskResult, Task } from '../core/protocol/tasks.ts';
+import { type CallToolAsTaskOptions, ClientTasks, type TaskUpdatesOptions } from './client-tasks.ts';
 import { ToolOutputValidators } from './tool-output-validators.ts';
 import type { McpSession } from './session.ts';
 
@@ -59,6 +63,16 @@ export interface ClientSession {
   readonly elicitationComplete$: Observable<string>;
   /** `notifications/tasks/status` payloads. */
   readonly taskStatus$: Observable<JsonObject>;
+  // --- tasks (2025-11-25, experimental; see client-tasks.ts) ---
+  /** Calls a tool as a task; resolves at once with the task. Needs the server's `tasks.requests.tools.call`. */
+  callToolAsTask(name: string, args?: JsonObject, options?: CallToolAsTaskOptions): Promise<CreateTaskResult>;
+  getTask(taskId: string, options?: PromiseRequestOptions): Promise<GetTaskResult>;
+  /** The task's outcome (for a tool task, its `CallToolResult`); the server answers once the task is terminal. */
+  taskResult<R extends object = CallToolResult>(taskId: string, options?: PromiseRequestOptions): Promise<R>;
+  listTasks$(): Observable<Task>;
+  cancelTask(taskId: string, options?: PromiseRequestOptions): Promise<CancelTaskResult>;
+  /** Each distinct status of a task (polling at its `pollInterval`, plus status pushes); completes when terminal. */
+  taskUpdates$(taskId: string, options?: TaskUpdatesOptions): Observable<Task>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -68,9 +82,15 @@ interface Notification {
   readonly params: JsonObject | undefined;
 }
 
+/** URL elicitations remembered per session while waiting for their completion. */
+const MAX_PENDING_ELICITATIONS = 1024;
+
 export class ClientSessionImpl implements ClientSession {
   private readonly notifications = new Subject<Notification>();
   private readonly validators = new ToolOutputValidators();
+  private readonly urlElicitations = new Set<string>();
+  private readonly resourceSubscriptions = new Map<string, { observers: number; readonly accepted: Promise<boolean> }>();
+  private tasksApi: ClientTasks | undefined;
   readonly logs$: Observable<LoggingMessageParams>;
   readonly listChanged$: Observable<ListChange>;
   readonly elicitationComplete$: Observable<string>;
@@ -102,7 +122,35 @@ export class ClientSessionImpl implements ClientSession {
   /** Routed here by the client's shared notification handlers. */
   onNotification(method: string, params: JsonObject | undefined): void {
     if (method === 'notifications/tools/list_changed') this.validators.clear();
+    if (method === 'notifications/elicitation/complete') {
+      // Only ids this session was given, and each once (FEATURES row 83): anything else is ignored.
+      const id = params?.['elicitationId'];
+      if (typeof id !== 'string' || !this.urlElicitations.delete(id)) return;
+    }
     this.notifications.next({ method, params });
+  }
+
+  /** A URL-mode elicitation this session was given (in a request, or in a -32042 error). */
+  expectElicitation(elicitationId: string): void {
+    if (this.urlElicitations.size >= MAX_PENDING_ELICITATIONS) {
+      const oldest = this.urlElicitations.values().next().value;
+      if (oldest !== undefined) this.urlElicitations.delete(oldest);
+    }
+    this.urlElicitations.add(elicitationId);
+  }
+
+  /** Records the elicitations a -32042 error names, then passes the error on. */
+  private noteRequiredElicitations(error: unknown): never {
+    if (error instanceof WireError && error.code === ErrorCode.UrlElicitationRequired) {
+      const elicitations = (error.data as { elicitations?: unknown } | undefined)?.elicitations;
+      if (Array.isArray(elicitations)) {
+        for (const elicitation of elicitations) {
+          const id = (elicitation as { elicitationId?: unknown } | null)?.elicitationId;
+          if (typeof id === 'string') this.expectElicitation(id);
+        }
+      }
+    }
+    throw error;
   }
 
   onClosed(): void {
@@ -112,12 +160,13 @@ export class ClientSessionImpl implements ClientSession {
   callTool$(name: string, args: JsonObject = {}, options: CallToolOptions = {}): Observable<RequestEvent<CallToolResult>> {
     const validate = options.validateOutput !== false;
     return this.session.request$<CallToolResult>('tools/call', { name, arguments: args }, options).pipe(
-      map((event) => (event.type === 'result' && validate ? { type: 'result', result: this.validators.check(name, event.result) } : event)),
+      map((event): RequestEvent<CallToolResult> => (event.type === 'result' && validate ? { type: 'result', result: this.validators.check(name, event.result) } : event)),
+      catchError((error: unknown): Observable<RequestEvent<CallToolResult>> => this.noteRequiredElicitations(error)),
     );
   }
 
   async callTool(name: string, args: JsonObject = {}, options: CallToolOptions & PromiseRequestOptions = {}): Promise<CallToolResult> {
-    const result = await this.session.request<CallToolResult>('tools/call', { name, arguments: args }, options);
+    const result = await this.session.request<CallToolResult>('tools/call', { name, arguments: args }, options).catch((error: unknown) => this.noteRequiredElicitations(error));
     return options.validateOutput === false ? result : this.validators.check(name, result);
   }
 
@@ -154,15 +203,28 @@ export class ClientSessionImpl implements ClientSession {
       const updates = this.notifications
         .pipe(filter((notification) => notification.method === 'notifications/resources/updated' && notification.params?.['uri'] === uri))
         .subscribe({ next: (notification) => subscriber.next(notification.params as ResourceUpdatedParams), complete: () => subscriber.complete() });
-      let subscribed = false;
-      this.session.request('resources/subscribe', { uri }).then(
-        () => (subscribed = true),
-        (error: unknown) => subscriber.error(error),
-      );
+      // One server subscription per URI however many observers: the last one to leave unsubscribes.
+      let shared = this.resourceSubscriptions.get(uri);
+      if (shared === undefined) {
+        const accepted = this.session.request('resources/subscribe', { uri }).then(() => true);
+        shared = { observers: 0, accepted };
+        this.resourceSubscriptions.set(uri, shared);
+      }
+      shared.observers++;
+      const entry = shared;
+      entry.accepted.catch((error: unknown) => subscriber.error(error));
       return () => {
         updates.unsubscribe();
+        entry.observers--;
+        if (entry.observers > 0 || this.resourceSubscriptions.get(uri) !== entry) return;
+        this.resourceSubscriptions.delete(uri);
         // Tell the server only if it accepted, and only while the session can still carry it.
-        if (subscribed && this.session.state === 'operating') this.session.request('resources/unsubscribe', { uri }).catch(() => undefined);
+        entry.accepted.then(
+          () => {
+            if (this.session.state === 'operating') this.session.request('resources/unsubscribe', { uri }).catch(() => undefined);
+          },
+          () => undefined,
+        );
       };
     });
   }
@@ -189,6 +251,36 @@ export class ClientSessionImpl implements ClientSession {
 
   async setLogLevel(level: LoggingLevel): Promise<void> {
     await this.session.request('logging/setLevel', { level });
+  }
+
+  // --- tasks ---
+
+  private get tasks(): ClientTasks {
+    return (this.tasksApi ??= new ClientTasks(this.session, this.taskStatus$));
+  }
+
+  callToolAsTask(name: string, args?: JsonObject, options?: CallToolAsTaskOptions): Promise<CreateTaskResult> {
+    return this.tasks.callToolAsTask(name, args, options);
+  }
+
+  getTask(taskId: string, options?: PromiseRequestOptions): Promise<GetTaskResult> {
+    return this.tasks.getTask(taskId, options);
+  }
+
+  taskResult<R extends object = CallToolResult>(taskId: string, options?: PromiseRequestOptions): Promise<R> {
+    return this.tasks.taskResult<R>(taskId, options);
+  }
+
+  listTasks$(): Observable<Task> {
+    return this.tasks.listTasks$();
+  }
+
+  cancelTask(taskId: string, options?: PromiseRequestOptions): Promise<CancelTaskResult> {
+    return this.tasks.cancelTask(taskId, options);
+  }
+
+  taskUpdates$(taskId: string, options?: TaskUpdatesOptions): Observable<Task> {
+    return this.tasks.taskUpdates$(taskId, options);
   }
 
   ping(): Promise<void> {

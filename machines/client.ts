@@ -4,7 +4,7 @@
  * are Observables with Promise helpers.
  */
 import type { HandlerTable, NotificationHandler, RequestHandler, SessionView } from '../actors/handler-types.ts';
-import { type ClientRequestHandlers, type FormElicitationHandler, type RootsSource, type SamplingHandler, type UrlElicitationHandler, clientRequestHandlers } from '../actors/features/client-requests.ts';
+import { checkRoots, type ClientRequestHandlers, type FormElicitationHandler, type RootsSource, type SamplingHandler, type UrlElicitationHandler, clientRequestHandlers } from '../actors/features/client-requests.ts';
 import type { JsonObject } from '../core/jsonrpc.ts';
 import type { ClientCapabilities, Icon } from '../core/protocol/index.ts';
 import type { LegacyRevision } from '../core/protocol/versions.ts';
@@ -51,12 +51,14 @@ export interface McpClient {
 
 export function createClient(options: ClientOptions): McpClient {
   let roots = options.roots;
+  if (roots !== undefined && typeof roots !== 'function') checkRoots(roots);
   const sessions = new Set<ClientSession>();
   const byView = new WeakMap<SessionView, ClientSessionImpl>();
   const requestHandlers: ClientRequestHandlers = {
     ...(options.sampling === undefined ? {} : { sampling: options.sampling }),
     ...(options.elicitation === undefined ? {} : { elicitation: options.elicitation }),
     ...(roots === undefined ? {} : { roots: () => roots ?? [] }),
+    onUrlElicitation: (view, elicitationId) => byView.get(view)?.expectElicitation(elicitationId),
   };
   const requests = new Map<string, RequestHandler>(Object.entries(clientRequestHandlers(requestHandlers)));
   const route = (method: string): NotificationHandler => (params, view) => byView.get(view)?.onNotification(method, params);
@@ -121,6 +123,7 @@ export function createClient(options: ClientOptions): McpClient {
     },
     setRoots(next) {
       if (roots === undefined) throw new RangeError('setRoots needs a client created with roots (the roots capability is declared at connect time)');
+      if (typeof next !== 'function') checkRoots(next);
       roots = next;
       for (const session of sessions) if (session.session.state === 'operating') session.session.notify('notifications/roots/list_changed');
     },

@@ -11,6 +11,8 @@ import { loggingHandlers } from '../actors/features/logging-feature.ts';
 import { promptHandlers } from '../actors/features/prompts-feature.ts';
 import { resourceHandlers } from '../actors/features/resources-feature.ts';
 import { toolHandlers } from '../actors/features/tools-feature.ts';
+import { type TasksFeature, createTasksFeature } from '../actors/features/tasks-feature.ts';
+import { InMemoryTaskStore, type TaskStore } from '../core/catalog/task-store.ts';
 import { ErrorCode } from '../core/error-codes.ts';
 import { WireError } from '../core/errors.ts';
 import type { JsonObject } from '../core/jsonrpc.ts';
@@ -19,6 +21,7 @@ import type { Icon } from '../core/protocol/content.ts';
 import { type LoggingLevel, levelAtLeast } from '../core/protocol/logging.ts';
 import type { ServerCapabilities } from '../core/protocol/capabilities.ts';
 import type { LegacyRevision } from '../core/protocol/versions.ts';
+import type { Clock } from '../core/clock.ts';
 import type { Transport } from '../core/transport.ts';
 import { buildPrompt, buildResource, buildTemplate, buildTool } from './server-registration.ts';
 import { createSessionAcceptor } from './server-session.ts';
@@ -44,6 +47,19 @@ export interface ServerOptions {
   readonly maxSubscriptionsPerSession?: number;
   /** Called when a client announces that its roots changed. */
   readonly onRootsListChanged?: (session: McpSession) => void;
+  /** Task-augmented `tools/call` and `tasks/*` (2025-11-25, experimental); see actors/features/tasks-feature.ts. */
+  readonly tasks?: ServerTaskOptions;
+}
+
+export interface ServerTaskOptions {
+  /** Where tasks are kept (default: an {@link InMemoryTaskStore} on the session clock). */
+  readonly store?: TaskStore;
+  /** Retention of a task whose request names no ttl (default 1 h); `null` keeps it until its session closes. */
+  readonly defaultTtlMs?: number | null;
+  /** The longest retention a request may obtain (default 24 h). */
+  readonly maxTtlMs?: number;
+  /** The polling interval suggested to clients (default 1000 ms). */
+  readonly pollIntervalMs?: number;
 }
 
 /** Undoes a registration. */
@@ -89,9 +105,10 @@ export function createServer(options: ServerOptions): McpServer {
   };
   const logging = { loggingEnabled: true, logLevel: (session: SessionView) => state.get(session)?.logLevel };
   const context = (request: Parameters<RequestHandler>[1]): FeatureContext => createFeatureContext(request, logging);
+  const tasks = options.tasks === undefined ? undefined : serverTasks(options.tasks, options.session?.clock, pageSize);
 
   const requests = new Map<string, RequestHandler>(Object.entries({
-    ...toolHandlers(catalog, pageSize, { context }),
+    ...toolHandlers(catalog, pageSize, tasks === undefined ? { context } : { context, tasks: tasks.tools }),
     ...resourceHandlers(catalog, pageSize, {
       context,
       notFoundCode: () => ErrorCode.ResourceNotFound,
@@ -115,6 +132,7 @@ export function createServer(options: ServerOptions): McpServer {
     ...promptHandlers(catalog, pageSize, context),
     ...completionHandlers(catalog),
     ...loggingHandlers({ setLogLevel: (session, level) => void (stateOf(session).logLevel = level) }),
+    ...tasks?.handlers,
   }));
   const notifications = new Map<string, NotificationHandler>();
   if (options.onRootsListChanged !== undefined) {
@@ -142,6 +160,7 @@ export function createServer(options: ServerOptions): McpServer {
       ...(catalog.tools.size > 0 ? { tools: { listChanged: true } } : {}),
       ...(hasResources ? { resources: { subscribe: true, listChanged: true } } : {}),
       ...(catalog.prompts.size > 0 ? { prompts: { listChanged: true } } : {}),
+      ...(tasks === undefined ? {} : { tasks: tasks.capabilities }),
       ...options.capabilities,
     });
     capabilityCache = { key, value };
@@ -150,6 +169,7 @@ export function createServer(options: ServerOptions): McpServer {
 
   const onClosed = (session: McpSession): void => {
     sessions.delete(session);
+    tasks?.sessionClosed(session);
     const own = state.get(session)?.subscriptions;
     if (own !== undefined) for (const uri of own) dropSubscriber(uri, session);
   };
@@ -176,7 +196,16 @@ export function createServer(options: ServerOptions): McpServer {
   }
   catalog.tools.changed$.subscribe(() => broadcast('notifications/tools/list_changed', (c) => c.tools?.listChanged === true));
   catalog.prompts.changed$.subscribe(() => broadcast('notifications/prompts/list_changed', (c) => c.prompts?.listChanged === true));
-  const resourcesChanged = (): void => broadcast('notifications/resources/list_changed', (c) => c.resources?.listChanged === true);
+  // Resources and templates are one list for clients: a burst touching both sends one notification.
+  let resourcesPending = false;
+  const resourcesChanged = (): void => {
+    if (resourcesPending) return;
+    resourcesPending = true;
+    queueMicrotask(() => {
+      resourcesPending = false;
+      broadcast('notifications/resources/list_changed', (c) => c.resources?.listChanged === true);
+    });
+  };
   catalog.resources.changed$.subscribe(resourcesChanged);
   catalog.templates.changed$.subscribe(resourcesChanged);
 
@@ -211,7 +240,15 @@ export function createServer(options: ServerOptions): McpServer {
       }
     },
     accept(transport, runtime) {
-      const merged: SessionRuntimeOptions = { ...options.session, ...runtime, onClosed };
+      const own = runtime?.onClosed ?? options.session?.onClosed;
+      const merged: SessionRuntimeOptions = {
+        ...options.session,
+        ...runtime,
+        onClosed: own === undefined ? onClosed : (session, reason) => {
+          onClosed(session);
+          own(session, reason);
+        },
+      };
       const session = acceptor.accept(transport, merged);
       sessions.add(session);
       return session;
@@ -221,6 +258,19 @@ export function createServer(options: ServerOptions): McpServer {
       await Promise.all(Array.from(sessions, (session) => session.close()));
     },
   };
+}
+
+/** The tasks feature, with its store (an in-memory one unless given) on the sessions' clock. */
+function serverTasks(options: ServerTaskOptions, clock: Clock | undefined, pageSize: number): TasksFeature {
+  const store = options.store ?? new InMemoryTaskStore({ pageSize, ...(clock === undefined ? {} : { clock }) });
+  return createTasksFeature({
+    store,
+    // A task outlives the request that created it: it reaches its session directly.
+    peer: (session) => session as McpSession,
+    ...(options.defaultTtlMs === undefined ? {} : { defaultTtlMs: options.defaultTtlMs }),
+    ...(options.maxTtlMs === undefined ? {} : { maxTtlMs: options.maxTtlMs }),
+    ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
+  });
 }
 
 interface Keyed<V> {

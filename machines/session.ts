@@ -61,6 +61,8 @@ export interface McpSession extends SessionView {
   readonly instructions: string | undefined;
   /** The capabilities this side declared. */
   readonly ownCapabilities: AnyCapabilities;
+  /** The clock this session's timers run on. */
+  readonly clock: Clock;
   /** Sends a request: progress values first, then the result. Unsubscribing cancels it. */
   request$<R extends object = JsonObject>(method: string, params?: JsonObject, options?: RequestOptions): Observable<RequestEvent<R>>;
   /** Sends a request and resolves with its result. */

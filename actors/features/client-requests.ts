@@ -10,6 +10,7 @@ import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } fr
 import type { Root } from '../../core/protocol/roots.ts';
 import type { CreateMessageParams, CreateMessageResult } from '../../core/protocol/sampling.ts';
 import { applyElicitationDefaults } from '../../core/schema/elicitation-schema.ts';
+import { isCreateMessageResult } from '../../core/protocol/guards.ts';
 import type { RequestHandler, SessionView } from '../handler-types.ts';
 import { type Output, runFinished } from './handler-output.ts';
 
@@ -27,6 +28,18 @@ export interface ClientRequestHandlers {
   readonly sampling?: SamplingHandler;
   readonly elicitation?: { readonly form?: FormElicitationHandler; readonly url?: UrlElicitationHandler };
   readonly roots?: () => RootsSource;
+  /** Told of every URL-mode elicitation a server sent, so its later completion can be recognised. */
+  readonly onUrlElicitation?: (session: SessionView, elicitationId: string) => void;
+}
+
+/** Roots must be `file://` URIs (every revision): refuse others rather than hand them to a server. */
+export function checkRoots(roots: readonly Root[]): readonly Root[] {
+  for (const root of roots) {
+    if (typeof root.uri !== 'string' || !root.uri.startsWith('file://')) {
+      throw new RangeError(`Root ${JSON.stringify(root.uri)} is not a file:// URI`);
+    }
+  }
+  return roots;
 }
 
 function invalid(message: string): WireError {
@@ -41,7 +54,13 @@ export function clientRequestHandlers(handlers: ClientRequestHandlers): Record<s
       if (!Array.isArray(params?.['messages']) || typeof params?.['maxTokens'] !== 'number') {
         throw invalid('sampling/createMessage needs "messages" and a numeric "maxTokens"');
       }
-      return runFinished(() => sampling(params as unknown as CreateMessageParams, request), { finish: (result: CreateMessageResult) => result });
+      return runFinished(() => sampling(params as unknown as CreateMessageParams, request), {
+        finish: (result: CreateMessageResult) => {
+          // Our own handler's answer is checked before it leaves: a malformed one would only confuse the server.
+          if (!isCreateMessageResult(result)) throw new WireError(ErrorCode.InternalError, 'The sampling handler returned a malformed result (it needs role, content and model)');
+          return result;
+        },
+      });
     };
   }
   const elicitation = handlers.elicitation;
@@ -53,6 +72,8 @@ export function clientRequestHandlers(handlers: ClientRequestHandlers): Record<s
         // The method table refuses URL mode when the client did not declare it; this covers a handler-less declaration.
         if (url === undefined) throw invalid('this client does not support URL-mode elicitation');
         if (typeof params['url'] !== 'string') throw invalid('URL-mode elicitation needs a string "url"');
+        const elicitationId = params['elicitationId'];
+        if (typeof elicitationId === 'string') handlers.onUrlElicitation?.(request.session, elicitationId);
         return runFinished(() => url(params as unknown as ElicitRequestURLParams, request), { finish: (result: ElicitResult) => result });
       }
       const form = elicitation.form;
@@ -73,7 +94,11 @@ export function clientRequestHandlers(handlers: ClientRequestHandlers): Record<s
     table['roots/list'] = async (_params, request) => {
       const source = roots();
       const list = typeof source === 'function' ? await source(request) : source;
-      return { roots: list };
+      try {
+        return { roots: checkRoots(list) };
+      } catch (error) {
+        throw new WireError(ErrorCode.InternalError, error instanceof Error ? error.message : 'invalid roots');
+      }
     };
   }
   return table;

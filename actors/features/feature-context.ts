@@ -82,7 +82,7 @@ async function elicit(request: RequestContext, params: ElicitParams, options: Pr
     // The id correlates the later `notifications/elicitation/complete`; make one when the caller did not.
     if (params.elicitationId === undefined || params.elicitationId === '') sent = { ...params, elicitationId: randomUUID() };
   } else {
-    const problem = checkElicitationSchema(params.requestedSchema as unknown as JsonObject);
+    const problem = checkElicitationSchema(params.requestedSchema as unknown as JsonObject, { revision: request.session.revision });
     if (problem !== undefined) throw new LocalError('ProtocolViolation', `The elicitation schema is not allowed: ${problem}`);
   }
   const result = await request.request('elicitation/create', sent as unknown as JsonObject, options);

@@ -8,6 +8,7 @@ import { Effect } from 'effect';
 import { Observable, type Subscriber, isObservable } from 'rxjs';
 import { isEffect, runEffect } from '../../core/abort.ts';
 import type { ProgressUpdate } from '../handler-types.ts';
+import { looksLikeProgress } from '../progress.ts';
 
 /** What a feature handler may return: a value, a Promise, an Observable (progress, then the value) or an Effect. */
 export type Output<R> = R | PromiseLike<R> | Observable<ProgressUpdate | R> | Effect.Effect<R, unknown>;
@@ -76,7 +77,11 @@ function finishObservable<I, O extends object>(output$: Observable<ProgressUpdat
     const subscription = output$.subscribe({
       next: (value) => {
         if (held !== undefined) subscriber.next(held.value as ProgressUpdate);
-        held = { value };
+        held = undefined;
+        // A bare number is progress, never the value to finish: pass it on at once. Holding it here too would
+        // delay it twice, since the incoming-request actor holds each value until the next one arrives.
+        if (looksLikeProgress(value)) subscriber.next(value as ProgressUpdate);
+        else held = { value };
       },
       error: fail,
       complete: () => {

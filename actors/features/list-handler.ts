@@ -18,6 +18,10 @@ export function listHandler<V, W>(registry: Registry<string, V, W>, resultKey: s
     if (cursor !== undefined) {
       const position = decodeCursor(cursor, registry.name);
       if (position === undefined) throw new WireError(ErrorCode.InvalidParams, 'Invalid params: the cursor is not one this server issued for this list');
+      if (position.revision !== registry.revision) {
+        // Serving the old offset from the new list would skip or repeat items without anyone knowing.
+        throw new WireError(ErrorCode.InvalidParams, 'Invalid params: the list changed since this cursor was issued; list again from the start');
+      }
       offset = position.offset;
     }
     const page = registry.page(offset, pageSize);

@@ -22,6 +22,8 @@ export function pages$<T>(fetch: PageFetcher, itemsKey: string, maxPages = 10_00
         if (!active) return;
         subscriber.next(item as T);
       }
+      // The last item may have been the one the subscriber waited for (take(n) at a page boundary).
+      if (!active) return;
       const nextCursor = page['nextCursor'];
       if (nextCursor === undefined) return subscriber.complete();
       if (typeof nextCursor !== 'string' || seen.has(nextCursor) || count >= maxPages) {

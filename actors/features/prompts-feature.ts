@@ -9,6 +9,7 @@ import type { PromptReturn, ServerCatalog } from './catalog.ts';
 import type { FeatureContext } from './feature-context.ts';
 import { runFinished } from './handler-output.ts';
 import { listHandler } from './list-handler.ts';
+import { compatBlock, needsContentCompat } from './content-compat.ts';
 
 export function promptHandlers(
   catalog: ServerCatalog,
@@ -27,7 +28,14 @@ export function promptHandlers(
       if (missing.length > 0) {
         throw new WireError(ErrorCode.InvalidParams, `Invalid params: prompt "${name}" needs the argument(s) ${missing.map((argument) => `"${argument.name}"`).join(', ')}`);
       }
-      return runFinished(() => entry.get(args, context(request)), { finish: (value: PromptReturn) => normalisePrompt(name, value, entry.definition.description) });
+      const revision = request.session.revision;
+      return runFinished(() => entry.get(args, context(request)), {
+        finish: (value: PromptReturn) => {
+          const result = normalisePrompt(name, value, entry.definition.description);
+          if (!needsContentCompat(revision) || revision === undefined) return result;
+          return { ...result, messages: result.messages.map((message) => ({ ...message, content: compatBlock(message.content, revision) })) };
+        },
+      });
     },
   };
 }

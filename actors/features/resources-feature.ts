@@ -40,12 +40,13 @@ export function resourceHandlers(catalog: ServerCatalog, pageSize: number, runti
     'resources/templates/list': listHandler(catalog.templates, 'resourceTemplates', pageSize),
     'resources/read': (params, request) => {
       const uri = uriParam(params, 'resources/read');
-      const finish = { finish: (value: ResourceReturn) => normaliseRead(uri, value, catalog) };
+      // A string result takes the MIME type of what matched: the resource, or the template.
+      const finish = (mimeType: string | undefined) => ({ finish: (value: ResourceReturn) => normaliseRead(uri, value, mimeType) });
       const resource = catalog.resources.get(uri);
-      if (resource !== undefined) return runFinished(() => resource.read(uri, runtime.context(request)), finish);
+      if (resource !== undefined) return runFinished(() => resource.read(uri, runtime.context(request)), finish(resource.definition.mimeType));
       for (const entry of catalog.templates.values()) {
         const variables = entry.template.match(uri);
-        if (variables !== undefined) return runFinished(() => entry.read(uri, variables, runtime.context(request)), finish);
+        if (variables !== undefined) return runFinished(() => entry.read(uri, variables, runtime.context(request)), finish(entry.definition.mimeType));
       }
       throw new WireError(runtime.notFoundCode(request.session), `Resource not found: ${uri}`, { data: { uri } });
     },
@@ -61,9 +62,8 @@ export function resourceHandlers(catalog: ServerCatalog, pageSize: number, runti
 }
 
 /** Accepts a full result, a contents list, or a string (the text of the resource, with its MIME type). */
-function normaliseRead(uri: string, value: ResourceReturn, catalog: ServerCatalog): ReadResourceResult {
+function normaliseRead(uri: string, value: ResourceReturn, mimeType: string | undefined): ReadResourceResult {
   if (typeof value === 'string') {
-    const mimeType = catalog.resources.get(uri)?.definition.mimeType;
     const contents: ResourceContents = mimeType === undefined ? { uri, text: value } : { uri, mimeType, text: value };
     return { contents: [contents] };
   }

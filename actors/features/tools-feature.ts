@@ -9,17 +9,30 @@
 import { ErrorCode } from '../../core/error-codes.ts';
 import { WireError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
-import type { CallToolResult } from '../../core/protocol/tools.ts';
+import type { CallToolResult, Tool } from '../../core/protocol/tools.ts';
 import type { ValidationOutcome } from '../../core/schema/index.ts';
-import type { RequestHandler } from '../handler-types.ts';
+import type { HandlerOutput, RequestContext, RequestHandler } from '../handler-types.ts';
 import type { ServerCatalog, ToolEntry, ToolReturn } from './catalog.ts';
 import { type FeatureContext } from './feature-context.ts';
 import { type FinishedOutput, continueAfter, runFinished } from './handler-output.ts';
 import { listHandler } from './list-handler.ts';
+import { compatBlocks, needsContentCompat } from './content-compat.ts';
 
 export interface ToolCallRuntime {
   /** Builds the handler context of one request. */
   readonly context: (request: Parameters<RequestHandler>[1]) => FeatureContext;
+  /** Task-augmented calls (2025-11-25), when the server enables tasks: see tasks-feature.ts. */
+  readonly tasks?: ToolTaskRuntime;
+}
+
+/** The task-augmented path of `tools/call`, supplied by the tasks feature. */
+export interface ToolTaskRuntime {
+  /**
+   * Decides by `params.task` and the tool's `execution.taskSupport`: `undefined` runs the call as an ordinary
+   * request; otherwise the answer (a `CreateTaskResult`), with `execute` run in the background under the
+   * task's own context. Throws -32601 when the tool's task support forbids the way it was called.
+   */
+  route(tool: Tool, params: JsonObject | undefined, request: RequestContext, execute: (context: RequestContext) => FinishedOutput<CallToolResult>): HandlerOutput | undefined;
 }
 
 export function toolHandlers(catalog: ServerCatalog, pageSize: number, runtime: ToolCallRuntime): Record<string, RequestHandler> {
@@ -34,6 +47,13 @@ export function toolHandlers(catalog: ServerCatalog, pageSize: number, runtime: 
       if (typeof args !== 'object' || args === null || Array.isArray(args)) {
         throw new WireError(ErrorCode.InvalidParams, 'Invalid params: tools/call "arguments" must be an object');
       }
+      // --- task-augmented path (tasks-feature.ts); without tasks enabled the call is always an ordinary one ---
+      const tasks = runtime.tasks;
+      if (tasks !== undefined && (params?.['task'] !== undefined || entry.definition.execution?.taskSupport === 'required')) {
+        const task = tasks.route(entry.definition, params, request, (context) => validateAndCall(entry, args as JsonObject, context, runtime));
+        if (task !== undefined) return task;
+      }
+      // --- ordinary path ---
       const checked = entry.input.validate(args);
       const proceed = (outcome: ValidationOutcome): FinishedOutput<CallToolResult> =>
         outcome.ok ? callTool(entry, outcome.value as JsonObject, runtime.context(request)) : errorResult(outcome.summary);
@@ -42,16 +62,31 @@ export function toolHandlers(catalog: ServerCatalog, pageSize: number, runtime: 
   };
 }
 
+/** The ordinary path's work, for a task: validation, then the handler, under the task's context. */
+function validateAndCall(entry: ToolEntry, args: JsonObject, request: RequestContext, runtime: ToolCallRuntime): FinishedOutput<CallToolResult> {
+  const checked = entry.input.validate(args);
+  const proceed = (outcome: ValidationOutcome): FinishedOutput<CallToolResult> =>
+    outcome.ok ? callTool(entry, outcome.value as JsonObject, runtime.context(request)) : errorResult(outcome.summary);
+  return isPromise(checked) ? continueAfter(checked, proceed) : proceed(checked);
+}
+
 function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
   return value instanceof Promise;
 }
 
 function callTool(entry: ToolEntry, args: JsonObject, context: FeatureContext): FinishedOutput<CallToolResult> {
   return runFinished<ToolReturn, CallToolResult>(() => (entry.handler as (a: JsonObject, c: FeatureContext) => ReturnType<ToolEntry['handler']>)(args, context), {
-    finish: (value) => finishToolResult(entry, value),
+    finish: (value) => {
+      const result = finishToolResult(entry, value);
+      const revision = context.session.revision;
+      if (!needsContentCompat(revision)) return result;
+      const downgrade = (done: CallToolResult): CallToolResult => ({ ...done, content: compatBlocks(done.content, revision) as CallToolResult['content'] });
+      return result instanceof Promise ? result.then(downgrade) : downgrade(result as CallToolResult);
+    },
     recover: (error) => {
-      // A deliberate protocol error stays one; any other failure is the tool's, reported to the model.
-      if (error instanceof WireError) throw error;
+      // A protocol error the handler raised stays one; any other failure (including an error the client sent
+      // back for a request the tool made) is the tool's, reported to the model.
+      if (error instanceof WireError && error.origin === 'local') throw error;
       return errorResult(error instanceof Error ? error.message : String(error));
     },
   });

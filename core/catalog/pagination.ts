@@ -14,11 +14,13 @@ function tag(body: string, key: Uint8Array): string {
 export interface CursorPosition {
   /** Which list the cursor belongs to ("tools", "resources", ...): a cursor of one list is refused by another. */
   readonly list: string;
+  /** The list's revision when the cursor was issued: after a change the offset would skip or repeat items. */
+  readonly revision: number;
   readonly offset: number;
 }
 
 export function encodeCursor(position: CursorPosition, key: Uint8Array = processKey): string {
-  const body = `${position.list}:${position.offset}`;
+  const body = `${position.list}:${position.revision}:${position.offset}`;
   return `${Buffer.from(body).toString('base64url')}.${tag(body, key)}`;
 }
 
@@ -29,10 +31,12 @@ export function decodeCursor(cursor: unknown, list: string, key: Uint8Array = pr
   if (dot <= 0) return undefined;
   const body = Buffer.from(cursor.slice(0, dot), 'base64url').toString();
   if (tag(body, key) !== cursor.slice(dot + 1)) return undefined;
-  const colon = body.lastIndexOf(':');
-  if (body.slice(0, colon) !== list) return undefined;
-  const offset = Number(body.slice(colon + 1));
-  return Number.isSafeInteger(offset) && offset >= 0 ? { list, offset } : undefined;
+  const parts = body.split(':');
+  if (parts.length !== 3 || parts[0] !== list) return undefined;
+  const revision = Number(parts[1]);
+  const offset = Number(parts[2]);
+  if (!Number.isSafeInteger(revision) || !Number.isSafeInteger(offset) || offset < 0) return undefined;
+  return { list, revision, offset };
 }
 
 export interface Page<T> {
@@ -40,11 +44,11 @@ export interface Page<T> {
   readonly nextCursor: string | undefined;
 }
 
-/** Slices one page. An offset past the end (the list shrank) gives an empty last page, not an error. */
-export function pageOf<T>(all: readonly T[], list: string, offset: number, pageSize: number): Page<T> {
+/** Slices one page of the list as it is at `revision`. */
+export function pageOf<T>(all: readonly T[], list: string, revision: number, offset: number, pageSize: number): Page<T> {
   const end = offset + pageSize;
   return {
     items: all.slice(offset, end),
-    nextCursor: end < all.length ? encodeCursor({ list, offset: end }) : undefined,
+    nextCursor: end < all.length ? encodeCursor({ list, revision, offset: end }) : undefined,
   };
 }

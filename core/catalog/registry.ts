@@ -70,7 +70,7 @@ export class Registry<K, V, W = V> {
     const key = `${offset}/${pageSize}`;
     let page = this.pageCache.get(key);
     if (page === undefined) {
-      page = pageOf(this.list(), this.name, offset, pageSize);
+      page = pageOf(this.list(), this.name, this.revisionNumber, offset, pageSize);
       this.pageCache.set(key, page);
     }
     return page;

@@ -67,12 +67,16 @@ const table: Record<string, MethodRule> = {
   // client features
   'sampling/createMessage': {
     kind: 'request', sender: 'server', since: '2024-11-05',
-    requires: (c, params) => {
+    requires: (c, params, revision) => {
       if (!c.sampling) return 'sampling';
       // Tool use in sampling needs its own flag (2025-11-25); so does asking for other servers' context.
-      if (params?.['tools'] !== undefined || params?.['toolChoice'] !== undefined) return need(c.sampling.tools, 'sampling.tools');
+      if (params?.['tools'] !== undefined || params?.['toolChoice'] !== undefined) {
+        // Before 2025-11-25 the flag does not exist, so no client can have negotiated it (whatever it declared).
+        return revision < '2025-11-25' ? 'sampling.tools (it exists from revision 2025-11-25)' : need(c.sampling.tools, 'sampling.tools');
+      }
       const context = params?.['includeContext'];
-      if (context === 'thisServer' || context === 'allServers') return need(c.sampling.context, 'sampling.context');
+      // The `sampling.context` flag exists from 2025-11-25; older revisions allowed these values without it.
+      if ((context === 'thisServer' || context === 'allServers') && revision >= '2025-11-25') return need(c.sampling.context, 'sampling.context');
       return undefined;
     },
   },
@@ -80,11 +84,11 @@ const table: Record<string, MethodRule> = {
   'notifications/roots/list_changed': { kind: 'notification', sender: 'client', since: '2024-11-05', requires: (c) => need(c.roots?.listChanged, 'roots.listChanged') },
   'elicitation/create': {
     kind: 'request', sender: 'server', since: '2025-06-18',
-    requires: (c, params) => {
+    requires: (c, params, revision) => {
       if (!c.elicitation) return 'elicitation';
       const mode = elicitationMode(params);
       // An empty elicitation object means form mode only (2025-11-25); older revisions know only form.
-      if (mode === 'url') return need(c.elicitation.url, 'elicitation.url');
+      if (mode === 'url') return revision < '2025-11-25' ? 'elicitation.url (it exists from revision 2025-11-25)' : need(c.elicitation.url, 'elicitation.url');
       const declaresModes = c.elicitation.form !== undefined || c.elicitation.url !== undefined;
       return declaresModes ? need(c.elicitation.form, 'elicitation.form') : undefined;
     },
@@ -95,7 +99,8 @@ const table: Record<string, MethodRule> = {
   'tasks/result': { kind: 'request', sender: 'both', since: '2025-11-25', requires: (c) => need(c.tasks, 'tasks') },
   'tasks/list': { kind: 'request', sender: 'both', since: '2025-11-25', requires: (c) => need(c.tasks?.list, 'tasks.list') },
   'tasks/cancel': { kind: 'request', sender: 'both', since: '2025-11-25', requires: (c) => need(c.tasks?.cancel, 'tasks.cancel') },
-  'notifications/tasks/status': { kind: 'notification', sender: 'both', since: '2025-11-25' },
+  // Sent by the receiver of task-augmented requests, which must have declared `tasks`.
+  'notifications/tasks/status': { kind: 'notification', sender: 'both', since: '2025-11-25', requires: (c) => need(c.tasks, 'tasks') },
 };
 
 const rules: ReadonlyMap<string, MethodRule> = new Map(Object.entries(table));

@@ -158,11 +158,19 @@ function checkProperty(def: unknown): string | undefined {
   }
 }
 
+/** The field kinds that exist from 2025-11-25 only. */
+function newerKind(def: Def, revision: string | undefined): string | undefined {
+  if (def['type'] === 'array') return `multi-select fields exist from revision 2025-11-25, not in ${revision}`;
+  if (def['oneOf'] !== undefined) return `titled single-select ("oneOf") fields exist from revision 2025-11-25, not in ${revision}`;
+  return undefined;
+}
+
 /**
  * `undefined` when `schema` is a valid `requestedSchema` for a form elicitation, else a sentence naming the
- * first problem (and the property it is in).
+ * first problem (and the property it is in). With `revision` before 2025-11-25, the field kinds that
+ * revision lacks (titled and multi-select enums) are problems too.
  */
-export function checkElicitationSchema(schema: JsonObject): string | undefined {
+export function checkElicitationSchema(schema: JsonObject, options: { readonly revision?: string | undefined } = {}): string | undefined {
   if (!isRecord(schema)) return 'requestedSchema must be an object';
   if (schema['type'] !== 'object') return 'requestedSchema must have "type": "object"';
   if (schema['$schema'] !== undefined && typeof schema['$schema'] !== 'string') return 'requestedSchema "$schema" must be a string';
@@ -173,8 +181,10 @@ export function checkElicitationSchema(schema: JsonObject): string | undefined {
   if (schema['additionalProperties'] !== undefined && typeof schema['additionalProperties'] !== 'boolean') {
     return 'requestedSchema must be flat: "additionalProperties" may only be a boolean';
   }
+  // Titled and multi-select enums arrived in 2025-11-25: an older client would not understand them.
+  const older = options.revision !== undefined && options.revision < '2025-11-25';
   for (const [name, def] of Object.entries(properties)) {
-    const problem = checkProperty(def);
+    const problem = checkProperty(def) ?? (older ? newerKind(def as Def, options.revision) : undefined);
     if (problem !== undefined) return `requestedSchema property "${name}": ${problem}`;
   }
   const required = schema['required'];
