@@ -38,33 +38,58 @@ export interface LogLevelSource {
   readonly loggingEnabled: boolean;
 }
 
+/**
+ * The legacy-era context: one per request, so its methods live on the prototype (no closures per call).
+ */
+class LegacyFeatureContext implements FeatureContext {
+  constructor(
+    private readonly request: RequestContext,
+    private readonly logging: LogLevelSource,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.request.signal;
+  }
+
+  get session(): SessionView {
+    return this.request.session;
+  }
+
+  get meta(): JsonObject | undefined {
+    return this.request.meta;
+  }
+
+  progress(update: ProgressUpdate): void {
+    this.request.progress(update);
+  }
+
+  log(level: LoggingLevel, data: unknown, logger?: string): void {
+    if (!this.logging.loggingEnabled) return;
+    const threshold = this.logging.logLevel(this.request.session);
+    if (threshold !== undefined && !levelAtLeast(level, threshold)) return;
+    this.request.notify('notifications/message', { level, data: data as JsonObject, ...(logger === undefined ? {} : { logger }) });
+  }
+
+  elicit(params: ElicitParams, options?: PromiseRequestOptions): Promise<ElicitResult> {
+    return elicit(this.request, params, options);
+  }
+
+  async sample(params: CreateMessageParams, options?: PromiseRequestOptions): Promise<CreateMessageResult> {
+    const result = await this.request.request('sampling/createMessage', params as unknown as JsonObject, options);
+    if (!isCreateMessageResult(result)) throw new LocalError('ProtocolViolation', 'The client answered sampling/createMessage with a malformed result');
+    return result;
+  }
+
+  async roots(options?: PromiseRequestOptions): Promise<readonly Root[]> {
+    const result = await this.request.request('roots/list', undefined, options);
+    const roots = result['roots'];
+    if (!Array.isArray(roots) || !roots.every(isRoot)) throw new LocalError('ProtocolViolation', 'The client answered roots/list with a malformed result');
+    return roots;
+  }
+}
+
 export function createFeatureContext(request: RequestContext, logging: LogLevelSource): FeatureContext {
-  return {
-    get signal() {
-      return request.signal;
-    },
-    session: request.session,
-    meta: request.meta,
-    progress: (update) => request.progress(update),
-    log: (level, data, logger) => {
-      if (!logging.loggingEnabled) return;
-      const threshold = logging.logLevel(request.session);
-      if (threshold !== undefined && !levelAtLeast(level, threshold)) return;
-      request.notify('notifications/message', { level, data: data as JsonObject, ...(logger === undefined ? {} : { logger }) });
-    },
-    elicit: (params, options) => elicit(request, params, options),
-    sample: async (params, options) => {
-      const result = await request.request('sampling/createMessage', params as unknown as JsonObject, options);
-      if (!isCreateMessageResult(result)) throw new LocalError('ProtocolViolation', 'The client answered sampling/createMessage with a malformed result');
-      return result;
-    },
-    roots: async (options) => {
-      const result = await request.request('roots/list', undefined, options);
-      const roots = result['roots'];
-      if (!Array.isArray(roots) || !roots.every(isRoot)) throw new LocalError('ProtocolViolation', 'The client answered roots/list with a malformed result');
-      return roots;
-    },
-  };
+  return new LegacyFeatureContext(request, logging);
 }
 
 /** Handlers usually pass the same schema object each time: compile it once per object. */
