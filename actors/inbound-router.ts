@@ -42,6 +42,16 @@ export function routeFrame(session: SessionContext, frame: InboundFrame): void {
     case 'exchange-closed':
       // Legacy era: a closed stream is not a cancellation (the peer cancels with a notification).
       return;
+    case 'undeliverable':
+      return failUndeliverable(session, frame.payload, frame.error);
+  }
+}
+
+function failUndeliverable(session: SessionContext, payload: unknown, error: LocalError): void {
+  for (const message of Array.isArray(payload) ? payload : [payload]) {
+    const classified = classify(message);
+    if (classified.kind === 'request') session.outgoing.get(classified.message.id)?.fail(error);
+    else session.diagnose({ type: 'dropped-notification', detail: `undeliverable: ${error.message}` });
   }
 }
 

@@ -29,7 +29,13 @@ export type InboundFrame =
   /** Bytes arrived that could not be decoded (malformed JSON, a frame over the size limit). */
   | { readonly type: 'malformed'; readonly error: LocalError; readonly exchange?: ExchangeKey }
   /** The peer went away from one exchange (closed its HTTP stream, dropped its inbox). */
-  | { readonly type: 'exchange-closed'; readonly exchange: ExchangeKey };
+  | { readonly type: 'exchange-closed'; readonly exchange: ExchangeKey }
+  /**
+   * A frame the session sent that the medium cannot deliver, though the connection lives on: for example a
+   * server request while answering in plain JSON, or on a stateless HTTP connection. The session fails the
+   * request it carried with `error` instead of letting it wait for its timeout.
+   */
+  | { readonly type: 'undeliverable'; readonly payload: WirePayload; readonly error: LocalError };
 
 export interface OutboundFrame {
   readonly payload: WirePayload;

@@ -40,6 +40,12 @@ export interface SessionRuntimeOptions {
   readonly keepalive?: KeepaliveOptions;
   /** Called once when the session has closed (one shared function, so it costs no closure per session). */
   readonly onClosed?: (session: McpSession, reason: LocalError | undefined) => void;
+  /**
+   * Server only: start already operating, as if this handshake had happened. For connections that carry no
+   * handshake of their own (a stateless HTTP request): requests to the client are then refused clearly,
+   * because it declared no capabilities, instead of being sent where no answer can come back.
+   */
+  readonly preinitialized?: { readonly revision: LegacyRevision; readonly peerCapabilities: AnyCapabilities; readonly peerInfo?: Implementation };
 }
 
 export interface CloseOptions {
@@ -113,6 +119,14 @@ export class SessionCore implements SessionContext, McpSession, OutboundWriterEv
     this.clock = runtime.clock ?? systemClock;
     this.snapshot = initialLifecycle(machine);
     this.writer = new OutboundWriter(transport, this.limits.maxOutboundQueue, this);
+    const preinitialized = runtime.preinitialized;
+    if (preinitialized !== undefined && role === 'server') {
+      this.revision = preinitialized.revision;
+      this.peerCapabilities = preinitialized.peerCapabilities;
+      this.peerInfo = preinitialized.peerInfo;
+      this.step({ type: 'INITIALIZE' });
+      this.step({ type: 'INITIALIZED' });
+    }
   }
 
   /** Starts reading the transport. */
