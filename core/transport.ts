@@ -5,6 +5,7 @@
 import type { Observable } from 'rxjs';
 import type { LocalError } from './errors.ts';
 import type { WirePayload } from './jsonrpc.ts';
+import type { LegacyRevision } from './protocol/versions.ts';
 
 /**
  * Names the exchange a frame belongs to: the HTTP request stream or NATS reply inbox that carried an inbound
@@ -67,4 +68,19 @@ export interface Transport {
   send(frame: OutboundFrame): void | Promise<void>;
   /** Closes the medium; completes `incoming$`. Idempotent. */
   close(reason?: LocalError): Promise<void>;
+}
+
+/**
+ * What a multi-session transport (a Streamable HTTP endpoint, a NATS binding) needs from a server: somewhere
+ * to hand each new connection. `McpServer` from `createServer` fits it as is; transports depend on this port,
+ * never on the server itself.
+ */
+export interface SessionAcceptorPort {
+  accept(
+    transport: Transport,
+    options?: {
+      /** For connections that carry no handshake (stateless HTTP): start operating at once with these. */
+      readonly preinitialized?: { readonly revision: LegacyRevision; readonly peerCapabilities: { readonly [key: string]: unknown } };
+    },
+  ): { readonly state: string; close(): Promise<void> };
 }
