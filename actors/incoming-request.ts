@@ -126,7 +126,7 @@ export class IncomingRequest implements RequestContext, RunningRequest {
     const session = this.sessionContext;
     session.incoming.set(this.id, this);
     const limit = session.limits.handlerTimeoutMs;
-    if (Number.isFinite(limit)) this.timer = session.clock.setTimeout(this.onHandlerTimeout, limit);
+    if (Number.isFinite(limit)) this.timer = session.clock.setTimeout(() => this.onHandlerTimeout(), limit);
     start();
   }
 
@@ -137,7 +137,7 @@ export class IncomingRequest implements RequestContext, RunningRequest {
   }
 
   /** The handler ran past its time: abort its work and tell the requester. */
-  private readonly onHandlerTimeout = (): void => {
+  private onHandlerTimeout(): void {
     this.timer = undefined;
     if (this.done) return;
     const limit = this.sessionContext.limits.handlerTimeoutMs;
@@ -145,7 +145,7 @@ export class IncomingRequest implements RequestContext, RunningRequest {
     this.subscription?.unsubscribe();
     this.controller?.abort(error);
     this.respondError(error);
-  };
+  }
 
   private runPromise(promise: PromiseLike<JsonObject>): void {
     promise.then(

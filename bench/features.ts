@@ -93,16 +93,20 @@ export function featuresMarkdown({ options, calls, list }: FeaturesRun): { secti
       result[mode][name].samples.map((s) => fmt(s.cpuUsPerOp)).join(', '))));
 
   const { rxmcp: lr, sdk: ls } = list.children;
-  const sessionKeys = Object.keys(lr.figures);
+  const sessionKeys = Object.keys(lr.figures).filter((key) => !key.startsWith('ping '));
+  const cpuOf = (child: typeof lr, key: string): number => child.figures[key]?.medianCpuUsPerOp ?? NaN;
   const listRows = sessionKeys.map((key) => {
     const [r, s] = [lr.figures[key] as Figures, ls.figures[key] as Figures];
-    return [fmt(Number(key), 0), us(r.medianCpuUsPerOp), fmt(r.medianOpsPerSec, 0), us(s.medianCpuUsPerOp), fmt(s.medianOpsPerSec, 0), fmt(r.medianCpuUsPerOp / s.medianCpuUsPerOp, 5)];
+    return [fmt(Number(key), 0), us(r.medianCpuUsPerOp), us(cpuOf(lr, `ping ${key}`)), fmt(r.medianOpsPerSec, 0),
+      us(s.medianCpuUsPerOp), us(cpuOf(ls, `ping ${key}`)), fmt(s.medianOpsPerSec, 0), fmt(r.medianCpuUsPerOp / s.medianCpuUsPerOp, 5)];
   });
-  const growth = (child: typeof lr): number => (child.figures[sessionKeys.at(-1) ?? '']?.medianCpuUsPerOp ?? NaN) / (child.figures[sessionKeys[0] ?? '']?.medianCpuUsPerOp ?? NaN);
+  const [fewest, most] = [sessionKeys[0] ?? '', sessionKeys.at(-1) ?? ''];
+  const growth = (child: typeof lr, prefix = ''): number => cpuOf(child, `${prefix}${most}`) / cpuOf(child, `${prefix}${fewest}`);
+  const flat = growth(lr) <= flatTolerance * Math.max(1, growth(lr, 'ping '));
   const regRows = [...Object.values(lr.registration), ...Object.values(ls.registration)].map((r) =>
     [r.label, `${fmt(r.medianMs)} ms`, `${fmt((r.medianMs * 1000) / lr.tools, 1)} µs`, `${fmt(r.firstMs)} ms`, r.samplesMs.map((m) => fmt(m, 1)).join(', ')]);
-  const listSamples = [lr, ls].flatMap((child) => sessionKeys.map((key) =>
-    `- ${child.impl === 'rxmcp' ? 'rxmcp' : 'official SDK 1.x'}, ${key} session(s): ${(child.figures[key] as Figures).samples.map((s) => fmt(s.cpuUsPerOp)).join(', ')}`));
+  const listSamples = [lr, ls].flatMap((child) => Object.entries(child.figures).map(([key, f]) =>
+    `- ${child.impl === 'rxmcp' ? 'rxmcp' : 'official SDK 1.x'}, ${key.startsWith('ping ') ? `ping, ${key.slice(5)}` : `tools/list, ${key}`} session(s): ${f.samples.map((x) => fmt(x.cpuUsPerOp)).join(', ')}`));
 
   const sections = `## Features: \`tools/call\`
 
@@ -122,12 +126,14 @@ ${suiteSection}
 
 Command: \`${rel(list.commands.rxmcp)}\` and \`${rel(list.commands.sdk)}\` (loader: ${tag(list.loader)}).
 
-${table(['sessions', 'rxmcp CPU per `tools/list`', 'rxmcp lists/s', 'SDK CPU per `tools/list`', 'SDK lists/s', 'ratio rxmcp/SDK (CPU)'], listRows)}
+${table(['sessions', 'rxmcp CPU per `tools/list`', 'rxmcp CPU per `ping` (control)', 'rxmcp lists/s', 'SDK CPU per `tools/list`', 'SDK CPU per `ping` (control)', 'SDK lists/s', 'ratio rxmcp/SDK (CPU per `tools/list`)'], listRows)}
 
-Per-call CPU from ${sessionKeys[0]} to ${sessionKeys.at(-1)} sessions: rxmcp ×${fmt(growth(lr), 2)} (${growth(lr) <= flatTolerance ? 'flat' : '**grows**'}: ` +
-`within ${flatTolerance}× counts as flat), SDK ×${fmt(growth(ls), 2)}. rxmcp serves every session from one server whose page result
-is built once and cached; the SDK needs one \`McpServer\` per session and rebuilds the list (each zod schema converted
-to JSON Schema) on every call. Opening the ${sessionKeys.at(-1)} sessions took rxmcp ${fmt(lr.setupSeconds)} s, the SDK ${fmt(ls.setupSeconds)} s
+Per-call CPU from ${fewest} to ${most} session(s): rxmcp \`tools/list\` ×${fmt(growth(lr), 2)}, \`ping\` on the same sessions ×${fmt(growth(lr, 'ping '), 2)}
+(${flat ? 'flat' : '**grows**'}: flat = the list's growth within ${flatTolerance}× of the control's, or of 1); SDK \`tools/list\` ×${fmt(growth(ls), 2)}, \`ping\` ×${fmt(growth(ls, 'ping '), 2)}.
+Whatever grows for both methods is the cost of touching that many sessions in turn (their transports, pending maps and
+promises spread over more memory), not of the list. rxmcp serves every session from one server whose page result is built
+once and cached: two sessions, and two calls, got the very same result object (checked: ${lr.sharedResult ? 'yes' : '**no**'}; SDK: ${ls.sharedResult ? 'yes' : 'no'}).
+The SDK needs one \`McpServer\` per session and rebuilds the list (each zod schema converted to JSON Schema) on every call. Opening the ${sessionKeys.at(-1)} sessions took rxmcp ${fmt(lr.setupSeconds)} s, the SDK ${fmt(ls.setupSeconds)} s
 (${ls.impl === 'sdk' ? `${sessionKeys.at(-1)} \`McpServer\`s × ${ls.tools} \`registerTool\`` : ''}).
 
 Registering ${lr.tools} tools once (a fresh server, fresh definitions each repetition, only the registering calls timed, wall clock):
@@ -158,10 +164,11 @@ does; the default page size is 100) accepting ${sessionKeys.at(-1)} sessions; SD
 the response object taken as it arrives over the in-memory link, nothing encoded or parsed), so the figure is the
 server's cost plus its transport. A real transport would add encoding the answer (${fmt(lr.answerBytes / 1024, 1)} KiB of JSON from rxmcp, ${fmt(ls.answerBytes / 1024, 1)} KiB from the SDK) on every call, for both.
 Each configuration uses the first 1/100/… sessions and makes ${lr.callsPerSession} (rxmcp) / ${ls.callsPerSession} (SDK) rounds of one \`tools/list\`
-per session, round robin, each awaited; configurations interleaved, rotating, ${lr.rounds} (rxmcp) / ${ls.rounds} (SDK) rounds; CPU per call =
+per session, round robin, each awaited (the control: ${lr.pingCallsPerSession} rounds of one \`ping\` per session, the same way); a configuration too small
+to fill a sample repeats that pass until the sample holds ${fmt(lr.minCalls, 0)} (rxmcp) / ${fmt(ls.minCalls, 0)} (SDK) \`tools/list\` or ${fmt(lr.minPingCalls, 0)} \`ping\` calls; configurations interleaved, rotating, ${lr.rounds} (rxmcp) / ${ls.rounds} (SDK) rounds; CPU per call =
 \`process.cpuUsage()\` delta / calls, medians. Fewer calls for the SDK only because each of its calls costs milliseconds.
 
-CPU µs per \`tools/list\`, per round:
+CPU µs per call, per round:
 ${listSamples.join('\n')}
 
 CPU hotspots of \`tools/call\`: \`node --cpu-prof --cpu-prof-dir=.tmp --import tsx bench/tools-call.ts --profile=rxmcp --count=300000 --source-maps=.tmp/maps.json\`

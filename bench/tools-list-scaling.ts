@@ -4,7 +4,8 @@
  *
  *   npx tsx bench/tools-list-scaling.ts [--loader=tsx|strip]                     both, each in a fresh child
  *   node --import tsx bench/tools-list-scaling.ts --impl=rxmcp|sdk [--tools=500] [--sessions=1,100,1000]
- *        [--calls=20] [--rounds=5] [--warmup=5000] [--registrations=7]         one implementation
+ *        [--calls=50] [--min-calls=20000] [--ping-calls=50] [--min-ping-calls=20000] [--rounds=5] [--warmup=5000]
+ *        [--registrations=7]                                                   one implementation
  *
  * In the child: first the registration timing (a fresh server and 500 freshly built tool definitions per
  * repetition, only the registering calls timed). Then one rxmcp server (`createServer`, pageSize 500 so one
@@ -13,8 +14,11 @@
  * objects shared, so memory stays bounded). Every session is driven by the same raw JSON-RPC client
  * (handshake, then `tools/list` requests; the response object is taken as it arrives, nothing parsed), so the
  * figure is the server's cost plus its in-memory transport. Each configuration (the first 1, 100, 1,000
- * sessions) makes `calls` rounds of one `tools/list` per session (round robin, each awaited), interleaved
- * with the others in rotating order; CPU per call = process.cpuUsage delta / calls, medians over rounds.
+ * sessions) makes `calls` rounds of one `tools/list` per session (round robin, each awaited), that pass
+ * repeated until a sample holds at least `min-calls` calls (only the small configurations repeat), interleaved
+ * with the others in rotating order; CPU per call = process.cpuUsage delta / calls, medians over rounds. As a
+ * control, the same sessions also make `ping` requests the same way: what touching 1, 100 or 1,000 sessions
+ * in turn costs whatever the method, so that growth is not taken for growth of the list's cost.
  */
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -36,13 +40,19 @@ export interface ListChildResult {
   readonly impl: ListImpl;
   readonly tools: number;
   readonly callsPerSession: number;
+  readonly pingCallsPerSession: number;
+  /** The fewest calls one sample holds (passes are repeated until then), tools/list and ping. */
+  readonly minCalls: number;
+  readonly minPingCalls: number;
   readonly rounds: number;
-  /** Keyed by the number of sessions. */
+  /** Keyed by the number of sessions (tools/list) and `ping <n>` (the control). */
   readonly figures: Record<string, Figures>;
   readonly registration: Record<string, Registration>;
   readonly setupSeconds: number;
   /** Size of one tools/list answer as JSON (what a real transport would encode each call). */
   readonly answerBytes: number;
+  /** Whether two sessions (and two calls) got the very same result object. */
+  readonly sharedResult: boolean;
 }
 
 export interface ListScalingResult {
@@ -93,11 +103,13 @@ const toolName = (i: number): string => `tool_${String(i).padStart(4, '0')}`;
 /** Each tool's own description, so no schema is identical to another (no cache can share them). */
 const describe = (i: number): string => `Text for tool ${i}`;
 
+type Requester = (method: string) => Promise<Rpc>;
+
 interface ImplSetup {
   /** Registration variants: each builds fresh definitions, then times only the registering. */
   readonly registrations: Record<string, { readonly label: string; run(tools: number): number }>;
-  /** Opens `sessions` sessions, each with 500 tools served, and returns a tools/list caller per session. */
-  open(tools: number, sessions: number): Promise<Array<() => Promise<Rpc>>>;
+  /** Opens `sessions` sessions, each with 500 tools served, and returns a raw requester per session. */
+  open(tools: number, sessions: number): Promise<Requester[]>;
 }
 
 function msSince(start: bigint): number {
@@ -127,7 +139,7 @@ async function loadImpl(impl: ListImpl): Promise<ImplSetup> {
       },
       async open(tools, sessions) {
         const server = registerAll(jsonDefs(tools));
-        const callers: Array<() => Promise<Rpc>> = [];
+        const callers: Requester[] = [];
         for (let s = 0; s < sessions; s++) {
           const [clientEnd, serverEnd] = createMemoryPair();
           server.accept(serverEnd);
@@ -135,7 +147,7 @@ async function loadImpl(impl: ListImpl): Promise<ImplSetup> {
             send: (message) => clientEnd.send({ payload: message as unknown as JsonRpcMessage }),
             listen: (receive) => void clientEnd.incoming$.subscribe((frame) => frame.type === 'message' && receive(frame.payload as unknown as Rpc)),
           });
-          callers.push(() => request('tools/list'));
+          callers.push(request);
         }
         return callers;
       },
@@ -161,7 +173,7 @@ async function loadImpl(impl: ListImpl): Promise<ImplSetup> {
       // The same 500 schema objects for every McpServer: one server per session is the SDK's model, but the
       // tool definitions are the application's and would be shared.
       const schemas = Array.from({ length: tools }, (_, i) => z.object(echoZodShape(describe(i))));
-      const callers: Array<() => Promise<Rpc>> = [];
+      const callers: Requester[] = [];
       for (let s = 0; s < sessions; s++) {
         const server = new McpServer(serverInfo);
         schemas.forEach((schema, i) => server.registerTool(toolName(i), { inputSchema: schema }, handler));
@@ -171,14 +183,14 @@ async function loadImpl(impl: ListImpl): Promise<ImplSetup> {
           send: (message) => clientEnd.send(message as Parameters<typeof clientEnd.send>[0]),
           listen: (receive) => (clientEnd.onmessage = (message) => receive(message as unknown as Rpc)),
         });
-        callers.push(() => request('tools/list'));
+        callers.push(request);
       }
       return callers;
     },
   };
 }
 
-export async function measureListChild(impl: ListImpl, options: { tools: number; sessions: readonly number[]; calls: number; rounds: number; warmup: number; registrations: number }): Promise<ListChildResult> {
+export async function measureListChild(impl: ListImpl, options: { tools: number; sessions: readonly number[]; calls: number; minCalls: number; pingCalls: number; minPingCalls: number; rounds: number; warmup: number; registrations: number }): Promise<ListChildResult> {
   const setup = await loadImpl(impl);
   const registration: Record<string, Registration> = {};
   for (const [name, variant] of Object.entries(setup.registrations)) {
@@ -189,22 +201,31 @@ export async function measureListChild(impl: ListImpl, options: { tools: number;
   const setupStart = process.hrtime.bigint();
   const callers = await setup.open(options.tools, Math.max(...options.sessions));
   const setupSeconds = msSince(setupStart) / 1000;
-  const first = await (callers[0] as () => Promise<Rpc>)();
+  const list = (caller: Requester | undefined): Promise<Rpc> => (caller as Requester)('tools/list');
+  const first = await list(callers[0]);
+  // Built once and cached: two sessions get the very same result object (the SDK builds one per call).
+  const sharedResult = first.result === (await list(callers.at(-1))).result && first.result === (await list(callers[0])).result;
   const listed = (first.result?.['tools'] as unknown[] | undefined)?.length;
   if (listed !== options.tools || first.result?.['nextCursor'] !== undefined) throw new Error(`${impl}: tools/list returned ${String(listed)} tools: ${JSON.stringify(first).slice(0, 300)}`);
-  console.log(`  [${impl}] ${callers.length} sessions open in ${fmt(setupSeconds)} s; each tools/list returns ${listed} tools`);
+  console.log(`  [${impl}] ${callers.length} sessions open in ${fmt(setupSeconds)} s; each tools/list returns ${listed} tools; one result object shared by all sessions: ${sharedResult}`);
   // Warm-up: every session lists once, then the first session `warmup` more times.
-  for (const call of callers) await call();
-  for (let i = 0; i < options.warmup; i++) await (callers[0] as () => Promise<Rpc>)();
-  const configs = options.sessions.map((n) => ({ name: String(n), label: `${n} session${n === 1 ? '' : 's'}`, n }));
-  console.log(`  [${impl}] ${options.rounds} rounds; per configuration, ${options.calls} tools/list per session (round robin, each awaited)`);
+  for (const caller of callers) await list(caller);
+  for (let i = 0; i < options.warmup; i++) await list(callers[0]);
+  for (let i = 0; i < options.pingCalls; i++) for (const caller of callers) await caller('ping');
+  // Each configuration lists, and pings as a control: what touching that many sessions in turn costs anyway.
+  const configs = options.sessions.flatMap((n) => [
+    { name: String(n), label: `tools/list, ${n} session${n === 1 ? '' : 's'}`, n, method: 'tools/list', calls: options.calls, min: options.minCalls },
+    { name: `ping ${n}`, label: `ping, ${n} session${n === 1 ? '' : 's'}`, n, method: 'ping', calls: options.pingCalls, min: options.minPingCalls },
+  ]);
+  console.log(`  [${impl}] ${options.rounds} rounds; per configuration, ${options.calls} tools/list (or ${options.pingCalls} ping) per session (round robin, each awaited)`);
   const figures = await interleave(configs, options.rounds, (config): Promise<Sample> => {
     const used = callers.slice(0, config.n);
-    return timed(config.n * options.calls, async () => {
-      for (let rep = 0; rep < options.calls; rep++) for (const call of used) await call();
+    const passes = Math.max(1, Math.ceil(config.min / (config.n * config.calls)));
+    return timed(passes * config.n * config.calls, async () => {
+      for (let pass = 0; pass < passes; pass++) for (let rep = 0; rep < config.calls; rep++) for (const caller of used) await caller(config.method);
     });
-  }, 'list');
-  return { impl, tools: options.tools, callsPerSession: options.calls, rounds: options.rounds, figures, registration, setupSeconds, answerBytes: JSON.stringify(first).length };
+  }, 'call');
+  return { impl, tools: options.tools, callsPerSession: options.calls, rounds: options.rounds, pingCallsPerSession: options.pingCalls, minCalls: options.minCalls, minPingCalls: options.minPingCalls, figures, registration, setupSeconds, answerBytes: JSON.stringify(first).length, sharedResult };
 }
 
 const thisScript = fileURLToPath(import.meta.url);
@@ -214,18 +235,20 @@ export interface ListScalingOptions {
   readonly calls: Record<ListImpl, number>;
   readonly rounds: Record<ListImpl, number>;
   readonly warmup: Record<ListImpl, number>;
+  /** The fewest tools/list calls a sample holds (small configurations repeat their pass). */
+  readonly minCalls: Record<ListImpl, number>;
   readonly tools?: number;
   readonly sessions?: string;
 }
 
-export const defaultListOptions: ListScalingOptions = { calls: { rxmcp: 50, sdk: 2 }, rounds: { rxmcp: 5, sdk: 3 }, warmup: { rxmcp: 5000, sdk: 20 } };
+export const defaultListOptions: ListScalingOptions = { calls: { rxmcp: 50, sdk: 2 }, rounds: { rxmcp: 5, sdk: 3 }, warmup: { rxmcp: 5000, sdk: 20 }, minCalls: { rxmcp: 20_000, sdk: 1 } };
 
 /** Both implementations, each in a fresh child process. */
 export async function runListScalingBench(loader: Loader, options: ListScalingOptions = defaultListOptions): Promise<ListScalingResult> {
   const children: Partial<Record<ListImpl, ListChildResult>> = {};
   const commands: Partial<Record<ListImpl, string>> = {};
   for (const impl of ['rxmcp', 'sdk'] as const) {
-    const args = [`--impl=${impl}`, `--calls=${options.calls[impl]}`, `--rounds=${options.rounds[impl]}`, `--warmup=${options.warmup[impl]}`, `--tools=${options.tools ?? 500}`, `--sessions=${options.sessions ?? '1,100,1000'}`];
+    const args = [`--impl=${impl}`, `--calls=${options.calls[impl]}`, `--rounds=${options.rounds[impl]}`, `--warmup=${options.warmup[impl]}`, `--min-calls=${options.minCalls[impl]}`, `--tools=${options.tools ?? 500}`, `--sessions=${options.sessions ?? '1,100,1000'}`];
     const run = await runChild(['--max-old-space-size=4096', ...loaderArgs(loader)], thisScript, args);
     children[impl] = run.result as ListChildResult;
     commands[impl] = run.command;
@@ -237,7 +260,7 @@ if (isMain(import.meta.url)) {
   const impl = argValue('impl');
   const sessions = (argValue('sessions') ?? '1,100,1000').split(',').map((s) => Number.parseInt(s, 10));
   if (impl === 'rxmcp' || impl === 'sdk') {
-    emitResult(await measureListChild(impl, { tools: argInt('tools', 500), sessions, calls: argInt('calls', defaultListOptions.calls[impl]), rounds: argInt('rounds', defaultListOptions.rounds[impl]), warmup: argInt('warmup', defaultListOptions.warmup[impl]), registrations: argInt('registrations', 7) }));
+    emitResult(await measureListChild(impl, { tools: argInt('tools', 500), sessions, calls: argInt('calls', defaultListOptions.calls[impl]), minCalls: argInt('min-calls', defaultListOptions.minCalls[impl]), pingCalls: argInt('ping-calls', 50), minPingCalls: argInt('min-ping-calls', 20_000), rounds: argInt('rounds', defaultListOptions.rounds[impl]), warmup: argInt('warmup', defaultListOptions.warmup[impl]), registrations: argInt('registrations', 7) }));
   } else if (impl === undefined) {
     emitResult(await runListScalingBench(argLoader()));
   } else {
