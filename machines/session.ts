@@ -143,7 +143,8 @@ export class SessionCore implements SessionContext, McpSession, OutboundWriterEv
 
   /** Observer of the transport's frames: the transport failed. */
   error(error: unknown): void {
-    this.onTransportGone(new LocalError('TransportFailed', 'The transport failed', { cause: error }));
+    // A transport that says why it ended (a child process exit code, a socket error) is passed on as is.
+    this.onTransportGone(error instanceof LocalError ? error : new LocalError('TransportFailed', 'The transport failed', { cause: error }));
   }
 
   /** Observer of the transport's frames: the transport closed. */

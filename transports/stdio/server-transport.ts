@@ -1,0 +1,64 @@
+/**
+ * The server end of stdio: frames arrive on stdin and leave on stdout, one JSON message per line.
+ *
+ * - stdin EOF means the client is gone: `incoming$` completes (any unterminated last line is delivered
+ *   first) and the session closes.
+ * - stdout failing (EPIPE: the client stopped reading) ends the transport with a `ConnectionClosed` reason.
+ * - `close()` stops reading stdin (it is paused, so it no longer keeps the process alive) and writing
+ *   stdout; it never ends or destroys either stream, which belong to the process.
+ */
+import type { Readable, Writable } from 'node:stream';
+import type { LocalError } from '../../core/errors.ts';
+import { defaultLimits } from '../../core/limits.ts';
+import { guardConsole } from './console-guard.ts';
+import { PipeTransport } from './pipe-transport.ts';
+
+export interface StdioServerTransportOptions {
+  /** Where frames arrive (default `process.stdin`). */
+  readonly stdin?: Readable;
+  /** Where frames go (default `process.stdout`). */
+  readonly stdout?: Writable;
+  /** The longest line accepted, in bytes (default `defaultLimits.maxMessageBytes`). */
+  readonly maxMessageBytes?: number;
+  /**
+   * While the transport is open, send `console.*` output to stderr. Default: on when the transport writes
+   * to `process.stdout` (where stray logging would corrupt the stream), off for any other stream.
+   */
+  readonly guardConsole?: boolean;
+}
+
+export class StdioServerTransport extends PipeTransport {
+  private releaseConsole: (() => void) | undefined;
+
+  constructor(options: StdioServerTransportOptions = {}) {
+    const stdout = options.stdout ?? process.stdout;
+    super({
+      input: options.stdin ?? process.stdin,
+      output: stdout,
+      maxMessageBytes: options.maxMessageBytes ?? defaultLimits.maxMessageBytes,
+      inputName: 'stdin',
+      outputName: 'stdout',
+      ownsOutput: false,
+      discardInputWhenDone: false,
+    });
+    if (options.guardConsole ?? stdout === process.stdout) this.releaseConsole = guardConsole();
+  }
+
+  protected override onInputEnd(): void {
+    this.finish(undefined, false);
+  }
+
+  protected override onOutputBroken(error: LocalError): void {
+    this.finish(error, false);
+  }
+
+  protected override released(): void {
+    this.releaseConsole?.();
+    this.releaseConsole = undefined;
+  }
+}
+
+/** A transport for serving one MCP client over this process's stdin and stdout. */
+export function stdioServerTransport(options?: StdioServerTransportOptions): StdioServerTransport {
+  return new StdioServerTransport(options);
+}
