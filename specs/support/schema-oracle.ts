@@ -156,7 +156,24 @@ function validateResult(schema: RevisionSchema, revision: string, message: Json,
   }
   const definition = resultDefinitionFor(schema, revision, request, result);
   if (typeof definition !== 'string') return [...errors, `${prefix(at)}${definition.error}`];
-  return [...errors, ...schema.check(definition, result, `${at}/result(${definition})`)];
+  const checked = definition === 'ElicitResult' ? withIntegralNumbers(result) : result;
+  return [...errors, ...schema.check(definition, checked, `${at}/result(${definition})`)];
+}
+
+/**
+ * A known defect of the published schemas (2025-06-18, 2025-11-25): an elicitation form may ask for a
+ * `number` (NumberSchema allows `type: "number"`, and the official conformance suite's own defaults include
+ * 95.5), yet ElicitResult admits only integers as answers. The oracle checks everything else about the
+ * answer; a finite non-integer number is checked as if it were an integer.
+ */
+function withIntegralNumbers(result: unknown): unknown {
+  if (typeof result !== 'object' || result === null) return result;
+  const content = (result as { content?: unknown }).content;
+  if (typeof content !== 'object' || content === null || Array.isArray(content)) return result;
+  const adjusted = Object.fromEntries(
+    Object.entries(content).map(([key, value]) => [key, typeof value === 'number' && Number.isFinite(value) ? Math.trunc(value) : value]),
+  );
+  return { ...result, content: adjusted };
 }
 
 function resultDefinitionFor(schema: RevisionSchema, revision: string, request: RequestRecord, result: unknown): string | { error: string } {

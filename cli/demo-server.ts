@@ -1,0 +1,75 @@
+/**
+ * The demo server behind `rxmcp serve`: a tool that streams progress, one that elicits, one with structured
+ * output, a resource that changes and notifies its subscribers, a template, and a prompt.
+ */
+import { interval, map, take } from 'rxjs';
+import { createServer, type McpServer } from '../machines/server.ts';
+
+export interface DemoServer {
+  readonly server: McpServer;
+  /** Stops the clock that changes the demo resource. */
+  stop(): void;
+}
+
+export function createDemoServer(): DemoServer {
+  const server = createServer({
+    name: 'rxmcp-demo',
+    version: '0.1.0',
+    title: 'rxmcp demo server',
+    instructions: 'Try the count tool for progress, greet for elicitation, and subscribe to demo://clock.',
+  });
+  server.tool(
+    {
+      name: 'count',
+      title: 'Count with progress',
+      description: 'Counts to n, reporting progress every 200 ms.',
+      inputSchema: { type: 'object', properties: { n: { type: 'integer', minimum: 1, maximum: 20, default: 5 } } },
+    },
+    (args) => {
+      const n = typeof args['n'] === 'number' ? args['n'] : 5;
+      return interval(200).pipe(
+        take(n + 1),
+        map((step) => (step < n ? { progress: step + 1, total: n, message: `counted ${step + 1}` } : `Counted to ${n}.`)),
+      );
+    },
+  );
+  server.tool(
+    { name: 'greet', title: 'Greet (asks your name)', description: 'Asks for your name by elicitation, then greets you.' },
+    async (_args, ctx) => {
+      const answer = await ctx.elicit({
+        message: 'What should I call you?',
+        requestedSchema: { type: 'object', properties: { name: { type: 'string', title: 'Name', default: 'friend' } }, required: ['name'] },
+      });
+      return answer.action === 'accept' ? `Hello, ${String(answer.content?.['name'] ?? 'friend')}!` : 'Maybe another time.';
+    },
+  );
+  server.tool(
+    {
+      name: 'stats',
+      title: 'Number statistics',
+      description: 'Returns the sum and mean of a list of numbers as structured output.',
+      inputSchema: { type: 'object', properties: { numbers: { type: 'array', items: { type: 'number' }, minItems: 1 } }, required: ['numbers'] },
+      outputSchema: { type: 'object', properties: { sum: { type: 'number' }, mean: { type: 'number' } }, required: ['sum', 'mean'] },
+    },
+    (args) => {
+      const numbers = (args['numbers'] as number[]) ?? [];
+      const sum = numbers.reduce((total, value) => total + value, 0);
+      return { structuredContent: { sum, mean: sum / numbers.length } };
+    },
+  );
+  let now = new Date().toISOString();
+  server.resource({ uri: 'demo://clock', name: 'clock', title: 'Server clock', description: 'Changes every 5 seconds', mimeType: 'text/plain' }, () => now);
+  server.resourceTemplate({ uriTemplate: 'demo://echo/{text}', name: 'echo', description: 'Echoes the text in its URI', mimeType: 'text/plain' }, (_uri, variables) =>
+    String(variables['text'] ?? ''),
+  );
+  server.prompt(
+    { name: 'summarize', title: 'Summarize', description: 'Asks the model to summarize a text.', arguments: [{ name: 'text', description: 'What to summarize', required: true }] },
+    (args) => `Please summarize:\n\n${args['text'] ?? ''}`,
+  );
+  const ticker = setInterval(() => {
+    now = new Date().toISOString();
+    server.notifyResourceUpdated('demo://clock');
+  }, 5000);
+  ticker.unref();
+  return { server, stop: () => clearInterval(ticker) };
+}
