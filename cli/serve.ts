@@ -1,0 +1,65 @@
+/**
+ * `rxmcp serve`: the demo server on Streamable HTTP at 127.0.0.1 (and legacy HTTP+SSE for 2024-11-05
+ * clients), or on stdio with `--stdio`.
+ */
+import { createStreamableHttpServer } from '../transports/http/index.ts';
+import { runStdioServer } from '../transports/stdio/index.ts';
+import { createDemoServer } from './demo-server.ts';
+
+export interface ServeOptions {
+  readonly port: number;
+  readonly host: string;
+  readonly stdio: boolean;
+}
+
+export function parseServeArgs(args: readonly string[]): ServeOptions {
+  let port = Number(process.env['PORT'] ?? 3000);
+  let host = '127.0.0.1';
+  let stdio = false;
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index];
+    const value = args[index + 1];
+    if (arg === '--stdio') stdio = true;
+    else if ((arg === '--port' || arg === '-p') && value !== undefined) {
+      port = Number(value);
+      index++;
+    } else if (arg === '--host' && value !== undefined) {
+      host = value;
+      index++;
+    } else throw new RangeError(`unknown option for serve: ${String(arg)}`);
+  }
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`not a port: ${port}`);
+  return { port, host, stdio };
+}
+
+/** Serves until stdin closes (stdio) or the process is told to stop (HTTP). */
+export async function serve(options: ServeOptions, print: (line: string) => void): Promise<void> {
+  const demo = createDemoServer();
+  if (options.stdio) {
+    // stdout carries the protocol: every word for people goes to stderr.
+    process.stderr.write('rxmcp demo server on stdio: connect a client that launches `npx rxmcp serve --stdio`\n');
+    await runStdioServer(demo.server);
+    demo.stop();
+    return;
+  }
+  const http = createStreamableHttpServer({
+    server: demo.server,
+    path: '/mcp',
+    legacySse: { ssePath: '/sse', messagesPath: '/messages' },
+    sse: { retryMs: 1000 },
+  });
+  const listening = await http.listen(options.port, options.host);
+  print(`rxmcp demo server listening at ${listening.url}`);
+  print(`connect an MCP client to ${listening.url} (Streamable HTTP), or to ${listening.url.replace(/\/mcp$/, '/sse')} for 2024-11-05 HTTP+SSE clients; Ctrl-C stops`);
+  await new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  demo.stop();
+  await listening.close();
+}

@@ -1,0 +1,168 @@
+/**
+ * Reading SSE streams and resuming them.
+ *
+ * A stream a POST opened owes the responses to the requests in that POST. If it ends before they all arrived
+ * (the server closed it on purpose after a priming event, or the connection dropped), the client waits the
+ * server's `retry:` milliseconds (exactly, the first time; `defaultRetryMs` when the server sent none), then
+ * reconnects with a GET carrying `Last-Event-ID`, and reads on. Reconnections that bring no event back off by
+ * `growFactor` up to `maxDelayMs`; after `maxAttempts` of them the requests still owed fail at once with a
+ * `TransportFailed` error. A stream without any event id cannot be resumed: its requests fail when it ends.
+ *
+ * The standalone GET stream (opened after the handshake) owes nothing; it is reconnected the same way when it
+ * ends, and given up quietly when the server refuses it (400, 404, 405).
+ */
+import type { IncomingMessage } from 'node:http';
+import { LocalError } from '../../../core/errors.ts';
+import type { JsonRpcRequest, RequestId } from '../../../core/jsonrpc.ts';
+import { type ClientContext, type StreamCursor, requestHeaders } from './context.ts';
+import { discardBody, exchange, mediaType, parseJson, statusLine } from './http-exchange.ts';
+import { SseParser } from './sse-parser.ts';
+
+const REFUSALS = new Set([400, 404, 405]);
+
+export function createCursor(context: ClientContext, kind: StreamCursor['kind'], requests: readonly JsonRpcRequest[]): StreamCursor {
+  const cursor: StreamCursor = {
+    kind,
+    owed: new Map(requests.map((request) => [request.id, request])),
+    lastEventId: undefined,
+    retryMs: undefined,
+    attempts: 0,
+    request: undefined,
+    timer: undefined,
+    opened: false,
+    done: false,
+  };
+  context.cursors.add(cursor);
+  for (const id of cursor.owed.keys()) context.owed.set(id, cursor);
+  return cursor;
+}
+
+/** Reads one SSE response of `cursor` to its end, delivering every message event to the session. */
+export function readStream(context: ClientContext, cursor: StreamCursor, response: IncomingMessage): void {
+  const parser = new SseParser(
+    {
+      event: (event) => {
+        cursor.attempts = 0;
+        if (context.closed || event.type !== 'message') return;
+        const decoded = parseJson(Buffer.from(event.data, 'utf8'));
+        if (decoded.ok) context.deliver(decoded.value);
+        else context.malformed(decoded.error);
+      },
+      oversized: (error) => context.malformed(error),
+    },
+    context.options.maxMessageBytes,
+    cursor.lastEventId,
+  );
+  response.on('data', (chunk: Buffer) => {
+    parser.push(chunk);
+    if (parser.lastEventId !== cursor.lastEventId) {
+      cursor.lastEventId = parser.lastEventId;
+      cursor.attempts = 0; // a priming event is progress too
+    }
+    if (parser.retryMs !== undefined) cursor.retryMs = parser.retryMs;
+  });
+  // An aborted or reset stream ends in 'close' like a finished one; the error itself says nothing more.
+  response.on('error', () => undefined);
+  response.once('close', () => {
+    parser.end();
+    cursor.request = undefined;
+    streamEnded(context, cursor);
+  });
+}
+
+/** A response for `id` arrived (on whatever stream): its stream no longer owes it. */
+export function release(context: ClientContext, id: RequestId): void {
+  const cursor = context.owed.get(id);
+  if (cursor === undefined) return;
+  context.owed.delete(id);
+  cursor.owed.delete(id);
+  // A resumed stream has served its purpose once it owes nothing; a POST's own stream is left for the server to
+  // close (closing it ourselves would cost the keep-alive socket).
+  if (cursor.owed.size === 0 && cursor.kind === 'post' && (cursor.timer !== undefined || cursor.opened)) {
+    setImmediate(() => stop(context, cursor));
+  }
+}
+
+/** Ends a cursor: no reconnection, its HTTP request (if any) aborted. */
+export function stop(context: ClientContext, cursor: StreamCursor): void {
+  if (cursor.done) return;
+  cursor.done = true;
+  cursor.timer?.cancel();
+  cursor.timer = undefined;
+  cursor.request?.destroy();
+  cursor.request = undefined;
+  context.cursors.delete(cursor);
+  for (const id of cursor.owed.keys()) if (context.owed.get(id) === cursor) context.owed.delete(id);
+  if (context.standalone === cursor) context.standalone = undefined;
+}
+
+/** Opens the standalone GET stream, unless one is open or the option is off. */
+export function openStandaloneStream(context: ClientContext): void {
+  if (!context.options.openGetStream || context.closed || context.standalone !== undefined || context.mode !== 'streamable') return;
+  const cursor = createCursor(context, 'standalone', []);
+  context.standalone = cursor;
+  void reconnect(context, cursor);
+}
+
+function streamEnded(context: ClientContext, cursor: StreamCursor): void {
+  if (context.closed || cursor.done) return;
+  if (cursor.kind === 'post') {
+    if (cursor.owed.size === 0) return stop(context, cursor);
+    if (cursor.lastEventId === undefined) {
+      return fail(context, cursor, 'the server closed the SSE stream before answering, and sent no event id to resume it from');
+    }
+  }
+  if (cursor.attempts >= context.options.maxAttempts) {
+    return fail(context, cursor, `the SSE stream could not be resumed (${cursor.attempts} reconnections brought nothing)`);
+  }
+  const { defaultRetryMs, growFactor, maxDelayMs } = context.options;
+  const retry = cursor.retryMs ?? defaultRetryMs;
+  const delayMs = cursor.attempts === 0 ? retry : Math.min(maxDelayMs, retry * growFactor ** cursor.attempts);
+  cursor.attempts++;
+  context.emit({ type: 'reconnecting', lastEventId: cursor.lastEventId, delayMs, attempt: cursor.attempts });
+  cursor.timer = context.options.clock.setTimeout(() => {
+    cursor.timer = undefined;
+    void reconnect(context, cursor);
+  }, delayMs);
+}
+
+async function reconnect(context: ClientContext, cursor: StreamCursor): Promise<void> {
+  if (context.closed || cursor.done) return;
+  if (cursor.kind === 'post' && cursor.owed.size === 0) return stop(context, cursor);
+  let response: IncomingMessage;
+  try {
+    response = await exchange(
+      context.active,
+      { method: 'GET', url: context.url, headers: requestHeaders(context, 'get', { lastEventId: cursor.lastEventId }), agent: context.agent },
+      (request) => (cursor.request = request),
+    );
+  } catch {
+    cursor.request = undefined;
+    return streamEnded(context, cursor);
+  }
+  if (context.closed || cursor.done) return discardBody(response);
+  const status = response.statusCode ?? 0;
+  if (status === 200 && mediaType(response) === 'text/event-stream') {
+    if (cursor.kind === 'standalone' && !cursor.opened) context.emit({ type: 'get-stream-opened' });
+    cursor.opened = true;
+    return readStream(context, cursor, response);
+  }
+  discardBody(response);
+  cursor.request = undefined;
+  if (cursor.kind === 'standalone' && !cursor.opened && REFUSALS.has(status)) {
+    stop(context, cursor);
+    return context.emit({ type: 'get-stream-refused', status });
+  }
+  // A refusal cannot be waited out; a server error or an odd answer might be.
+  if (status >= 400 && status < 500) return fail(context, cursor, `the GET to resume the SSE stream was answered ${statusLine(response)}`);
+  streamEnded(context, cursor);
+}
+
+function fail(context: ClientContext, cursor: StreamCursor, why: string): void {
+  const owed = [...cursor.owed.values()];
+  stop(context, cursor);
+  if (cursor.kind === 'standalone') return context.emit({ type: 'get-stream-lost', error: new LocalError('TransportFailed', `The standalone GET stream was lost: ${why}`) });
+  for (const request of owed) {
+    context.undeliverable(request, new LocalError('TransportFailed', `No response to request ${JSON.stringify(request.id)} (${request.method}): ${why}`));
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * GET and DELETE on the MCP endpoint.
+ * - GET opens the session's standalone SSE stream: server notifications and requests unrelated to any POST.
+ *   One connection at a time: a second plain GET gets 409 while the first is open.
+ * - GET with Last-Event-ID resumes whichever stream that event belongs to (a POST's or the standalone one) on
+ *   this connection, taking it over from any connection still holding it; allowed even when the standalone
+ *   stream is disabled, since the 2025-11-25 polling pattern depends on it.
+ * - DELETE ends the session: its transport closes (the session sees its input complete), its streams end,
+ *   and its id answers 404 from then on.
+ */
+import { HEADER, MEDIA_TYPE } from '../shared/headers.ts';
+import { accepts } from '../shared/media-types.ts';
+import type { HttpRequest, HttpResponder } from './http-exchange.ts';
+import { methodNotAllowed, refuse } from './replies.ts';
+import { type Endpoint, sessionFor } from './session-lookup.ts';
+import { resumeStream } from './stream-resume.ts';
+
+export async function handleGet(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, principal: string | undefined): Promise<void> {
+  const { options } = endpoint;
+  if (options.stateless) return methodNotAllowed(res, 'POST', 'a stateless endpoint has no GET stream');
+  if (!accepts(req.header(HEADER.accept), MEDIA_TYPE.eventStream)) {
+    return refuse(res, 406, 'Not Acceptable: a GET stream needs an Accept header listing text/event-stream');
+  }
+  const lastEventId = req.header(HEADER.lastEventId);
+  const resuming = lastEventId !== undefined && lastEventId.length > 0 && options.transport.store !== undefined;
+  if (!resuming && !options.standaloneGet) return methodNotAllowed(res, 'POST, DELETE', 'this endpoint offers no standalone GET stream');
+  const transport = sessionFor(endpoint, req, res, principal);
+  if (transport === undefined) return;
+  const headers = { [HEADER.sessionId]: transport.sessionId as string };
+  if (resuming) {
+    const outcome = await resumeStream(transport, res, headers, lastEventId);
+    if (outcome === 'unknown') refuse(res, 400, 'Bad Request: the Last-Event-ID names no event this session still holds');
+    else if (outcome === 'closed') refuse(res, 404, 'Session not found: it ended');
+    return;
+  }
+  if (!(await transport.openStandalone(res, headers))) {
+    refuse(res, 409, 'Conflict: this session already has its standalone GET stream open');
+  }
+}
+
+export async function handleDelete(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, principal: string | undefined): Promise<void> {
+  if (endpoint.options.stateless) return methodNotAllowed(res, 'POST', 'a stateless endpoint has no sessions to end');
+  const transport = sessionFor(endpoint, req, res, principal);
+  if (transport === undefined) return;
+  await transport.close();
+  res.respond(200, {});
+}

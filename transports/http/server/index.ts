@@ -1,0 +1,10 @@
+/**
+ * The HTTP server side of rxmcp: the Streamable HTTP endpoint (2025-03-26 .. 2025-11-25) with the 2024-11-05
+ * HTTP+SSE endpoints as an option.
+ */
+export { createStreamableHttpServer } from './streamable-http-server.ts';
+export type { ListeningServer, StreamableHttpServer } from './streamable-http-server.ts';
+export type { LegacySseOptions, SseOptions, StreamableHttpServerOptions } from './options.ts';
+export { InMemoryEventStore } from './event-store.ts';
+export type { EventStore, InMemoryEventStoreOptions, ReplayResult, StoredEvent } from './event-store.ts';
+export type { HttpRequestInfo, NativeRequest } from './http-exchange.ts';

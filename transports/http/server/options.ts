@@ -1,0 +1,126 @@
+/**
+ * The options of `createStreamableHttpServer`, and their defaults. Everything that bounds or protects is on by
+ * default: loopback-only Host and Origin, a body limit, a session limit, idle expiry, bounded event storage.
+ */
+import { type Clock, systemClock } from '../../../core/clock.ts';
+import { defaultLimits } from '../../../core/limits.ts';
+import { LEGACY_REVISIONS, type LegacyRevision } from '../../../core/protocol/versions.ts';
+import type { SessionAcceptorPort } from '../../../core/transport.ts';
+import { type HostPolicy, LOOPBACK_HOSTS, LOOPBACK_ORIGINS, createHostCheck, createOriginCheck } from '../shared/host-origin.ts';
+import { type EventStore, InMemoryEventStore } from './event-store.ts';
+import type { HttpRequestInfo } from './http-exchange.ts';
+import type { TransportSettings } from './settings.ts';
+
+export interface SseOptions {
+  /** The `retry:` (ms) sent with priming events and on resumed streams; 0 sends none (default 1000). */
+  readonly retryMs?: number;
+  /** Prime the streams of 2025-11-25 sessions with an event id and empty data (default true; needs a store). */
+  readonly prime?: boolean;
+  /**
+   * The 2025-11-25 polling pattern: the server closes a request's stream connection this long after opening it;
+   * the request keeps running and the client resumes with GET + Last-Event-ID (default: never).
+   */
+  readonly closeRequestStreamsAfterMs?: number;
+  /** A comment line every this many ms on idle streams, for proxies (default 15 000; 0 disables). */
+  readonly keepAliveMs?: number;
+  /** A client that reads nothing for this long while its buffer is full is disconnected (default 30 000). */
+  readonly drainTimeoutMs?: number;
+}
+
+export interface LegacySseOptions {
+  /** The GET endpoint that opens a 2024-11-05 SSE session (default `/sse`). */
+  readonly ssePath?: string;
+  /** The POST endpoint for its messages (default `/messages`). */
+  readonly messagesPath?: string;
+}
+
+export interface StreamableHttpServerOptions {
+  /** Where new sessions go: `createServer()` from rxmcp fits. */
+  readonly server: SessionAcceptorPort;
+  /** The MCP endpoint path (default `/mcp`). */
+  readonly path?: string;
+  /** How requests are answered: an SSE stream (default) or one JSON body. See docs/http.md. */
+  readonly responseMode?: 'sse' | 'json';
+  /** Serve the standalone GET stream (default true; otherwise GET without Last-Event-ID gets 405). */
+  readonly standaloneGet?: boolean;
+  /** No sessions: every POST is served by a fresh preinitialized session, closed after answering. */
+  readonly stateless?: boolean;
+  /** Host header values answered (default: localhost, 127.0.0.1, [::1], any port). */
+  readonly allowedHosts?: HostPolicy;
+  /** Origin header values answered when present (default: http(s) pages on loopback, any port). */
+  readonly allowedOrigins?: HostPolicy;
+  /** The largest POST body, in bytes (default 4 MiB); larger ones get 413. */
+  readonly maxBodyBytes?: number;
+  /** Sessions open at once (default 1000); more initialize requests get 503. */
+  readonly maxSessions?: number;
+  /** A session without requests or open streams for this long ends (default 30 min; 0 or Infinity: never). */
+  readonly idleTimeoutMs?: number;
+  /**
+   * Identifies the caller: a principal, or undefined for anonymous. Sessions belong to the principal that
+   * opened them. Throwing refuses the request with 401.
+   */
+  readonly authenticate?: (request: HttpRequestInfo) => string | undefined | Promise<string | undefined>;
+  /** Where events wait for reconnecting clients (default: a bounded in-memory store); false: no resumability. */
+  readonly eventStore?: EventStore | false;
+  readonly sse?: SseOptions;
+  /** Revisions accepted in the MCP-Protocol-Version header (default: every legacy revision). */
+  readonly supportedVersions?: readonly LegacyRevision[];
+  /** Also serve the 2024-11-05 HTTP+SSE transport on two more paths. */
+  readonly legacySse?: LegacySseOptions | boolean;
+  readonly clock?: Clock;
+}
+
+export interface EndpointOptions {
+  readonly server: SessionAcceptorPort;
+  readonly path: string;
+  readonly responseMode: 'sse' | 'json';
+  readonly standaloneGet: boolean;
+  readonly stateless: boolean;
+  readonly hostAllowed: (host: string | undefined) => boolean;
+  readonly originAllowed: (origin: string) => boolean;
+  readonly maxBodyBytes: number;
+  readonly maxSessions: number;
+  readonly idleTimeoutMs: number;
+  readonly authenticate: StreamableHttpServerOptions['authenticate'];
+  readonly supportedVersions: readonly LegacyRevision[];
+  readonly legacySse: { readonly ssePath: string; readonly messagesPath: string } | undefined;
+  readonly clock: Clock;
+  /** For stateful sessions; stateless ones get the same without a store. */
+  readonly transport: TransportSettings;
+}
+
+export function resolveOptions(options: StreamableHttpServerOptions): EndpointOptions {
+  const clock = options.clock ?? systemClock;
+  const stateless = options.stateless ?? false;
+  const store = options.eventStore === false || stateless ? undefined : (options.eventStore ?? new InMemoryEventStore());
+  const legacy = options.legacySse === true ? {} : options.legacySse === false ? undefined : options.legacySse;
+  const sse = options.sse ?? {};
+  return {
+    server: options.server,
+    path: options.path ?? '/mcp',
+    responseMode: options.responseMode ?? 'sse',
+    standaloneGet: options.standaloneGet ?? true,
+    stateless,
+    hostAllowed: createHostCheck(options.allowedHosts ?? LOOPBACK_HOSTS),
+    originAllowed: createOriginCheck(options.allowedOrigins ?? LOOPBACK_ORIGINS),
+    maxBodyBytes: options.maxBodyBytes ?? defaultLimits.maxMessageBytes,
+    maxSessions: options.maxSessions ?? 1000,
+    idleTimeoutMs: options.idleTimeoutMs ?? 30 * 60_000,
+    authenticate: options.authenticate,
+    supportedVersions: options.supportedVersions ?? LEGACY_REVISIONS,
+    legacySse: legacy === undefined ? undefined : { ssePath: legacy.ssePath ?? '/sse', messagesPath: legacy.messagesPath ?? '/messages' },
+    clock,
+    transport: {
+      clock,
+      store,
+      stateless,
+      sse: {
+        retryMs: sse.retryMs ?? 1000,
+        prime: sse.prime ?? true,
+        closeRequestStreamsAfterMs: sse.closeRequestStreamsAfterMs,
+        keepAliveMs: sse.keepAliveMs ?? 15_000,
+        drainTimeoutMs: sse.drainTimeoutMs ?? 30_000,
+      },
+    },
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * POST on the MCP endpoint: one JSON-RPC message (or a 2025-03-26 batch) from the client.
+ * - notifications and responses: handed to the session, 202 without a body;
+ * - requests: answered on an SSE stream (related notifications and requests first, then the response) or with
+ *   one JSON body, by `responseMode` and the client's Accept header;
+ * - a lone initialize request without Mcp-Session-Id opens a session (its id comes back in that header).
+ * Stateless endpoints serve each POST with a session of its own (stateless.ts).
+ */
+import { newSessionId } from '../../../core/ids.ts';
+import type { FrameOrigin } from '../../../core/transport.ts';
+import { HEADER } from '../shared/headers.ts';
+import { isJsonContentType } from '../shared/media-types.ts';
+import { shapeOf } from './body-shape.ts';
+import type { HttpRequest, HttpResponder } from './http-exchange.ts';
+import { accepted, refuse } from './replies.ts';
+import { type Endpoint, answerMode, readJson, refuseUnacceptable, sessionFor } from './session-lookup.ts';
+import { HttpSessionTransport } from './session-transport.ts';
+import { handleStatelessPost } from './stateless.ts';
+
+export async function handlePost(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, principal: string | undefined): Promise<void> {
+  const { options, registry } = endpoint;
+  if (!isJsonContentType(req.header(HEADER.contentType))) {
+    return refuse(res, 415, 'Unsupported Media Type: the Content-Type must be application/json');
+  }
+  const body = await readJson(req, res, options.maxBodyBytes);
+  if (body === undefined) return;
+  const origin: FrameOrigin | undefined = principal === undefined ? undefined : { principal };
+  if (options.stateless) return handleStatelessPost(endpoint, req, res, body.value, origin);
+
+  let transport: HttpSessionTransport | undefined;
+  if (req.header(HEADER.sessionId) === undefined) {
+    const shape = shapeOf(body.value, undefined);
+    if (shape.initializeId === undefined) {
+      return refuse(res, 400, 'Bad Request: the Mcp-Session-Id header is required (only a lone initialize request starts a session)');
+    }
+    if (answerMode(req.header(HEADER.accept), options.responseMode) === undefined) return refuseUnacceptable(res);
+    if (registry.full) {
+      return refuse(res, 503, `Service Unavailable: this server holds its maximum of ${options.maxSessions} sessions; retry later`, { [HEADER.retryAfter]: '30' });
+    }
+    transport = openSession(endpoint, principal);
+    registry.hold(transport.sessionId as string, res);
+  } else {
+    transport = sessionFor(endpoint, req, res, principal);
+    if (transport === undefined) return;
+  }
+
+  const shape = shapeOf(body.value, transport.revision);
+  const headers = { [HEADER.sessionId]: transport.sessionId as string };
+  if (!shape.needsAnswer) {
+    transport.deliver(body.value, origin, shape.cancelled);
+    return accepted(res, headers);
+  }
+  const mode = answerMode(req.header(HEADER.accept), options.responseMode);
+  if (mode === undefined) return refuseUnacceptable(res);
+  if (mode === 'json') return transport.openJson(res, headers, body.value, origin, shape);
+  await transport.openStream(res, headers, body.value, origin, shape);
+}
+
+/** A new session: its transport, registered, then handed to the server. */
+function openSession(endpoint: Endpoint, principal: string | undefined): HttpSessionTransport {
+  const { options, registry } = endpoint;
+  const id = newSessionId();
+  const transport: HttpSessionTransport = new HttpSessionTransport(id, options.transport, {
+    onClosed: () => registry.remove(id),
+    // A failed handshake leaves a session that can never operate: end it (its id then answers 404).
+    onInitializeFailed: () => void transport.close(),
+  });
+  registry.add({ id, principal, kind: 'streamable', transport });
+  try {
+    options.server.accept(transport);
+  } catch (error) {
+    void transport.close();
+    throw error;
+  }
+  return transport;
+}

@@ -1,0 +1,89 @@
+/**
+ * Per-request rules shared by the endpoint's handlers: reading the body as JSON within the limit, choosing the
+ * answer format from `Accept`, checking `MCP-Protocol-Version`, finding the caller's session.
+ */
+import { jsonCodec } from '../../../core/codecs/json.ts';
+import { ErrorCode } from '../../../core/error-codes.ts';
+import type { LegacyRevision } from '../../../core/protocol/versions.ts';
+import { HEADER, MEDIA_TYPE } from '../shared/headers.ts';
+import { accepts } from '../shared/media-types.ts';
+import type { HttpRequest, HttpResponder } from './http-exchange.ts';
+import type { EndpointOptions } from './options.ts';
+import { refuse } from './replies.ts';
+import type { SessionRegistry } from './session-registry.ts';
+import type { HttpSessionTransport } from './session-transport.ts';
+
+/** What every handler gets: the resolved options and the sessions. */
+export interface Endpoint {
+  readonly options: EndpointOptions;
+  readonly registry: SessionRegistry;
+}
+
+/** The body as JSON, or undefined once the request was refused (413, 400) or the client left. */
+export async function readJson(req: HttpRequest, res: HttpResponder, maxBytes: number): Promise<{ readonly value: unknown } | undefined> {
+  if (req.parsedBody !== undefined) return req.parsedBody;
+  const body = await req.readBody(maxBytes);
+  if (!body.ok) {
+    if (body.reason === 'too-large') refuse(res, 413, `Payload Too Large: a message body may hold at most ${maxBytes} bytes`);
+    return undefined;
+  }
+  try {
+    return { value: jsonCodec.decode(body.bytes, Number.POSITIVE_INFINITY) };
+  } catch {
+    refuse(res, 400, 'Parse error: the body is not valid JSON', {}, ErrorCode.ParseError);
+    return undefined;
+  }
+}
+
+/**
+ * How to answer requests, given what the client accepts. The spec has clients list both types and lets the
+ * server pick either; a client that accepts only one (or a wildcard) is answered in a form it takes.
+ */
+export function answerMode(accept: string | undefined, preferred: 'sse' | 'json'): 'sse' | 'json' | undefined {
+  const sse = accepts(accept, MEDIA_TYPE.eventStream);
+  const json = accepts(accept, MEDIA_TYPE.json);
+  if (preferred === 'sse') return sse ? 'sse' : json ? 'json' : undefined;
+  return json ? 'json' : sse ? 'sse' : undefined;
+}
+
+export function refuseUnacceptable(res: HttpResponder): void {
+  refuse(res, 406, 'Not Acceptable: the Accept header must list application/json and text/event-stream');
+}
+
+/**
+ * The `MCP-Protocol-Version` header: a supported revision, `absent` (the spec then has servers assume
+ * 2025-03-26), or `invalid`. Any supported revision is taken on any session.
+ */
+export function protocolVersionOf(req: HttpRequest, supported: readonly LegacyRevision[]): LegacyRevision | 'absent' | 'invalid' {
+  const value = req.header(HEADER.protocolVersion)?.trim();
+  if (value === undefined || value.length === 0) return 'absent';
+  return (supported as readonly string[]).includes(value) ? (value as LegacyRevision) : 'invalid';
+}
+
+export function refuseVersion(res: HttpResponder, req: HttpRequest, supported: readonly LegacyRevision[]): void {
+  refuse(res, 400, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(req.header(HEADER.protocolVersion))} (supported: ${supported.join(', ')})`);
+}
+
+/**
+ * The Streamable HTTP session the request names, held busy until the response finishes; or undefined once the
+ * request was refused: 400 without the header, 404 for an unknown, expired, ended or someone else's session,
+ * 400 for an unsupported protocol version.
+ */
+export function sessionFor(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, principal: string | undefined): HttpSessionTransport | undefined {
+  const id = req.header(HEADER.sessionId);
+  if (id === undefined) {
+    refuse(res, 400, 'Bad Request: the Mcp-Session-Id header is required');
+    return undefined;
+  }
+  const entry = endpoint.registry.get<{ id: string; principal: string | undefined; kind: 'streamable'; transport: HttpSessionTransport }>(id, principal, 'streamable');
+  if (entry === undefined || entry.transport.isClosed) {
+    refuse(res, 404, 'Session not found: it never existed, expired or ended; initialize a new one');
+    return undefined;
+  }
+  if (protocolVersionOf(req, endpoint.options.supportedVersions) === 'invalid') {
+    refuseVersion(res, req, endpoint.options.supportedVersions);
+    return undefined;
+  }
+  endpoint.registry.hold(id, res);
+  return entry.transport;
+}

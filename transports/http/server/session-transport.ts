@@ -1,0 +1,293 @@
+/**
+ * The Transport of one Streamable HTTP session. Inbound, the endpoint feeds it what each POST carried, with the
+ * exchange key of that POST. Outbound, it routes every frame the session sends:
+ * - a frame carrying an exchange key goes where that POST is answered: its SSE stream, or its JSON body (a
+ *   related request cannot travel in a JSON body: it is reported undeliverable so it fails at once; a related
+ *   notification goes to the standalone stream instead);
+ * - anything else goes to the standalone (GET) stream;
+ * - with resumability, every event is stored first; a stream whose connection is gone keeps collecting events
+ *   for a client that comes back with `Last-Event-ID`.
+ * A client that disconnects is reported as `exchange-closed` (the legacy era does not take it as a cancel).
+ */
+import { BehaviorSubject, type Observable, Subject } from 'rxjs';
+import { LocalError } from '../../../core/errors.ts';
+import type { RequestId, WirePayload } from '../../../core/jsonrpc.ts';
+import { type LegacyRevision, atLeast, isLegacyRevision } from '../../../core/protocol/versions.ts';
+import type { ExchangeKey, FrameOrigin, InboundFrame, OutboundFrame, Transport, TransportStatus } from '../../../core/transport.ts';
+import { encodeSseEvent } from '../shared/sse.ts';
+import { type Exchange, JsonExchange, LogicalStream, type PayloadKind, type PendingResume, STANDALONE_STREAM, kindOf, refusals } from './exchanges.ts';
+import type { HeaderMap, HttpResponder } from './http-exchange.ts';
+import { JSON_HEADERS, SSE_HEADERS } from './replies.ts';
+import { type TransportSettings, andThen } from './settings.ts';
+import { SseConnection } from './sse-connection.ts';
+
+export interface SessionTransportHooks {
+  /** The transport closed (for whatever reason): forget the session. */
+  readonly onClosed: () => void;
+  /** The session answered its initialize request with an error: it will never operate. */
+  readonly onInitializeFailed: () => void;
+}
+
+export class HttpSessionTransport implements Transport {
+  readonly kind = 'http';
+  readonly incoming$: Observable<InboundFrame>;
+  /** The negotiated revision, read off the session's initialize answer (or given, for stateless sessions). */
+  revision: LegacyRevision | undefined;
+  private readonly inbound = new Subject<InboundFrame>();
+  private readonly status = new BehaviorSubject<TransportStatus>({ type: 'open' });
+  private readonly exchanges = new Map<ExchangeKey, Exchange>();
+  private standalone: LogicalStream | undefined;
+  private resumes: Set<PendingResume> | undefined;
+  private initialize: { readonly exchange: string; readonly id: RequestId } | undefined;
+  private nextExchange = 0;
+  private closed = false;
+
+  constructor(
+    /** Undefined for a stateless connection. */
+    readonly sessionId: string | undefined,
+    readonly settings: TransportSettings,
+    private readonly hooks: SessionTransportHooks,
+  ) {
+    this.incoming$ = this.inbound.asObservable();
+  }
+
+  get status$(): Observable<TransportStatus> {
+    return this.status.asObservable();
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Whether streams of this session are primed and polled (2025-11-25 with a store). */
+  get polls(): boolean {
+    const { store, sse } = this.settings;
+    return store !== undefined && sse.prime && this.revision !== undefined && atLeast(this.revision, '2025-11-25');
+  }
+
+  // --- inbound ------------------------------------------------------------------------------------------
+
+  /** A POST of notifications and responses only. */
+  deliver(payload: unknown, origin: FrameOrigin | undefined, cancelled: readonly RequestId[]): void {
+    this.feed(origin === undefined ? { type: 'message', payload } : { type: 'message', payload, origin });
+    for (const id of cancelled) this.cancelled(id);
+  }
+
+  /** A POST with requests, answered on an SSE stream. */
+  openStream(res: HttpResponder, headers: HeaderMap, payload: unknown, origin: FrameOrigin | undefined, shape: { requestIds: readonly RequestId[]; otherAnswers: number; initializeId: RequestId | undefined }): void | Promise<void> {
+    const stream = new LogicalStream(`p${++this.nextExchange}`, shape.requestIds, shape.otherAnswers);
+    this.exchanges.set(stream.id, stream);
+    if (shape.initializeId !== undefined && this.revision === undefined) this.initialize = { exchange: stream.id, id: shape.initializeId };
+    const connection = this.connect(res, headers);
+    return andThen(this.primingId(stream.id), (primingId) => {
+      if (primingId !== undefined) void connection.write(this.primingEvent(primingId));
+      this.attach(stream, connection);
+      this.feed(this.messageFrame(payload, stream.id, origin));
+    });
+  }
+
+  /** A POST with requests, answered with a JSON body once every request in it is answered. */
+  openJson(res: HttpResponder, headers: HeaderMap, payload: unknown, origin: FrameOrigin | undefined, shape: { requestIds: readonly RequestId[]; otherAnswers: number; initializeId: RequestId | undefined }): void {
+    const exchange = new JsonExchange(`j${++this.nextExchange}`, res, headers, shape.requestIds, shape.otherAnswers);
+    this.exchanges.set(exchange.key, exchange);
+    if (shape.initializeId !== undefined && this.revision === undefined) this.initialize = { exchange: exchange.key, id: shape.initializeId };
+    res.onFinished((gone) => {
+      if (!gone || this.exchanges.get(exchange.key) !== exchange) return;
+      this.exchanges.delete(exchange.key);
+      this.clientLeft(exchange.key);
+    });
+    this.feed(this.messageFrame(payload, exchange.key, origin));
+  }
+
+  /** GET: the standalone stream. False when it already has a live connection (one at a time). */
+  openStandalone(res: HttpResponder, headers: HeaderMap): boolean | Promise<boolean> {
+    const stream = (this.standalone ??= new LogicalStream(STANDALONE_STREAM));
+    if (stream.connection?.open === true) return false;
+    const connection = this.connect(res, headers);
+    return andThen(this.primingId(stream.id), (primingId) => {
+      if (primingId !== undefined) void connection.write(this.primingEvent(primingId));
+      this.attach(stream, connection);
+      return true;
+    });
+  }
+
+  // --- Transport ----------------------------------------------------------------------------------------
+
+  send(frame: OutboundFrame): void | Promise<void> {
+    if (this.closed) return Promise.reject(new LocalError('ConnectionClosed', 'The HTTP session is closed'));
+    const { payload } = frame;
+    let data: string;
+    try {
+      data = JSON.stringify(payload);
+    } catch (error) {
+      return Promise.reject(new LocalError('TransportFailed', 'A message could not be encoded as JSON', { cause: error }));
+    }
+    const kind = kindOf(payload);
+    if (kind === 'request' && this.settings.stateless) return this.undeliverable(payload, refusals.stateless);
+    const exchange = frame.exchange === undefined ? undefined : this.exchanges.get(frame.exchange);
+    if (exchange !== undefined && kind === 'response') this.sniffInitialize(frame.exchange, payload);
+    if (exchange instanceof JsonExchange) {
+      if (kind === 'response') return this.answerJson(exchange, data);
+      if (kind === 'request') return this.undeliverable(payload, refusals.json);
+    } else if (exchange !== undefined) {
+      return this.toStream(exchange, data, payload, kind);
+    }
+    if (kind === 'response') return undefined; // its exchange is gone; never on the standalone stream
+    const standalone = this.standalone;
+    if (standalone === undefined || (this.settings.store === undefined && standalone.connection?.open !== true)) {
+      return kind === 'request' ? this.undeliverable(payload, refusals.noStream) : undefined;
+    }
+    return this.toStream(standalone, data, payload, kind);
+  }
+
+  close(reason?: LocalError): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
+    for (const exchange of this.exchanges.values()) {
+      if (exchange instanceof JsonExchange) {
+        exchange.responder.respond(404, JSON_HEADERS, JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: 'Session not found: it ended before answering' } }));
+      } else {
+        exchange.disconnect();
+      }
+    }
+    this.exchanges.clear();
+    this.standalone?.disconnect();
+    this.inbound.complete();
+    this.status.next(reason === undefined ? { type: 'closed' } : { type: 'closed', reason });
+    this.status.complete();
+    const { store } = this.settings;
+    const dropped = store !== undefined && this.sessionId !== undefined ? store.dropSession(this.sessionId) : undefined;
+    this.hooks.onClosed();
+    return Promise.resolve(dropped).catch(() => undefined);
+  }
+
+  // --- internals (also used by stream-resume.ts) --------------------------------------------------------
+
+  /** The session's stream `streamId` if it still runs (the standalone stream is created on demand). */
+  liveStream(streamId: string): LogicalStream | undefined {
+    if (streamId === STANDALONE_STREAM) return (this.standalone ??= new LogicalStream(STANDALONE_STREAM));
+    const exchange = this.exchanges.get(streamId);
+    return exchange instanceof LogicalStream ? exchange : undefined;
+  }
+
+  trackResume(pending: PendingResume, active: boolean): void {
+    if (active) (this.resumes ??= new Set()).add(pending);
+    else this.resumes?.delete(pending);
+  }
+
+  connect(res: HttpResponder, headers: HeaderMap): SseConnection {
+    const { clock, sse } = this.settings;
+    return new SseConnection(res.openStream(200, { ...SSE_HEADERS, ...headers }), { clock, keepAliveMs: sse.keepAliveMs, drainTimeoutMs: sse.drainTimeoutMs });
+  }
+
+  /** Puts `stream` on `connection`, ending any connection it had (the newer one wins). */
+  attach(stream: LogicalStream, connection: SseConnection): void {
+    if (stream.connection !== connection) stream.disconnect();
+    if (!connection.open) {
+      // The client left before the stream got going: as if it had dropped the connection.
+      if (!stream.isStandalone && !stream.completed) this.clientLeft(stream.id);
+      return;
+    }
+    stream.connection = connection;
+    connection.onClose((byPeer) => {
+      if (stream.connection !== connection) return;
+      stream.connection = undefined;
+      stream.closeTimer?.cancel();
+      stream.closeTimer = undefined;
+      if (byPeer && !stream.isStandalone && !stream.completed) this.clientLeft(stream.id);
+    });
+    const closeAfter = this.settings.sse.closeRequestStreamsAfterMs;
+    if (!stream.isStandalone && closeAfter !== undefined && this.polls) {
+      stream.closeTimer = this.settings.clock.setTimeout(() => {
+        if (stream.connection === connection) stream.disconnect();
+      }, closeAfter);
+    }
+  }
+
+  private primingId(streamId: string): string | undefined | Promise<string> {
+    const { store } = this.settings;
+    return store !== undefined && this.sessionId !== undefined && this.polls ? store.append(this.sessionId, streamId, null) : undefined;
+  }
+
+  private primingEvent(id: string): string {
+    const retry = this.settings.sse.retryMs;
+    return encodeSseEvent({ id, data: '', ...(retry > 0 ? { retry } : {}) });
+  }
+
+  private messageFrame(payload: unknown, exchange: string, origin: FrameOrigin | undefined): InboundFrame {
+    return origin === undefined ? { type: 'message', payload, exchange } : { type: 'message', payload, exchange, origin };
+  }
+
+  private feed(frame: InboundFrame): void {
+    if (!this.closed) this.inbound.next(frame);
+  }
+
+  /** The client went away from an exchange: the session hears of it; a stateless connection has nothing left. */
+  private clientLeft(exchange: string): void {
+    this.feed({ type: 'exchange-closed', exchange });
+    if (this.settings.stateless) void this.close();
+  }
+
+  private toStream(stream: LogicalStream, data: string, payload: WirePayload, kind: PayloadKind): void | Promise<void> {
+    const { store } = this.settings;
+    if (store === undefined || this.sessionId === undefined) return this.write(stream, undefined, data, payload, kind);
+    return andThen(store.append(this.sessionId, stream.id, data), (id) => this.write(stream, id, data, payload, kind));
+  }
+
+  private write(stream: LogicalStream, id: string | undefined, data: string, payload: WirePayload, kind: PayloadKind): void | Promise<void> {
+    const connection = stream.connection;
+    let written: void | Promise<void> = undefined;
+    if (connection?.open === true) written = connection.event(data, id);
+    else if (id === undefined && kind === 'request') this.undeliverable(payload, refusals.noStream);
+    if (id !== undefined && this.resumes !== undefined) for (const pending of this.resumes) pending.record(stream.id, { id, message: data });
+    if (kind === 'response' && !stream.isStandalone) this.complete(stream);
+    if (written === undefined) return undefined;
+    this.status.next({ type: 'backpressure', queued: 1 });
+    return written.then(() => void this.status.next({ type: 'drained' }));
+  }
+
+  private complete(exchange: Exchange): void {
+    if (exchange instanceof LogicalStream) {
+      exchange.completed = true;
+      if (this.exchanges.get(exchange.id) === exchange) this.exchanges.delete(exchange.id);
+      exchange.disconnect();
+    } else {
+      this.exchanges.delete(exchange.key);
+    }
+    if (this.settings.stateless) queueMicrotask(() => void this.close());
+  }
+
+  private answerJson(exchange: JsonExchange, data: string): void {
+    this.complete(exchange);
+    exchange.responder.respond(200, { ...JSON_HEADERS, ...exchange.headers }, data);
+  }
+
+  /** A cancellation arrived: a POST left with nothing to answer is closed (SSE) or acknowledged (JSON, 202). */
+  private cancelled(id: RequestId): void {
+    for (const exchange of this.exchanges.values()) {
+      if (!exchange.requestIds.has(id)) continue;
+      if (exchange.cancel(id)) {
+        this.complete(exchange);
+        if (exchange instanceof JsonExchange) exchange.responder.respond(202, exchange.headers);
+      }
+      return;
+    }
+  }
+
+  private sniffInitialize(exchange: ExchangeKey | undefined, payload: WirePayload): void {
+    const pending = this.initialize;
+    if (pending === undefined || pending.exchange !== exchange || Array.isArray(payload)) return;
+    const response = payload as { id?: RequestId; result?: { protocolVersion?: unknown } };
+    if (response.id !== pending.id) return;
+    this.initialize = undefined;
+    const version = response.result?.protocolVersion;
+    if (isLegacyRevision(version)) this.revision = version;
+    else queueMicrotask(() => this.hooks.onInitializeFailed());
+  }
+
+  private undeliverable(payload: WirePayload, message: string): undefined {
+    const error = new LocalError('TransportFailed', message);
+    queueMicrotask(() => this.feed({ type: 'undeliverable', payload, error }));
+    return undefined;
+  }
+}

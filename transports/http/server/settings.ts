@@ -1,0 +1,29 @@
+/**
+ * The resolved settings the endpoint's parts share (options with their defaults applied, see options.ts).
+ */
+import type { Clock } from '../../../core/clock.ts';
+import type { EventStore } from './event-store.ts';
+
+export interface SseSettings {
+  /** `retry:` sent with priming events and on resumed connections; 0 sends none. */
+  readonly retryMs: number;
+  /** Prime streams of 2025-11-25 sessions (an id and empty data first). */
+  readonly prime: boolean;
+  /** Close request-stream connections after this long (2025-11-25 polling); undefined keeps them open. */
+  readonly closeRequestStreamsAfterMs: number | undefined;
+  readonly keepAliveMs: number;
+  readonly drainTimeoutMs: number;
+}
+
+export interface TransportSettings {
+  readonly clock: Clock;
+  /** Undefined when streams are not resumable (no store, or stateless). */
+  readonly store: EventStore | undefined;
+  readonly sse: SseSettings;
+  readonly stateless: boolean;
+}
+
+/** Runs `next` on a value that may be a Promise, synchronously when it is not (the in-memory fast path). */
+export function andThen<T, R>(value: T | Promise<T>, next: (value: T) => R): R | Promise<Awaited<R>> {
+  return value instanceof Promise ? value.then(next) as Promise<Awaited<R>> : next(value);
+}

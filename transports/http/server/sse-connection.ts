@@ -1,0 +1,97 @@
+/**
+ * One SSE connection: an HTTP response body carrying events, with flow control. Writes go straight to the
+ * medium while it takes them; once it reports a full buffer, `write` returns a Promise that settles on drain,
+ * which the session's outbound writer waits for (so nothing piles up here: the buffer a slow client can make
+ * us hold is one event past the medium's high-water mark). A client that stops reading altogether is cut off
+ * after `drainTimeoutMs`; a client that left is noticed, never thrown at.
+ */
+import type { Clock, TimerHandle } from '../../../core/clock.ts';
+import { encodeSseComment, encodeSseEvent } from '../shared/sse.ts';
+import type { StreamSink } from './http-exchange.ts';
+
+export interface SseConnectionOptions {
+  readonly clock: Clock;
+  /** Comment lines every this many ms while idle; 0 disables them. */
+  readonly keepAliveMs: number;
+  /** How long a full buffer may stay full before the connection is dropped. */
+  readonly drainTimeoutMs: number;
+}
+
+export class SseConnection {
+  private drained: Promise<void> | undefined;
+  private resolveDrained: (() => void) | undefined;
+  private drainTimer: TimerHandle | undefined;
+  private keepAlive: TimerHandle | undefined;
+  private closeListeners: Array<(byPeer: boolean) => void> | undefined;
+  private ended = false;
+  /** Set once the connection closed: whether the client went away first. */
+  private closedByPeer: boolean | undefined;
+
+  constructor(private readonly sink: StreamSink, private readonly options: SseConnectionOptions) {
+    sink.onClose((byPeer) => this.onClosed(byPeer));
+    if (options.keepAliveMs > 0) {
+      this.keepAlive = options.clock.setInterval(() => {
+        if (this.drained === undefined && this.sink.open) this.sink.write(encodeSseComment());
+      }, options.keepAliveMs);
+    }
+  }
+
+  /** Whether events written now reach the client. */
+  get open(): boolean {
+    return !this.ended && this.sink.open;
+  }
+
+  /** Writes one event; a Promise means "wait before writing more". Writing to a closed connection is a no-op. */
+  event(data: string, id?: string, type?: string): void | Promise<void> {
+    return this.write(encodeSseEvent({ data, ...(id === undefined ? {} : { id }), ...(type === undefined ? {} : { event: type }) }));
+  }
+
+  /** Writes encoded SSE text (events, a retry field). */
+  write(text: string): void | Promise<void> {
+    if (!this.open) return undefined;
+    if (this.drained !== undefined) {
+      // Still draining: the medium buffers this too, and the caller keeps waiting.
+      this.sink.write(text);
+      return this.drained;
+    }
+    if (this.sink.write(text)) return undefined;
+    this.drained = new Promise((resolve) => (this.resolveDrained = resolve));
+    this.drainTimer = this.options.clock.setTimeout(() => this.sink.abort(), this.options.drainTimeoutMs);
+    this.sink.onDrain(() => this.settleDrain());
+    return this.drained;
+  }
+
+  /** Ends the response normally (after what was written). */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.sink.end();
+  }
+
+  onClose(listener: (byPeer: boolean) => void): void {
+    const byPeer = this.closedByPeer;
+    if (byPeer === undefined) (this.closeListeners ??= []).push(listener);
+    else queueMicrotask(() => listener(byPeer));
+  }
+
+  private settleDrain(): void {
+    this.drainTimer?.cancel();
+    this.drainTimer = undefined;
+    const resolve = this.resolveDrained;
+    this.drained = undefined;
+    this.resolveDrained = undefined;
+    resolve?.();
+  }
+
+  private onClosed(byPeer: boolean): void {
+    if (this.closedByPeer !== undefined) return;
+    this.closedByPeer = byPeer;
+    this.ended = true;
+    this.keepAlive?.cancel();
+    this.keepAlive = undefined;
+    this.settleDrain();
+    const listeners = this.closeListeners;
+    this.closeListeners = undefined;
+    if (listeners !== undefined) for (const listener of listeners) listener(byPeer);
+  }
+}

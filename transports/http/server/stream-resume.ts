@@ -1,0 +1,65 @@
+/**
+ * Resuming a stream (GET with `Last-Event-ID`): the client lost a connection and names the last event it got.
+ * The store says which stream that event belongs to and what followed; those events are written first, then
+ * the stream (if it still runs) continues on this connection: a request stream until its answer, the standalone
+ * stream indefinitely. Only that stream's events are replayed, never another's.
+ */
+import { encodeSseEvent, encodeSseRetry } from '../shared/sse.ts';
+import type { ReplayResult, StoredEvent } from './event-store.ts';
+import { PendingResume } from './exchanges.ts';
+import type { HeaderMap, HttpResponder } from './http-exchange.ts';
+import type { HttpSessionTransport } from './session-transport.ts';
+import { andThen } from './settings.ts';
+
+export type ResumeOutcome = 'unknown' | 'closed' | undefined;
+
+export function resumeStream(transport: HttpSessionTransport, res: HttpResponder, headers: HeaderMap, lastEventId: string): ResumeOutcome | Promise<ResumeOutcome> {
+  const { store } = transport.settings;
+  const sessionId = transport.sessionId;
+  if (store === undefined || sessionId === undefined) return 'unknown';
+  // With an asynchronous store, events stored while the replay is read are collected here as well.
+  const pending = new PendingResume();
+  transport.trackResume(pending, true);
+  let replay: ReplayResult | undefined | Promise<ReplayResult | undefined>;
+  try {
+    replay = store.replayAfter(sessionId, lastEventId);
+  } catch (error) {
+    transport.trackResume(pending, false);
+    throw error;
+  }
+  const finish = (result: ReplayResult | undefined): ResumeOutcome | Promise<ResumeOutcome> => {
+    transport.trackResume(pending, false);
+    if (transport.isClosed) return 'closed';
+    if (result === undefined) return 'unknown';
+    const stream = transport.liveStream(result.streamId);
+    // A stream that goes on is primed again, so a client that loses this connection before any event still has
+    // an id to come back with; a finished one only replays.
+    const priming = stream !== undefined && transport.polls ? store.append(sessionId, stream.id, null) : undefined;
+    return andThen(priming, (primingId) => {
+      const connection = transport.connect(res, headers);
+      const retry = transport.settings.sse.retryMs;
+      if (primingId !== undefined) void connection.write(encodeSseEvent({ id: primingId, data: '', ...(retry > 0 ? { retry } : {}) }));
+      else if (transport.polls && retry > 0) void connection.write(encodeSseRetry(retry));
+      const seen = new Set<string>();
+      const replayOne = (event: StoredEvent): void => {
+        if (seen.has(event.id)) return;
+        seen.add(event.id);
+        // Replay ignores flow control: it is bounded by what the store keeps.
+        void connection.event(event.message, event.id);
+      };
+      result.events.forEach(replayOne);
+      pending.eventsOf(result.streamId).forEach(replayOne);
+      // A finished request stream: the replay carried everything, its answer included.
+      if (stream === undefined || stream.completed) connection.end();
+      else transport.attach(stream, connection);
+      return undefined;
+    });
+  };
+  if (replay instanceof Promise) {
+    return replay.then(finish, (error: unknown) => {
+      transport.trackResume(pending, false);
+      throw error;
+    });
+  }
+  return finish(replay);
+}
