@@ -9,7 +9,7 @@ import { AssertionError } from 'node:assert';
 import { type IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
 import type { RequestId } from '../../core/jsonrpc.ts';
-import { type SseEvent, SseParser } from '../../transports/http/shared/sse.ts';
+import { type SseEvent, SseParser } from './sse-test-parser.ts';
 import { type RequestRecord, validateMessage } from './schema-oracle.ts';
 
 export const ACCEPT_BOTH = 'application/json, text/event-stream';

@@ -8,6 +8,6 @@
 export * from './server/index.ts';
 export { HEADER, MEDIA_TYPE } from './shared/headers.ts';
 export { type HostPolicy, LOOPBACK_HOSTS, LOOPBACK_ORIGINS, createHostCheck, createOriginCheck, parseHost } from './shared/host-origin.ts';
-export { SseParser, encodeSseComment, encodeSseEvent, encodeSseRetry } from './shared/sse.ts';
-export type { SseEvent, SseEventInit } from './shared/sse.ts';
+export { encodeSseComment, encodeSseEvent, encodeSseRetry } from './shared/sse.ts';
+export type { SseEventInit } from './shared/sse.ts';
 export * from './client/index.ts';
