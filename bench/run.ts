@@ -1,15 +1,20 @@
 /**
  * All benchmarks, rxmcp against the official SDK 1.x: the foundation (ping round trips, heap per idle
- * session; bench/foundation.ts) and the features (tools/call, tools/list scaling; bench/features.ts). Each
+ * session; bench/foundation.ts), the features (tools/call, tools/list scaling; bench/features.ts) and the
+ * transports (tools/call over stdio and HTTP, memory per idle HTTP session; bench/transports.ts). Each
  * benchmark runs in fresh child processes; the report goes to bench/RESULTS.md. `npm run bench` runs this.
  *
- *   npx tsx bench/run.ts [--rounds=7] [--count=20000] [--warmup=5000] [--n=10000] [--no-suite] [--no-strip]
+ *   npx tsx bench/run.ts [--only=foundation,features,transports] [--no-foundation] [--no-features] [--no-transports]
+ *                        [--rounds=7] [--count=20000] [--warmup=5000] [--n=10000] [--no-suite] [--no-strip]
  *                        [--call-rounds=7] [--call-count=20000] [--call-warmup=5000] [--window=64]
- *                        [--list-sessions=1,100,1000] [--no-foundation] [--no-features]
+ *                        [--list-sessions=1,100,1000]
+ *                        [--stdio-rounds=7] [--stdio-count=20000] [--stdio-warmup=5000]
+ *                        [--http-rounds=5] [--http-count=5000] [--http-warmup=1000] [--http-sessions=200]
+ *                        [--http-session-count=10000] [--idle-sessions=2000]
  *
- * The headline figures run the sources under tsx, as the project runs them; unless `--no-strip`, the
- * ping, heap and tools/call figures are measured again with types stripped only (bench/strip-types.mjs).
- * A benchmark, not a test: it reports the figures against their targets and never fails on them.
+ * The headline figures run the sources under tsx, as the project runs them; unless `--no-strip`, they are
+ * measured again with types stripped only (bench/strip-types.mjs). Parts not run keep their sections of the
+ * previous RESULTS.md. A benchmark, not a test: it reports the figures against their targets and never fails on them.
  */
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -17,34 +22,61 @@ import { join } from 'node:path';
 import { featuresMarkdown, measureFeatures } from './features.ts';
 import { foundationMarkdown, measureFoundation } from './foundation.ts';
 import { type Loader, argInt, argValue, fmt, hasFlag, repoRoot } from './lib.ts';
+import { type Part, parts, readPreviousReport, stamp } from './results-file.ts';
+import { measureTransports } from './transports.ts';
+import { transportsMarkdown } from './transports-markdown.ts';
 
 const suite = !hasFlag('no-suite');
 const loaders: Loader[] = hasFlag('no-strip') ? ['tsx'] : ['tsx', 'strip'];
-const withFoundation = !hasFlag('no-foundation');
-const withFeatures = !hasFlag('no-features');
+const only = argValue('only')?.split(',').map((p) => p.trim());
+const unknown = only?.filter((p) => !(parts as readonly string[]).includes(p)) ?? [];
+if (unknown.length > 0) throw new RangeError(`--only takes ${parts.join(', ')}; got ${unknown.join(', ')}`);
+const selected = (part: Part): boolean => (only === undefined ? !hasFlag(`no-${part}`) : only.includes(part));
 const listSessions = argValue('list-sessions');
+const window = argInt('window', 64);
 
 const invocation = ['npx tsx bench/run.ts', ...process.argv.slice(2)].join(' ');
+const file = join(repoRoot, 'bench/RESULTS.md');
+const previous = readPreviousReport(file);
 const startedAt = new Date();
 const loadBefore = os.loadavg();
 
-const foundation = withFoundation
-  ? await measureFoundation({ rounds: argInt('rounds', 7), count: argInt('count', 20_000), warmup: argInt('warmup', 5_000), n: argInt('n', 10_000), suite, loaders })
-  : undefined;
-const features = withFeatures
-  ? await measureFeatures({ rounds: argInt('call-rounds', 7), count: argInt('call-count', 20_000), warmup: argInt('call-warmup', 5_000), window: argInt('window', 64), suite, loaders, ...(listSessions === undefined ? {} : { listSessions }) })
-  : undefined;
+const produced: Partial<Record<Part, { sections: string; commands: string[] }>> = {};
+if (selected('foundation')) {
+  produced.foundation = foundationMarkdown(await measureFoundation({ rounds: argInt('rounds', 7), count: argInt('count', 20_000), warmup: argInt('warmup', 5_000), n: argInt('n', 10_000), suite, loaders }));
+}
+if (selected('features')) {
+  produced.features = featuresMarkdown(await measureFeatures({ rounds: argInt('call-rounds', 7), count: argInt('call-count', 20_000), warmup: argInt('call-warmup', 5_000), window, suite, loaders, ...(listSessions === undefined ? {} : { listSessions }) }));
+}
+if (selected('transports')) {
+  produced.transports = transportsMarkdown(await measureTransports({
+    stdio: { rounds: argInt('stdio-rounds', 7), count: argInt('stdio-count', 20_000), warmup: argInt('stdio-warmup', 5_000) },
+    http: { rounds: argInt('http-rounds', 5), count: argInt('http-count', 5_000), warmup: argInt('http-warmup', 1_000), sessions: argInt('http-sessions', 200), sessionCount: argInt('http-session-count', 10_000) },
+    window,
+    idleSessions: argInt('idle-sessions', 2_000),
+    loaders,
+  }));
+}
 const loadAfter = os.loadavg();
+const elapsedMin = (Date.now() - startedAt.getTime()) / 60_000;
 
-const parts = [foundation === undefined ? undefined : foundationMarkdown(foundation), features === undefined ? undefined : featuresMarkdown(features)]
-  .filter((part) => part !== undefined);
+const ran = parts.filter((part) => produced[part] !== undefined);
+const kept = parts.filter((part) => produced[part] === undefined && previous.sections[part] !== '');
+const sections = parts.map((part) => {
+  const fresh = produced[part];
+  return fresh === undefined ? stamp(part, previous.sections[part], previous.dates[part]) : stamp(part, fresh.sections, startedAt.toISOString());
+}).filter((s) => s !== '');
+const commands = parts.flatMap((part) => produced[part]?.commands ?? previous.commands[part]);
 const cpu = os.cpus();
-const skipped = [withFoundation ? '' : 'foundation', withFeatures ? '' : 'features'].filter((s) => s !== '');
 
 const markdown = `# Benchmark results
 
-Produced by \`npm run bench\` (that is \`${invocation}\`)${skipped.length > 0 ? `; skipped: ${skipped.join(', ')}` : ''}.
+Produced by \`npm run bench\` (that is \`npx tsx bench/run.ts\`: foundation, features and transports, about 30 min);
+this report's last run was \`${invocation}\` (${ran.join(', ') || 'nothing'}, ${fmt(elapsedMin, 1)} min)${kept.length > 0 ? `; kept from the previous report: ${kept.map((part) => `${part}${previous.dates[part] === undefined ? '' : ` (measured ${previous.dates[part]})`}`).join(', ')}` : ''}.
 Foundation: \`ping\` round trips and heap per idle session. Features: \`tools/call\` and \`tools/list\` scaling.
+Transports: \`tools/call\` over stdio and Streamable HTTP, memory per idle HTTP session.
+Parts run alone: \`npx tsx bench/run.ts --only=transports\` (or \`foundation\`, \`features\`, comma-separated); \`--no-strip\` halves the time
+(tsx figures only); \`--no-<part>\` skips one.
 
 - Date: ${startedAt.toISOString()}
 - Node: ${process.version} (${process.platform} ${process.arch}, V8 ${process.versions.v8})
@@ -52,12 +84,12 @@ Foundation: \`ping\` round trips and heap per idle session. Features: \`tools/ca
 - Load average (1/5/15 min) before: ${loadBefore.map((l) => fmt(l)).join(' / ')}, after: ${loadAfter.map((l) => fmt(l)).join(' / ')}
   (a shared machine: wall-clock figures are noisier than CPU figures)
 
-${parts.map((part) => part.sections).join('\n')}
+${sections.map((s) => s.trimEnd()).join('\n\n')}
+
 ## Commands run
 
-${parts.flatMap((part) => part.commands).map((c) => `- \`${c}\``).join('\n')}
+${commands.map((c) => `- \`${c}\``).join('\n')}
 `;
 
-const file = join(repoRoot, 'bench/RESULTS.md');
 writeFileSync(file, markdown);
-console.log(`\nwrote ${file}`);
+console.log(`\nwrote ${file} (${fmt(elapsedMin, 1)} min)`);
