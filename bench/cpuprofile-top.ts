@@ -2,8 +2,10 @@
  * Summarises a V8 .cpuprofile (from `node --cpu-prof`): the functions with the most self time, with their
  * file:line. For finding hotspots, e.g. after `ping-roundtrip.ts --profile=rxmcp`.
  *
- *   npx tsx bench/cpuprofile-top.ts <file.cpuprofile> [--top=25] [--maps=<maps.json>] [--callers]
+ *   npx tsx bench/cpuprofile-top.ts <file.cpuprofile> [--top=25] [--maps=<maps.json>] [--callers] [--inclusive]
  *
+ * `--inclusive` adds the repo functions with the most total time (self plus everything they called), and the
+ * split of the busy (non-idle) time between the repo's code, node_modules, node's internals and natives.
  * `--callers` adds a second table: the self time of natives (`set natives`, `get name`, ...) and of tsx's
  * `__name` helper, charged to the nearest repo function above them in the stack (who paid for them).
  *
@@ -88,5 +90,38 @@ if (hasFlag('callers')) {
   console.log(`\nnatives and __name (${fmt((100 * helperUs) / totalUs, 1)} % in all), charged to the nearest repo caller:`);
   for (const [key, us] of [...charged].sort((a, b) => b[1] - a[1]).slice(0, argInt('top', 25))) {
     console.log(`  ${fmt((100 * us) / totalUs, 1).padStart(5)} %  ${fmt(us / 1000, 1).padStart(8)} ms  ${key}`);
+  }
+}
+
+if (hasFlag('inclusive')) {
+  const parentOf = new Map<number, ProfileNode>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node);
+  const isRepo = (node: ProfileNode): boolean => node.callFrame.url.startsWith('file:') && !node.callFrame.url.includes('/node_modules/');
+  const bucketOf = (node: ProfileNode): string =>
+    isRepo(node) ? 'repo code (self)' : node.callFrame.url.includes('/node_modules/') ? 'node_modules (self)'
+      : node.callFrame.url.startsWith('node:') ? 'node internals (self)' : 'natives, GC, program (self)';
+  const total = new Map<string, number>();
+  const buckets = new Map<string, number>();
+  let busyUs = 0;
+  profile.samples.forEach((id, i) => {
+    const node = byNode.get(id);
+    const delta = profile.timeDeltas[i + 1] ?? 0;
+    if (node === undefined || node.callFrame.functionName === '(idle)') return;
+    busyUs += delta;
+    buckets.set(bucketOf(node), (buckets.get(bucketOf(node)) ?? 0) + delta);
+    const seen = new Set<string>();
+    for (let up: ProfileNode | undefined = node; up !== undefined; up = parentOf.get(up.id)) {
+      if (!isRepo(up) || up.callFrame.functionName === '__name') continue;
+      const key = `${up.callFrame.functionName || '(anonymous)'}  ${where(up.callFrame)}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      total.set(key, (total.get(key) ?? 0) + delta);
+    }
+  });
+  console.log(`\nbusy (non-idle) time ${fmt(busyUs / 1000, 0)} ms, by where the samples were:`);
+  for (const [bucket, us] of [...buckets].sort((a, b) => b[1] - a[1])) console.log(`  ${fmt((100 * us) / busyUs, 1).padStart(5)} %  ${bucket}`);
+  console.log('\nrepo functions by total time (self + callees), % of busy time:');
+  for (const [key, us] of [...total].sort((a, b) => b[1] - a[1]).slice(0, argInt('top', 25))) {
+    console.log(`  ${fmt((100 * us) / busyUs, 1).padStart(5)} %  ${fmt(us / 1000, 1).padStart(8)} ms  ${key}`);
   }
 }

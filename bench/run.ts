@@ -71,7 +71,7 @@ const cpu = os.cpus();
 
 const markdown = `# Benchmark results
 
-Produced by \`npm run bench\` (that is \`npx tsx bench/run.ts\`: foundation, features and transports, about 30 min);
+Produced by \`npm run bench\` (that is \`npx tsx bench/run.ts\`: foundation, features and transports, about 12 min on 2 cores);
 this report's last run was \`${invocation}\` (${ran.join(', ') || 'nothing'}, ${fmt(elapsedMin, 1)} min)${kept.length > 0 ? `; kept from the previous report: ${kept.map((part) => `${part}${previous.dates[part] === undefined ? '' : ` (measured ${previous.dates[part]})`}`).join(', ')}` : ''}.
 Foundation: \`ping\` round trips and heap per idle session. Features: \`tools/call\` and \`tools/list\` scaling.
 Transports: \`tools/call\` over stdio and Streamable HTTP, memory per idle HTTP session.

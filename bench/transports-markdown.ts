@@ -173,8 +173,8 @@ ${[...stdio.flatMap(({ result }, i) => sampleLines(stdioContenders, stdioLoads[i
 
 CPU hotspots: \`node --cpu-prof --cpu-prof-dir=.tmp --import tsx bench/stdio-calls.ts --profile=rxmcp --window=64 --server-prof --source-maps=.tmp/maps.json\`
 (or \`bench/http-calls.ts --profile=rxmcpJson\`; \`--server-prof\` makes the server child write its own profile to .tmp too), then
-\`npx tsx bench/cpuprofile-top.ts .tmp/<file>.cpuprofile --maps=.tmp/maps.json --callers\` (the client's maps also resolve the server's
-rxmcp modules when both ran under tsx: the maps are per file).
+\`npx tsx bench/cpuprofile-top.ts .tmp/<file>.cpuprofile --maps=.tmp/maps.json --callers --inclusive\` (the client's maps also resolve the
+server's rxmcp modules when both ran under tsx: the maps are per file; \`--inclusive\` adds total time per repo function).
 `;
   const commands = [...stdio.map((r) => rel(r.command)), ...http.map((r) => rel(r.command)),
     ...idle.flatMap((r) => idleImpls.map((impl) => rel(r.figures[impl].command)))];

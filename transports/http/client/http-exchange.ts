@@ -26,14 +26,29 @@ export function exchange(active: ActiveRequests, spec: ExchangeSpec, onRequest?:
   return new Promise((resolve, reject) => {
     const send = spec.url.protocol === 'https:' ? httpsRequest : httpRequest;
     const headers = spec.body === undefined ? spec.headers : { ...spec.headers, 'content-length': spec.body.byteLength };
-    const request = send(spec.url, { method: spec.method, headers, agent: spec.agent });
-    active.add(request);
-    request.once('response', resolve);
-    // `on`, not `once`: a socket error after the response head must not become an unhandled 'error' event.
-    request.on('error', (error) => reject(new LocalError('TransportFailed', `${spec.method} ${spec.url.href} failed: ${error.message}`, { cause: error })));
-    request.once('close', () => active.delete(request));
-    onRequest?.(request);
-    request.end(spec.body);
+    const attempt = (retried: boolean): void => {
+      const request = send(spec.url, { method: spec.method, headers, agent: spec.agent });
+      let answered = false;
+      active.add(request);
+      request.once('response', (response) => {
+        answered = true;
+        resolve(response);
+      });
+      // `on`, not `once`: a socket error after the response head must not become an unhandled 'error' event.
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        // A kept-alive socket the server closed while idle fails before the request reached the server:
+        // Node's documented remedy is to send it again, once, on a fresh socket.
+        if (!answered && !retried && request.reusedSocket && error.code === 'ECONNRESET') {
+          attempt(true);
+          return;
+        }
+        reject(new LocalError('TransportFailed', `${spec.method} ${spec.url.href} failed: ${error.message}`, { cause: error }));
+      });
+      request.once('close', () => active.delete(request));
+      onRequest?.(request);
+      request.end(spec.body);
+    };
+    attempt(false);
   });
 }
 

@@ -117,9 +117,14 @@ class NodeResponder implements HttpResponder {
   }
 
   openStream(status: number, headers: HeaderMap): StreamSink {
-    this.res.writeHead(status, headers);
-    this.res.flushHeaders();
-    return new NodeSink(this.res);
+    const res = this.res;
+    res.writeHead(status, headers);
+    // Headers go out with the first event when one follows at once (a quick answer costs one write, not two);
+    // a stream that stays quiet still gets its headers on the next turn of the event loop.
+    setImmediate(() => {
+      if (!res.headersSent && !res.destroyed) res.flushHeaders();
+    });
+    return new NodeSink(res);
   }
 
   onFinished(listener: (gone: boolean) => void): void {
