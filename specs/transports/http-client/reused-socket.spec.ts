@@ -19,7 +19,10 @@ async function resettingServer(): Promise<{ url: URL; connections: () => number;
     socket.on('data', (chunk) => {
       if (!chunk.toString('latin1').includes('\r\n\r\n')) return;
       served++;
-      if (served > 1) return socket.resetAndDestroy();
+      if (served > 1) {
+        socket.resetAndDestroy();
+        return;
+      }
       socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\n{}');
     });
     socket.on('close', () => sockets.delete(socket));
