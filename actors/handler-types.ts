@@ -6,6 +6,7 @@ import type { Observable } from 'rxjs';
 import type { JsonObject, RequestId } from '../core/jsonrpc.ts';
 import type { AnyCapabilities, Implementation } from '../core/protocol/capabilities.ts';
 import type { Role } from '../core/protocol/methods.ts';
+import type { InputMethod, RequestEnvelope } from '../core/protocol/modern.ts';
 import type { Revision } from '../core/protocol/versions.ts';
 
 /** A progress report: a bare number, or the full shape of `notifications/progress`. */
@@ -36,6 +37,15 @@ export interface PromiseRequestOptions extends RequestOptions {
   readonly onProgress?: (progress: Extract<RequestEvent, { type: 'progress' }>) => void;
 }
 
+/** Options of the handler context's client calls (`elicit`, `sample`, `roots`). */
+export interface InputCallOptions extends PromiseRequestOptions {
+  /**
+   * Modern era: the key of this input request in `inputRequests`. By default calls are numbered per kind
+   * in the order the handler makes them, which is stable because the handler runs again from the start.
+   */
+  readonly key?: string;
+}
+
 /** What a handler may learn about the session it serves. */
 export interface SessionView {
   readonly role: Role;
@@ -60,6 +70,27 @@ export interface RequestContext {
   request<R extends object = JsonObject>(method: string, params?: JsonObject, options?: PromiseRequestOptions): Promise<R>;
   /** Sends a notification related to this request. */
   notify(method: string, params?: JsonObject): void;
+  /** Modern era (2026-07-28) only: what this request declared about its sender, and its input round. */
+  readonly modern?: ModernRequest | undefined;
+}
+
+/** A modern request's own envelope: there is no session to hold the client's version or capabilities. */
+export interface ModernRequest {
+  readonly envelope: RequestEnvelope;
+  /** For the methods that may ask the client for input (`tools/call`, `prompts/get`, `resources/read`). */
+  readonly inputs: InputRound | undefined;
+}
+
+/**
+ * The client input a modern request has gathered over its rounds. A handler's needs (elicitation, sampling,
+ * roots) are answered from it when the client already supplied them; otherwise they are collected, the
+ * request is answered with `input_required`, and the handler runs again from the start on the retry.
+ */
+export interface InputRound {
+  /** 0 on the first call, then one more on each retry that carried sealed state. */
+  readonly round: number;
+  /** The answer to an input request, asking the client for it when it has not been given. */
+  ask(method: InputMethod, params: JsonObject | undefined, key?: string): Promise<JsonObject>;
 }
 
 /**

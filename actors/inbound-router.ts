@@ -19,9 +19,11 @@ import {
 } from '../core/jsonrpc.ts';
 import { methodAvailable, methodRule, type Role } from '../core/protocol/methods.ts';
 import { allowsBatches } from '../core/protocol/versions.ts';
-import type { ExchangeKey, InboundFrame } from '../core/transport.ts';
+import { claimedRevision } from '../core/protocol/modern.ts';
+import type { ExchangeKey, FrameOrigin, InboundFrame } from '../core/transport.ts';
 import { BatchResponses } from './batch.ts';
 import { IncomingRequest, type ResponseRoute, methodNotFound, sendResponse } from './incoming-request.ts';
+import { cancelExchange, routeModernNotification, routeModernRequest } from './modern/modern-router.ts';
 import { isProgressToken, progressTokenOf } from './progress.ts';
 import type { SessionContext } from './session-context.ts';
 
@@ -35,12 +37,14 @@ export function routeFrame(session: SessionContext, frame: InboundFrame): void {
   if (session.admits('closed')) return;
   switch (frame.type) {
     case 'message':
-      return routePayload(session, frame.payload, frame.exchange, undefined);
+      return routePayload(session, frame.payload, frame.exchange, undefined, frame.origin);
     case 'malformed':
       session.diagnose({ type: 'malformed-frame', detail: frame.error.message });
       return reject(session, direct(frame.exchange), undefined, malformedError(frame.error));
     case 'exchange-closed':
-      // Legacy era: a closed stream is not a cancellation (the peer cancels with a notification).
+      // Legacy era: a closed stream is not a cancellation (the peer cancels with a notification). Modern era:
+      // closing the response stream is how a client cancels.
+      if (session.admits('admit-modern')) cancelExchange(session, frame.exchange, new LocalError('RequestAborted', 'The client closed the request stream'));
       return;
     case 'undeliverable':
       return failUndeliverable(session, frame.payload, frame.error);
@@ -60,13 +64,22 @@ function malformedError(error: LocalError): { code: number; message: string } {
   return { code: ErrorCode.ParseError, message: `Parse error: ${error.message}` };
 }
 
-function routePayload(session: SessionContext, payload: unknown, exchange: ExchangeKey | undefined, batch: BatchResponses | undefined): void {
+function routePayload(
+  session: SessionContext,
+  payload: unknown,
+  exchange: ExchangeKey | undefined,
+  batch: BatchResponses | undefined,
+  origin?: FrameOrigin,
+): void {
   const classified = classify(payload);
   const route: ResponseRoute = batch === undefined ? direct(exchange) : { exchange, batch };
   switch (classified.kind) {
     case 'request':
+      if (batch === undefined && choosesModern(session, classified.message)) session.becomeModern();
+      if (session.admits('admit-modern') && session.modern !== undefined) return routeModernRequest(session, session.modern, classified.message, route, origin);
       return routeRequest(session, classified.message, route);
     case 'notification':
+      if (session.admits('admit-modern')) return routeModernNotification(session, classified.message, (params) => routeCancel(session, params));
       return routeNotification(session, classified.message);
     case 'response':
       return routeResponse(session, classified.message);
@@ -80,6 +93,19 @@ function routePayload(session: SessionContext, payload: unknown, exchange: Excha
     case 'batch':
       return routeBatch(session, classified.items, exchange, batch);
   }
+}
+
+/**
+ * A dual-era server connection takes the era of its first request: `initialize` opens a legacy session; a
+ * legacy client's `ping` before it (no 2026 envelope) stays legacy; anything else is a modern request. A
+ * modern-only server takes every first request as modern (so a stray `initialize` is refused in that era).
+ */
+function choosesModern(session: SessionContext, message: JsonRpcRequest): boolean {
+  const modern = session.modern;
+  if (modern === undefined || session.role !== 'server' || !session.admits('admit-handshake')) return false;
+  if (!modern.acceptsLegacy) return true;
+  if (message.method === 'initialize') return false;
+  return !(message.method === 'ping' && claimedRevision(message.params) === undefined);
 }
 
 function routeBatch(session: SessionContext, items: readonly unknown[], exchange: ExchangeKey | undefined, outer: BatchResponses | undefined): void {

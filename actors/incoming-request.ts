@@ -13,10 +13,31 @@ import type { TimerHandle } from '../core/clock.ts';
 import { LocalError, toWireError } from '../core/errors.ts';
 import { type JsonObject, type JsonRpcResponse, type RequestId, errorResponse, notification, resultResponse } from '../core/jsonrpc.ts';
 import type { ExchangeKey } from '../core/transport.ts';
-import type { HandlerOutput, PromiseRequestOptions, ProgressUpdate, RequestContext, RequestEvent, RequestHandler, RequestOptions, SessionView } from './handler-types.ts';
+import type {
+  HandlerOutput,
+  ModernRequest,
+  PromiseRequestOptions,
+  ProgressUpdate,
+  RequestContext,
+  RequestEvent,
+  RequestHandler,
+  RequestOptions,
+  SessionView,
+} from './handler-types.ts';
 import { outgoingRequest, outgoingRequest$ } from './outgoing-request.ts';
 import { normaliseProgress } from './progress.ts';
 import type { RunningRequest, SessionContext } from './session-context.ts';
+
+/**
+ * A modern (2026-07-28) request's own scope: the session view its envelope describes, and how its results are
+ * completed for the wire.
+ */
+export interface ModernScope extends ModernRequest {
+  readonly view: SessionView;
+  decorate(method: string, result: JsonObject): JsonObject;
+  /** Overrides the handler time limit (listen streams run until cancelled). */
+  readonly timeoutMs: number | undefined;
+}
 
 /** Where a response goes: straight to the writer, or into the batch it belongs to. */
 export interface ResponseRoute {
@@ -44,7 +65,28 @@ export class IncomingRequest implements RequestContext, RunningRequest {
     private readonly params: JsonObject | undefined,
     readonly progressToken: string | number | undefined,
     private readonly route: ResponseRoute,
+    private readonly scope?: ModernScope,
   ) {}
+
+  get modern(): ModernRequest | undefined {
+    return this.scope;
+  }
+
+  /** The exchange the request came on (a closed exchange cancels modern requests). */
+  get exchange(): ExchangeKey | undefined {
+    return this.route.exchange;
+  }
+
+  /**
+   * Answers the request now with `result`, whatever the handler does later: a modern request that needs
+   * client input is answered with `input_required` while its handler waits. The handler's signal aborts.
+   */
+  answerEarly(result: JsonObject): void {
+    if (this.done) return;
+    this.subscription?.unsubscribe();
+    this.controller?.abort(new LocalError('RequestAborted', `${this.method} was answered with input_required`));
+    this.respond(result);
+  }
 
   get meta(): JsonObject | undefined {
     const meta = this.params?.['_meta'];
@@ -61,7 +103,7 @@ export class IncomingRequest implements RequestContext, RunningRequest {
   }
 
   get session(): SessionView {
-    return this.sessionContext.view;
+    return this.scope?.view ?? this.sessionContext.view;
   }
 
   /** Runs the handler. Synchronous results are answered at once without registering the request. */
@@ -125,7 +167,7 @@ export class IncomingRequest implements RequestContext, RunningRequest {
   private track(start: () => void): void {
     const session = this.sessionContext;
     session.incoming.set(this.id, this);
-    const limit = session.limits.handlerTimeoutMs;
+    const limit = this.scope?.timeoutMs ?? session.limits.handlerTimeoutMs;
     if (Number.isFinite(limit)) this.timer = session.clock.setTimeout(() => this.onHandlerTimeout(), limit);
     start();
   }
@@ -140,7 +182,7 @@ export class IncomingRequest implements RequestContext, RunningRequest {
   private onHandlerTimeout(): void {
     this.timer = undefined;
     if (this.done) return;
-    const limit = this.sessionContext.limits.handlerTimeoutMs;
+    const limit = this.scope?.timeoutMs ?? this.sessionContext.limits.handlerTimeoutMs;
     const error = new LocalError('RequestTimeout', `The handler of ${this.method} ran longer than ${limit} ms`);
     this.subscription?.unsubscribe();
     this.controller?.abort(error);
@@ -186,7 +228,7 @@ export class IncomingRequest implements RequestContext, RunningRequest {
     if (typeof result !== 'object' || result === null || Array.isArray(result)) {
       return this.respondError(new LocalError('ProtocolViolation', `The handler of ${this.method} returned a non-object result`));
     }
-    this.finish(resultResponse(this.id, result));
+    this.finish(resultResponse(this.id, this.scope === undefined ? result : this.scope.decorate(this.method, result)));
   }
 
   private respondError(error: unknown): void {

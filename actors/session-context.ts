@@ -12,6 +12,7 @@ import type { Role } from '../core/protocol/methods.ts';
 import type { LegacyRevision } from '../core/protocol/versions.ts';
 import type { ExchangeKey } from '../core/transport.ts';
 import type { HandlerTable, SessionView } from './handler-types.ts';
+import type { ModernServing } from './modern/modern-serving.ts';
 import type { OutboundWriter } from './outbound-writer.ts';
 
 /** Something that happened and was handled without failing anything, reported for observability. */
@@ -36,6 +37,7 @@ export interface PendingRequest {
 /** The part of an incoming request the session tracks (by id, for cancellation and close). */
 export interface RunningRequest {
   readonly progressToken: string | number | undefined;
+  readonly exchange: ExchangeKey | undefined;
   cancel(reason: LocalError): void;
 }
 
@@ -51,7 +53,11 @@ export interface SessionContext {
   readonly revision: LegacyRevision | undefined;
   readonly ownCapabilities: AnyCapabilities;
   readonly peerCapabilities: AnyCapabilities | undefined;
+  /** Server only, when it serves the modern era. */
+  readonly modern: ModernServing | undefined;
   admits(tag: LifecycleTag): boolean;
+  /** Server: the first message chose the modern era for this connection. */
+  becomeModern(): void;
   nextRequestId(): number;
   /**
    * Runs `start` once the session may send requests. Returns an error instead when it never will (closed, or

@@ -2,6 +2,7 @@
  * The server side of the legacy handshake, and the server-wide configuration that every session shares.
  */
 import type { HandlerTable } from '../actors/handler-types.ts';
+import type { ModernServing } from '../actors/modern/modern-serving.ts';
 import { ErrorCode } from '../core/error-codes.ts';
 import { type JsonObject, type RequestId, errorResponse, resultResponse } from '../core/jsonrpc.ts';
 import { type Implementation, type ServerCapabilities, isImplementation } from '../core/protocol/capabilities.ts';
@@ -18,6 +19,8 @@ export interface ServerConfig {
   /** Revisions this server speaks (default: every legacy revision). */
   readonly supportedVersions?: readonly LegacyRevision[];
   readonly handlers?: HandlerTable;
+  /** Serve the modern era too (on connections that do not open with `initialize`). */
+  readonly modern?: ModernServing;
 }
 
 /**
@@ -29,7 +32,10 @@ class ServerHandshake implements HandshakeStrategy {
   /** Results by the capabilities object the session declares, then by revision. */
   private readonly results = new WeakMap<object, Map<LegacyRevision, JsonObject>>();
 
+  readonly modern: ModernServing | undefined;
+
   constructor(private readonly config: ServerConfig) {
+    this.modern = config.modern;
     this.supported = config.supportedVersions ?? LEGACY_REVISIONS;
     if (this.supported.length === 0) throw new RangeError('supportedVersions must name at least one revision');
   }

@@ -20,13 +20,16 @@ import type { Icon } from '../core/protocol/content.ts';
 
 import { type LoggingLevel, levelAtLeast } from '../core/protocol/logging.ts';
 import type { ServerCapabilities } from '../core/protocol/capabilities.ts';
-import type { LegacyRevision } from '../core/protocol/versions.ts';
+import { LEGACY_REVISIONS, type LegacyRevision } from '../core/protocol/versions.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Transport } from '../core/transport.ts';
 import { buildPrompt, buildResource, buildTemplate, buildTool } from './server-registration.ts';
 import { createSessionAcceptor } from './server-session.ts';
 import type { ArgsOf, PromptDefinition, ResourceDefinition, SchemaInput, TemplateDefinition, ToolDefinition } from './server-types.ts';
 import type { McpSession, SessionRuntimeOptions } from './session.ts';
+import { type ModernOptions, createModernServing } from './server-modern.ts';
+import type { ServerChange } from '../actors/features/listen-feature.ts';
+import { Subject } from 'rxjs';
 
 export interface ServerOptions {
   readonly name: string;
@@ -49,6 +52,13 @@ export interface ServerOptions {
   readonly onRootsListChanged?: (session: McpSession) => void;
   /** Task-augmented `tools/call` and `tasks/*` (2025-11-25, experimental); see actors/features/tasks-feature.ts. */
   readonly tasks?: ServerTaskOptions;
+  /**
+   * Which protocol eras to serve (default `"both"`): a connection that opens with `initialize` gets a legacy
+   * session, one that opens with any other request is served statelessly in revision 2026-07-28.
+   */
+  readonly eras?: 'both' | 'legacy' | 'modern';
+  /** Modern-era settings: request state keys, caching hints. */
+  readonly modern?: ModernOptions;
 }
 
 export interface ServerTaskOptions {
@@ -111,7 +121,8 @@ export function createServer(options: ServerOptions): McpServer {
     ...toolHandlers(catalog, pageSize, tasks === undefined ? { context } : { context, tasks: tasks.tools }),
     ...resourceHandlers(catalog, pageSize, {
       context,
-      notFoundCode: () => ErrorCode.ResourceNotFound,
+      // 2026-07-28 reports a missing resource as invalid params; -32002 is legacy only.
+      notFoundCode: (session) => (session.revision === '2026-07-28' ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound),
       subscriptions: {
         subscribe(session, uri) {
           const own = (stateOf(session).subscriptions ??= new Set());
@@ -173,17 +184,36 @@ export function createServer(options: ServerOptions): McpServer {
     const own = state.get(session)?.subscriptions;
     if (own !== undefined) for (const uri of own) dropSubscriber(uri, session);
   };
+  const serverInfo = {
+    name: options.name,
+    version: options.version,
+    ...(options.title === undefined ? {} : { title: options.title }),
+    ...(options.description === undefined ? {} : { description: options.description }),
+    ...(options.websiteUrl === undefined ? {} : { websiteUrl: options.websiteUrl }),
+    ...(options.icons === undefined ? {} : { icons: options.icons }),
+  };
+  // What modern listeners hear about; legacy sessions are told directly (broadcast below).
+  const changes$ = new Subject<ServerChange>();
+  const ending$ = new Subject<void>();
+  const eras = options.eras ?? 'both';
+  const modern = eras === 'legacy' ? undefined : createModernServing({
+    options: options.modern ?? {},
+    acceptsLegacy: eras === 'both',
+    legacyVersions: options.supportedVersions ?? LEGACY_REVISIONS,
+    serverInfo,
+    instructions: options.instructions,
+    capabilities,
+    // tools/call without the 2025-11-25 task augmentation, which the modern era does not have.
+    handlers: new Map([...requests, ['tools/call', toolHandlers(catalog, pageSize, { context })['tools/call'] as RequestHandler]]),
+    changes$,
+    ending$,
+    clock: options.session?.clock,
+  });
   const acceptor = createSessionAcceptor({
-    serverInfo: {
-      name: options.name,
-      version: options.version,
-      ...(options.title === undefined ? {} : { title: options.title }),
-      ...(options.description === undefined ? {} : { description: options.description }),
-      ...(options.websiteUrl === undefined ? {} : { websiteUrl: options.websiteUrl }),
-      ...(options.icons === undefined ? {} : { icons: options.icons }),
-    },
+    serverInfo,
     capabilities,
     handlers,
+    ...(modern === undefined ? {} : { modern }),
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
     ...(options.supportedVersions === undefined ? {} : { supportedVersions: options.supportedVersions }),
   });
@@ -194,8 +224,14 @@ export function createServer(options: ServerOptions): McpServer {
       session.notify(method);
     }
   }
-  catalog.tools.changed$.subscribe(() => broadcast('notifications/tools/list_changed', (c) => c.tools?.listChanged === true));
-  catalog.prompts.changed$.subscribe(() => broadcast('notifications/prompts/list_changed', (c) => c.prompts?.listChanged === true));
+  catalog.tools.changed$.subscribe(() => {
+    broadcast('notifications/tools/list_changed', (c) => c.tools?.listChanged === true);
+    changes$.next({ type: 'tools' });
+  });
+  catalog.prompts.changed$.subscribe(() => {
+    broadcast('notifications/prompts/list_changed', (c) => c.prompts?.listChanged === true);
+    changes$.next({ type: 'prompts' });
+  });
   // Resources and templates are one list for clients: a burst touching both sends one notification.
   let resourcesPending = false;
   const resourcesChanged = (): void => {
@@ -204,6 +240,7 @@ export function createServer(options: ServerOptions): McpServer {
     queueMicrotask(() => {
       resourcesPending = false;
       broadcast('notifications/resources/list_changed', (c) => c.resources?.listChanged === true);
+      changes$.next({ type: 'resources' });
     });
   };
   catalog.resources.changed$.subscribe(resourcesChanged);
@@ -224,6 +261,7 @@ export function createServer(options: ServerOptions): McpServer {
       return register(catalog.prompts, definition.name, buildPrompt(definition, get), 'prompt');
     },
     notifyResourceUpdated(uri) {
+      changes$.next({ type: 'resource-updated', uri });
       const set = subscribers.get(uri);
       if (set === undefined) return;
       for (const session of set) if (session.state === 'operating') session.notify('notifications/resources/updated', { uri });
@@ -255,6 +293,9 @@ export function createServer(options: ServerOptions): McpServer {
     },
     sessions,
     async close() {
+      // Open listens end gracefully first (a complete result each), then every connection closes.
+      ending$.next();
+      await new Promise((resolve) => setImmediate(resolve));
       await Promise.all(Array.from(sessions, (session) => session.close()));
     },
   };

@@ -1,8 +1,12 @@
 /**
  * The legacy-era session lifecycle as XState v5 machines, one per role.
  *
- *   server: awaitingInitialize -> awaitingInitialized -> operating -> shuttingDown -> closed
+ *   server: awaitingInitialize -> awaitingInitialized -> operating -> shuttingDown -> closed   (legacy)
+ *           awaitingInitialize -> stateless -> shuttingDown -> closed                         (modern)
  *   client: initializing -> operating -> shuttingDown -> closed
+ *
+ * The era of a server connection is chosen by its first message: `initialize` opens a legacy session, any
+ * other request (one carrying a 2026-07-28 envelope) makes the connection stateless for good.
  *
  * A state's tags say what may flow in it; the session reads them on every message, so the rules live in
  * the machine and not in transports or flags. Sessions keep only a snapshot and step it with XState's pure
@@ -19,6 +23,8 @@ export type LifecycleEvent =
   | { readonly type: 'INITIALIZE' }
   /** Server: `notifications/initialized` arrived. Client: result accepted and `initialized` sent. */
   | { readonly type: 'INITIALIZED' }
+  /** Server: the first message was a modern (2026-07-28) request: no handshake, no session state. */
+  | { readonly type: 'MODERN' }
   /** The handshake failed (client: no usable version, error result). */
   | { readonly type: 'HANDSHAKE_FAILED' }
   /** Someone asked the session to end; in-flight work may drain. */
@@ -45,7 +51,11 @@ export const serverLifecycleMachine = lifecycle.createMachine({
   states: {
     awaitingInitialize: {
       tags: ['admit-ping', 'admit-handshake', 'writable'],
-      on: { INITIALIZE: 'awaitingInitialized', CLOSE: 'shuttingDown', TRANSPORT_CLOSED: 'closed' },
+      on: { INITIALIZE: 'awaitingInitialized', MODERN: 'stateless', CLOSE: 'shuttingDown', TRANSPORT_CLOSED: 'closed' },
+    },
+    stateless: {
+      tags: ['admit-modern', 'writable'],
+      on: { CLOSE: 'shuttingDown', TRANSPORT_CLOSED: 'closed' },
     },
     awaitingInitialized: {
       tags: ['admit-ping', 'admit-inbound', 'defer-outbound', 'writable'],
@@ -121,7 +131,7 @@ export function stepLifecycle(machine: LifecycleMachine, snapshot: LifecycleSnap
   return canonical;
 }
 
-export type LifecycleState = 'awaitingInitialize' | 'awaitingInitialized' | 'initializing' | 'operating' | 'shuttingDown' | 'closed';
+export type LifecycleState = 'awaitingInitialize' | 'awaitingInitialized' | 'initializing' | 'operating' | 'stateless' | 'shuttingDown' | 'closed';
 
 export function lifecycleState(snapshot: LifecycleSnapshot): LifecycleState {
   return snapshot.value as LifecycleState;

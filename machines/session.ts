@@ -7,6 +7,7 @@
 import { BehaviorSubject, type Observable, Subject, type Subscription } from 'rxjs';
 import type { HandlerTable, PromiseRequestOptions, RequestEvent, RequestOptions, SessionView } from '../actors/handler-types.ts';
 import { routeFrame } from '../actors/inbound-router.ts';
+import type { ModernServing } from '../actors/modern/modern-serving.ts';
 import { type KeepaliveOptions, startKeepalive } from '../actors/keepalive.ts';
 import { OutboundWriter, type OutboundWriterEvents } from '../actors/outbound-writer.ts';
 import { outgoingRequest, outgoingRequest$ } from '../actors/outgoing-request.ts';
@@ -80,6 +81,8 @@ export interface McpSession extends SessionView {
 
 /** Role-specific handling of the handshake messages. */
 export interface HandshakeStrategy {
+  /** Set when the server also serves the modern era (2026-07-28) on connections that start without a handshake. */
+  readonly modern?: ModernServing | undefined;
   handleInitialize(session: SessionCore, id: RequestId, params: JsonObject | undefined, exchange: ExchangeKey | undefined): void;
 }
 
@@ -254,6 +257,14 @@ export class SessionCore implements SessionContext, McpSession, OutboundWriterEv
 
   handleInitialize(id: RequestId, params: JsonObject | undefined, exchange: ExchangeKey | undefined): void {
     this.handshake?.handleInitialize(this, id, params, exchange);
+  }
+
+  get modern(): ModernServing | undefined {
+    return this.handshake?.modern;
+  }
+
+  becomeModern(): void {
+    this.step({ type: 'MODERN' });
   }
 
   handleInitialized(): void {

@@ -5,7 +5,8 @@
  * results, so handler code runs unchanged in both.
  */
 import { randomUUID } from 'node:crypto';
-import { LocalError } from '../../core/errors.ts';
+import { LocalError, WireError } from '../../core/errors.ts';
+import { ErrorCode } from '../../core/error-codes.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
 import type { CreateMessageParams, CreateMessageResult } from '../../core/protocol/sampling.ts';
 import type { ElicitParams, ElicitResult } from '../../core/protocol/elicitation.ts';
@@ -13,7 +14,8 @@ import { type LoggingLevel, levelAtLeast } from '../../core/protocol/logging.ts'
 import type { Root } from '../../core/protocol/roots.ts';
 import { isCreateMessageResult, isElicitResult, isRoot } from '../../core/protocol/guards.ts';
 import { checkElicitationSchema, compileSchema } from '../../core/schema/index.ts';
-import type { PromiseRequestOptions, ProgressUpdate, RequestContext, SessionView } from '../handler-types.ts';
+import type { InputMethod } from '../../core/protocol/modern.ts';
+import type { InputCallOptions, ModernRequest, ProgressUpdate, RequestContext, SessionView } from '../handler-types.ts';
 
 export interface FeatureContext {
   readonly signal: AbortSignal;
@@ -24,12 +26,22 @@ export interface FeatureContext {
   progress(update: ProgressUpdate): void;
   /** Logs to the client, honouring the level it chose. */
   log(level: LoggingLevel, data: unknown, logger?: string): void;
+  /**
+   * Modern era: which round of a multi round-trip request this is (0 the first time). The handler runs again
+   * from the start on each round, with the answers of earlier rounds available at once. Legacy era: always 0.
+   */
+  readonly round: number;
   /** Asks the user for input (form mode) or to visit a URL (URL mode). */
-  elicit(params: ElicitParams, options?: PromiseRequestOptions): Promise<ElicitResult>;
+  elicit(params: ElicitParams, options?: InputCallOptions): Promise<ElicitResult>;
   /** Asks the client's model for a completion. */
-  sample(params: CreateMessageParams, options?: PromiseRequestOptions): Promise<CreateMessageResult>;
+  sample(params: CreateMessageParams, options?: InputCallOptions): Promise<CreateMessageResult>;
   /** The client's roots. */
-  roots(options?: PromiseRequestOptions): Promise<readonly Root[]>;
+  roots(options?: InputCallOptions): Promise<readonly Root[]>;
+}
+
+/** How a context's client calls travel: requests on a session, or input requests of a modern round. */
+interface ClientCaller {
+  callClient(method: InputMethod, params: JsonObject | undefined, options: InputCallOptions | undefined): Promise<JsonObject>;
 }
 
 /** Where the server keeps a session's log level. */
@@ -41,7 +53,7 @@ export interface LogLevelSource {
 /**
  * The legacy-era context: one per request, so its methods live on the prototype (no closures per call).
  */
-class LegacyFeatureContext implements FeatureContext {
+class LegacyFeatureContext implements FeatureContext, ClientCaller {
   constructor(
     private readonly request: RequestContext,
     private readonly logging: LogLevelSource,
@@ -59,6 +71,10 @@ class LegacyFeatureContext implements FeatureContext {
     return this.request.meta;
   }
 
+  get round(): number {
+    return 0;
+  }
+
   progress(update: ProgressUpdate): void {
     this.request.progress(update);
   }
@@ -70,26 +86,98 @@ class LegacyFeatureContext implements FeatureContext {
     this.request.notify('notifications/message', { level, data: data as JsonObject, ...(logger === undefined ? {} : { logger }) });
   }
 
-  elicit(params: ElicitParams, options?: PromiseRequestOptions): Promise<ElicitResult> {
-    return elicit(this.request, params, options);
+  elicit(params: ElicitParams, options?: InputCallOptions): Promise<ElicitResult> {
+    return elicit(this, this.request.session.revision, params, options);
   }
 
-  async sample(params: CreateMessageParams, options?: PromiseRequestOptions): Promise<CreateMessageResult> {
-    const result = await this.request.request('sampling/createMessage', params as unknown as JsonObject, options);
-    if (!isCreateMessageResult(result)) throw new LocalError('ProtocolViolation', 'The client answered sampling/createMessage with a malformed result');
-    return result;
+  sample(params: CreateMessageParams, options?: InputCallOptions): Promise<CreateMessageResult> {
+    return sample(this, params, options);
   }
 
-  async roots(options?: PromiseRequestOptions): Promise<readonly Root[]> {
-    const result = await this.request.request('roots/list', undefined, options);
-    const roots = result['roots'];
-    if (!Array.isArray(roots) || !roots.every(isRoot)) throw new LocalError('ProtocolViolation', 'The client answered roots/list with a malformed result');
-    return roots;
+  roots(options?: InputCallOptions): Promise<readonly Root[]> {
+    return roots(this, options);
+  }
+
+  /** A prototype method, not a closure: one context is made per request. */
+  callClient(method: InputMethod, params: JsonObject | undefined, options: InputCallOptions | undefined): Promise<JsonObject> {
+    return this.request.request(method, params, options);
+  }
+}
+
+/**
+ * The modern-era context: the same calls, answered from the request's input round. Logging follows the level
+ * this request asked for (none when it asked for none); there is no session to remember one.
+ */
+class ModernFeatureContext implements FeatureContext, ClientCaller {
+  constructor(
+    private readonly request: RequestContext,
+    private readonly modern: ModernRequest,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.request.signal;
+  }
+
+  get session(): SessionView {
+    return this.request.session;
+  }
+
+  get meta(): JsonObject | undefined {
+    return this.request.meta;
+  }
+
+  get round(): number {
+    return this.modern.inputs?.round ?? 0;
+  }
+
+  progress(update: ProgressUpdate): void {
+    this.request.progress(update);
+  }
+
+  log(level: LoggingLevel, data: unknown, logger?: string): void {
+    const threshold = this.modern.envelope.logLevel;
+    if (threshold === undefined || !levelAtLeast(level, threshold)) return;
+    this.request.notify('notifications/message', { level, data: data as JsonObject, ...(logger === undefined ? {} : { logger }) });
+  }
+
+  elicit(params: ElicitParams, options?: InputCallOptions): Promise<ElicitResult> {
+    return elicit(this, this.request.session.revision, params, options);
+  }
+
+  sample(params: CreateMessageParams, options?: InputCallOptions): Promise<CreateMessageResult> {
+    return sample(this, params, options);
+  }
+
+  roots(options?: InputCallOptions): Promise<readonly Root[]> {
+    return roots(this, options);
+  }
+
+  callClient(method: InputMethod, params: JsonObject | undefined, options: InputCallOptions | undefined): Promise<JsonObject> {
+    const inputs = this.modern.inputs;
+    if (inputs === undefined) {
+      // The era only lets tools/call, prompts/get and resources/read ask the client for input.
+      return Promise.reject(new WireError(ErrorCode.InternalError, `${this.request.method} cannot ask the client for input (${method}) in revision 2026-07-28`));
+    }
+    return inputs.ask(method, params, options?.key);
   }
 }
 
 export function createFeatureContext(request: RequestContext, logging: LogLevelSource): FeatureContext {
-  return new LegacyFeatureContext(request, logging);
+  const modern = request.modern;
+  return modern === undefined ? new LegacyFeatureContext(request, logging) : new ModernFeatureContext(request, modern);
+}
+
+async function sample(caller: ClientCaller, params: CreateMessageParams, options: InputCallOptions | undefined): Promise<CreateMessageResult> {
+  const result = await caller.callClient('sampling/createMessage', params as unknown as JsonObject, options);
+  if (!isCreateMessageResult(result)) throw new LocalError('ProtocolViolation', 'The client answered sampling/createMessage with a malformed result');
+  return result;
+}
+
+async function roots(caller: ClientCaller, options: InputCallOptions | undefined): Promise<readonly Root[]> {
+  const result = await caller.callClient('roots/list', undefined, options);
+  const list = result['roots'];
+  if (!Array.isArray(list) || !list.every(isRoot)) throw new LocalError('ProtocolViolation', 'The client answered roots/list with a malformed result');
+  return list;
 }
 
 /** Handlers usually pass the same schema object each time: compile it once per object. */
@@ -101,16 +189,16 @@ function compiledElicitationSchema(schema: JsonObject): ReturnType<typeof compil
   return compiled;
 }
 
-async function elicit(request: RequestContext, params: ElicitParams, options: PromiseRequestOptions | undefined): Promise<ElicitResult> {
+async function elicit(caller: ClientCaller, revision: string | undefined, params: ElicitParams, options: InputCallOptions | undefined): Promise<ElicitResult> {
   let sent: ElicitParams = params;
   if (params.mode === 'url') {
     // The id correlates the later `notifications/elicitation/complete`; make one when the caller did not.
     if (params.elicitationId === undefined || params.elicitationId === '') sent = { ...params, elicitationId: randomUUID() };
   } else {
-    const problem = checkElicitationSchema(params.requestedSchema as unknown as JsonObject, { revision: request.session.revision });
+    const problem = checkElicitationSchema(params.requestedSchema as unknown as JsonObject, { revision });
     if (problem !== undefined) throw new LocalError('ProtocolViolation', `The elicitation schema is not allowed: ${problem}`);
   }
-  const result = await request.request('elicitation/create', sent as unknown as JsonObject, options);
+  const result = await caller.callClient('elicitation/create', sent as unknown as JsonObject, options);
   if (!isElicitResult(result)) throw new LocalError('ProtocolViolation', 'The client answered elicitation/create with a malformed result');
   if (result.action === 'accept' && sent.mode !== 'url' && result.content !== undefined) {
     // What the user typed is untrusted: check it against the schema the server asked with.

@@ -13,6 +13,11 @@ export type LifecycleTag =
   | 'admit-outbound'
   /** Our own requests wait until the handshake completes (a server before `notifications/initialized`). */
   | 'defer-outbound'
+  /**
+   * Modern era (2026-07-28): every request is served on its own envelope (`_meta`), with no handshake and
+   * no requests to the client; server needs travel as multi round-trip results.
+   */
+  | 'admit-modern'
   /** Frames may still be written to the transport. */
   | 'writable'
   /** The session is draining: no new inbound requests, in-flight ones may finish. */

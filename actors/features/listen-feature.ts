@@ -1,0 +1,89 @@
+/**
+ * `subscriptions/listen` (2026-07-28): the one place a modern client hears about changes. A listen request
+ * stays open; the server acknowledges what it will honour, then sends each change the filter asked for,
+ * tagged with the subscription's id (the listen request's id), until the client cancels or the server ends
+ * the stream with a complete result. Progress and logs never travel here.
+ *
+ * Changes come from a stream of server changes, so whatever feeds that stream (this process's catalog, or a
+ * bus carrying other processes' changes) reaches every listener the same way.
+ */
+import type { Observable } from 'rxjs';
+import { ErrorCode } from '../../core/error-codes.ts';
+import { WireError } from '../../core/errors.ts';
+import type { JsonObject } from '../../core/jsonrpc.ts';
+import type { ServerCapabilities } from '../../core/protocol/capabilities.ts';
+import { MetaKey, type SubscriptionFilter, readSubscriptionFilter } from '../../core/protocol/modern.ts';
+import type { RequestContext, RequestHandler } from '../handler-types.ts';
+
+/** Something that changed on the server, as listeners are told about it. */
+export type ServerChange =
+  | { readonly type: 'tools' | 'prompts' | 'resources' }
+  | { readonly type: 'resource-updated'; readonly uri: string };
+
+export interface ListenRuntime {
+  readonly changes$: Observable<ServerChange>;
+  /** Emits when the server shuts down: open listens end with a complete result. */
+  readonly ending$: Observable<unknown>;
+  readonly capabilities: () => ServerCapabilities;
+}
+
+/** What of the filter this server can deliver: it never promises notifications it will not send. */
+function honoured(filter: SubscriptionFilter, capabilities: ServerCapabilities): SubscriptionFilter {
+  const uris = filter.resourceSubscriptions;
+  return {
+    ...(filter.toolsListChanged === true && capabilities.tools?.listChanged === true ? { toolsListChanged: true } : {}),
+    ...(filter.promptsListChanged === true && capabilities.prompts?.listChanged === true ? { promptsListChanged: true } : {}),
+    ...(filter.resourcesListChanged === true && capabilities.resources?.listChanged === true ? { resourcesListChanged: true } : {}),
+    ...(uris !== undefined && uris.length > 0 && capabilities.resources?.subscribe === true ? { resourceSubscriptions: [...new Set(uris)] } : {}),
+  };
+}
+
+/** The notification a change becomes for this filter, if the filter asked for it. */
+function notificationFor(change: ServerChange, filter: SubscriptionFilter, uris: ReadonlySet<string>): string | undefined {
+  switch (change.type) {
+    case 'tools':
+      return filter.toolsListChanged === true ? 'notifications/tools/list_changed' : undefined;
+    case 'prompts':
+      return filter.promptsListChanged === true ? 'notifications/prompts/list_changed' : undefined;
+    case 'resources':
+      return filter.resourcesListChanged === true ? 'notifications/resources/list_changed' : undefined;
+    case 'resource-updated':
+      return uris.has(change.uri) ? 'notifications/resources/updated' : undefined;
+  }
+}
+
+export function listenHandler(runtime: ListenRuntime, maxResourceSubscriptions: number): RequestHandler {
+  return (params, request) => {
+    const filter = readSubscriptionFilter(params);
+    if (filter === undefined) throw new WireError(ErrorCode.InvalidParams, 'Invalid params: subscriptions/listen needs a "notifications" filter object');
+    if ((filter.resourceSubscriptions?.length ?? 0) > maxResourceSubscriptions) {
+      throw new WireError(ErrorCode.InvalidParams, `Invalid params: a listen may name at most ${maxResourceSubscriptions} resources`);
+    }
+    const agreed = honoured(filter, runtime.capabilities());
+    const meta: JsonObject = { [MetaKey.subscriptionId]: request.id };
+    request.notify('notifications/subscriptions/acknowledged', { notifications: agreed as JsonObject, _meta: meta });
+    return serveListen(runtime, request, agreed, meta);
+  };
+}
+
+function serveListen(runtime: ListenRuntime, request: RequestContext, filter: SubscriptionFilter, meta: JsonObject): Promise<JsonObject> {
+  const uris = new Set(filter.resourceSubscriptions);
+  return new Promise((resolve) => {
+    const changes = runtime.changes$.subscribe((change) => {
+      const method = notificationFor(change, filter, uris);
+      if (method === undefined) return;
+      request.notify(method, change.type === 'resource-updated' ? { uri: change.uri, _meta: meta } : { _meta: meta });
+    });
+    const end = (): void => {
+      changes.unsubscribe();
+      ending.unsubscribe();
+      request.signal.removeEventListener('abort', end);
+    };
+    const ending = runtime.ending$.subscribe(() => {
+      end();
+      // The graceful end: a complete result naming the subscription.
+      resolve({ _meta: meta });
+    });
+    request.signal.addEventListener('abort', end, { once: true });
+  });
+}

@@ -1,0 +1,126 @@
+/**
+ * Multi round-trip requests (2026-07-28), server side. A modern server never sends requests to the client:
+ * when a handler needs elicitation, sampling or roots, the request is answered with `input_required`
+ * (the input requests plus sealed state) and the client retries with the answers. The handler then runs
+ * again from the start; the answers of earlier rounds travel in the sealed state, so every call it made
+ * before is answered at once and it reaches its next need (or its result). Any process holding the state
+ * key can run a round, because nothing is kept between rounds except what the client carries back.
+ */
+import { WireError } from '../../core/errors.ts';
+import { ErrorCode } from '../../core/error-codes.ts';
+import type { JsonObject } from '../../core/jsonrpc.ts';
+import { isCreateMessageResult, isElicitResult, isRoot } from '../../core/protocol/guards.ts';
+import {
+  type InputMethod,
+  type InputRequest,
+  type RequestEnvelope,
+  capabilityForInput,
+  declaresInput,
+  missingCapabilityError,
+} from '../../core/protocol/modern.ts';
+import type { InputRound } from '../handler-types.ts';
+
+/** What a round's sealed state holds: every answer the client has given for this request so far. */
+export interface SealedInputs {
+  readonly answers: { readonly [key: string]: unknown };
+  readonly round: number;
+}
+
+/** How a round seals its state and delivers its `input_required` answer. */
+export interface InputRoundSink {
+  seal(inputs: SealedInputs): string;
+  /** Answers the request with this result (once); the handler's own outcome is then ignored. */
+  answer(result: JsonObject): void;
+}
+
+const keyPrefix: Record<InputMethod, string> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
+
+/** A client's answer is untrusted: it must have the shape of the result it stands for. */
+function answers(method: InputMethod, value: unknown): value is JsonObject {
+  switch (method) {
+    case 'elicitation/create':
+      return isElicitResult(value);
+    case 'sampling/createMessage':
+      return isCreateMessageResult(value);
+    case 'roots/list': {
+      if (typeof value !== 'object' || value === null) return false;
+      const roots = (value as JsonObject)['roots'];
+      return Array.isArray(roots) && roots.every(isRoot);
+    }
+  }
+}
+
+const never = new Promise<never>(() => undefined);
+
+export class RequestInputRound implements InputRound {
+  private pending: Record<string, InputRequest> | undefined;
+  private readonly counters = new Map<InputMethod, number>();
+  private readonly used: Record<string, unknown> = {};
+  private sink: InputRoundSink | undefined;
+
+  constructor(
+    private readonly envelope: RequestEnvelope,
+    private readonly given: { readonly [key: string]: unknown },
+    readonly round: number,
+  ) {}
+
+  /** Connects the round to the request it belongs to (they are created together). */
+  attach(sink: InputRoundSink): void {
+    this.sink = sink;
+  }
+
+  ask(method: InputMethod, params: JsonObject | undefined, key?: string): Promise<JsonObject> {
+    const counted = (this.counters.get(method) ?? 0) + 1;
+    this.counters.set(method, counted);
+    const name = key ?? `${keyPrefix[method]}-${counted}`;
+    if (!declaresInput(this.envelope.clientCapabilities, method, params)) {
+      const required = capabilityForInput(method, params);
+      const error = missingCapabilityError(required, `${method} needs ${JSON.stringify(required)}, which this request did not declare`);
+      return Promise.reject(new WireError(error.code, error.message, { data: error.data }));
+    }
+    const answer = this.given[name];
+    if (answer !== undefined && answers(method, answer)) {
+      this.used[name] = answer;
+      return Promise.resolve(answer);
+    }
+    if (this.pending === undefined) {
+      this.pending = {};
+      // Needs made in the same turn (Promise.all, several awaits answered from state) are gathered into one
+      // answer: it goes out once the handler can make no more progress without input.
+      setImmediate(flush, this);
+    }
+    this.pending[name] = params === undefined ? { method } : { method, params };
+    // The handler stays suspended here; the request is answered with `input_required` instead.
+    return never;
+  }
+
+  /** Sends the gathered input requests with the state the retry must bring back. */
+  flush(): void {
+    const sink = this.sink;
+    const pending = this.pending;
+    if (sink === undefined || pending === undefined) return;
+    const requestState = sink.seal({ answers: this.used, round: this.round + 1 });
+    sink.answer({ resultType: 'input_required', inputRequests: pending, requestState });
+  }
+}
+
+function flush(round: RequestInputRound): void {
+  round.flush();
+}
+
+/**
+ * Reads a retry's `inputResponses`. They are the client's own answers, untrusted like any argument: each is
+ * checked against the result shape of the input request it answers when the handler asks for it.
+ */
+export function readInputResponses(params: JsonObject | undefined): { readonly [key: string]: unknown } | WireError {
+  if (params === undefined || !('inputResponses' in params)) return {};
+  const responses = params['inputResponses'];
+  if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) {
+    return new WireError(ErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object of answers by input request key');
+  }
+  return responses as JsonObject;
+}

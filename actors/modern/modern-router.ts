@@ -1,0 +1,104 @@
+/**
+ * Inbound routing of a connection in the modern era (2026-07-28). Each request is judged on its own
+ * envelope: the method must exist in the era and be backed by a declared capability, the `_meta` must name
+ * a supported version and the client's capabilities, and a retry's sealed state must open. Only then does
+ * the request get an actor, with a session view made of its own envelope (the server must not infer
+ * anything from earlier requests).
+ */
+import { ErrorCode } from '../../core/error-codes.ts';
+import type { LocalError } from '../../core/errors.ts';
+import type { JsonObject, JsonRpcNotification, JsonRpcRequest, RequestId } from '../../core/jsonrpc.ts';
+import { errorResponse } from '../../core/jsonrpc.ts';
+import type { ServerCapabilities } from '../../core/protocol/capabilities.ts';
+import { INPUT_CAPABLE_METHODS, MODERN_CLIENT_REQUESTS, type RequestEnvelope, readEnvelope } from '../../core/protocol/modern.ts';
+import type { ExchangeKey, FrameOrigin } from '../../core/transport.ts';
+import type { InputRound, SessionView } from '../handler-types.ts';
+import { IncomingRequest, type ModernScope, type ResponseRoute, methodNotFound, sendResponse } from '../incoming-request.ts';
+import { isProgressToken, progressTokenOf } from '../progress.ts';
+import type { SessionContext } from '../session-context.ts';
+import type { RequestInputRound } from './input-round.ts';
+import type { ModernServing } from './modern-serving.ts';
+
+/** The server capability each modern method needs (a method whose capability is undeclared does not exist). */
+const requiredCapability: Readonly<Record<string, (capabilities: ServerCapabilities) => boolean>> = {
+  'tools/list': (c) => c.tools !== undefined,
+  'tools/call': (c) => c.tools !== undefined,
+  'resources/list': (c) => c.resources !== undefined,
+  'resources/templates/list': (c) => c.resources !== undefined,
+  'resources/read': (c) => c.resources !== undefined,
+  'prompts/list': (c) => c.prompts !== undefined,
+  'prompts/get': (c) => c.prompts !== undefined,
+  'completion/complete': (c) => c.completions !== undefined,
+};
+
+export function routeModernRequest(session: SessionContext, serving: ModernServing, message: JsonRpcRequest, route: ResponseRoute, origin: FrameOrigin | undefined): void {
+  const { id, method, params } = message;
+  const reject = (error: { code: number; message: string; data?: unknown }, withId: RequestId | undefined = id): void =>
+    sendResponse(session, route, errorResponse(withId, error));
+  if (session.incoming.has(id)) {
+    return reject({ code: ErrorCode.InvalidRequest, message: `Invalid request: id ${JSON.stringify(id)} is already in use by a running request` }, undefined);
+  }
+  const handler = serving.handlers.get(method);
+  if (handler === undefined || !MODERN_CLIENT_REQUESTS.has(method)) {
+    if (method === 'initialize') {
+      return reject({ ...methodNotFound(method, 'this connection speaks revision 2026-07-28, which has no initialize'), data: { supported: [...serving.supported] } });
+    }
+    return reject(methodNotFound(method, handler === undefined ? undefined : 'not part of revision 2026-07-28'));
+  }
+  const needs = requiredCapability[method];
+  if (needs !== undefined && !needs(serving.capabilities())) return reject(methodNotFound(method, 'this server offers no such feature'));
+  const read = readEnvelope(params, serving.supported);
+  if (!read.ok) return reject(read.error);
+  const envelope = read.envelope;
+  if (session.incoming.size >= session.limits.maxIncomingInFlight) {
+    return reject({ code: ErrorCode.InternalError, message: `Too many requests in flight (${session.limits.maxIncomingInFlight}); retry later` });
+  }
+  const token = progressTokenOf(params);
+  if (token !== undefined && !isProgressToken(token)) {
+    return reject({ code: ErrorCode.InvalidParams, message: 'Invalid params: _meta.progressToken must be a string or an integer' });
+  }
+  let round: RequestInputRound | undefined;
+  if (INPUT_CAPABLE_METHODS.has(method)) {
+    const opened = serving.openRound(method, params, envelope, origin?.principal);
+    if (!(opened instanceof Error)) round = opened;
+    else return reject(opened.toObject());
+  }
+  const scope = new RequestScope(serving, envelope, round, serving.untimed.has(method) ? Infinity : undefined);
+  const request = new IncomingRequest(session, id, method, params, token, route, scope);
+  round?.attach({
+    seal: (inputs) => serving.seal(method, params, origin?.principal, inputs),
+    answer: (result) => request.answerEarly(result),
+  });
+  request.run(handler);
+}
+
+/** Notifications a client may send in the modern era: only cancellation means anything to the server. */
+export function routeModernNotification(session: SessionContext, message: JsonRpcNotification, cancel: (params: JsonObject | undefined) => void): void {
+  if (message.method === 'notifications/cancelled') return cancel(message.params);
+  session.diagnose({ type: 'dropped-notification', detail: `${message.method} has no meaning to a 2026-07-28 server` });
+}
+
+/** The peer left an exchange (closed its HTTP response stream): in this era that cancels what ran on it. */
+export function cancelExchange(session: SessionContext, exchange: ExchangeKey, reason: LocalError): void {
+  for (const running of [...session.incoming.values()]) {
+    if (running.exchange === exchange) running.cancel(reason);
+  }
+}
+
+/** Per request: the envelope stands where a session's negotiated state would be. */
+class RequestScope implements ModernScope {
+  readonly view: SessionView;
+
+  constructor(
+    private readonly serving: ModernServing,
+    readonly envelope: RequestEnvelope,
+    readonly inputs: InputRound | undefined,
+    readonly timeoutMs: number | undefined,
+  ) {
+    this.view = { role: 'server', revision: envelope.revision, peerInfo: envelope.clientInfo, peerCapabilities: envelope.clientCapabilities };
+  }
+
+  decorate(method: string, result: JsonObject): JsonObject {
+    return this.serving.decorate(method, result);
+  }
+}

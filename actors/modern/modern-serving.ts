@@ -1,0 +1,101 @@
+/**
+ * What a server needs to serve modern (2026-07-28) requests, shared by all of its connections: the modern
+ * handler table, the capabilities it declares in this era, how results are completed for the wire
+ * (`resultType`, `serverInfo`, caching hints) and how input rounds are sealed and opened.
+ */
+import { createHash } from 'node:crypto';
+import { ErrorCode } from '../../core/error-codes.ts';
+import { WireError } from '../../core/errors.ts';
+import type { JsonObject } from '../../core/jsonrpc.ts';
+import type { Implementation, ServerCapabilities } from '../../core/protocol/capabilities.ts';
+import { CACHEABLE_METHODS, type CacheHints, MetaKey, type RequestEnvelope } from '../../core/protocol/modern.ts';
+import type { ModernRevision } from '../../core/protocol/versions.ts';
+import type { StateSealer } from '../../core/request-state.ts';
+import type { RequestHandler } from '../handler-types.ts';
+import { RequestInputRound, type SealedInputs, readInputResponses } from './input-round.ts';
+
+export interface ModernServingOptions {
+  readonly supported: readonly ModernRevision[];
+  /** False for a modern-only server: `initialize` is then refused. */
+  readonly acceptsLegacy: boolean;
+  readonly handlers: ReadonlyMap<string, RequestHandler>;
+  readonly capabilities: () => ServerCapabilities;
+  readonly serverInfo: Implementation;
+  readonly cache: CacheHints;
+  readonly sealer: StateSealer;
+  /** Methods whose requests stay open until cancelled (listen streams): no handler timeout. */
+  readonly untimed: ReadonlySet<string>;
+}
+
+export class ModernServing {
+  readonly supported: readonly ModernRevision[];
+  readonly acceptsLegacy: boolean;
+  readonly handlers: ReadonlyMap<string, RequestHandler>;
+  readonly untimed: ReadonlySet<string>;
+  private readonly serverMeta: JsonObject;
+
+  constructor(private readonly options: ModernServingOptions) {
+    this.supported = options.supported;
+    this.acceptsLegacy = options.acceptsLegacy;
+    this.handlers = options.handlers;
+    this.untimed = options.untimed;
+    this.serverMeta = Object.freeze({ [MetaKey.serverInfo]: options.serverInfo });
+  }
+
+  capabilities(): ServerCapabilities {
+    return this.options.capabilities();
+  }
+
+  /** Completes a result for the wire: its type, who answered, and for cacheable methods how long it holds. */
+  decorate(method: string, result: JsonObject): JsonObject {
+    const own = result['_meta'];
+    const meta = typeof own === 'object' && own !== null ? { ...(own as JsonObject), ...this.serverMeta } : this.serverMeta;
+    const resultType = result['resultType'] ?? 'complete';
+    if (resultType === 'complete' && CACHEABLE_METHODS.has(method)) {
+      const { ttlMs, cacheScope } = this.options.cache;
+      return { ttlMs, cacheScope, ...result, resultType, _meta: meta };
+    }
+    return { ...result, resultType, _meta: meta };
+  }
+
+  /**
+   * The input round of a request that may ask for input: the client's answers so far (sealed ones from earlier
+   * rounds, which a client cannot alter, over the new `inputResponses`). A state that does not open (forged,
+   * tampered, expired, issued for another request or caller) is -32602.
+   */
+  openRound(method: string, params: JsonObject | undefined, envelope: RequestEnvelope, principal: string | undefined): RequestInputRound | WireError {
+    const given = readInputResponses(params);
+    if (given instanceof WireError) return given;
+    const token = params?.['requestState'];
+    if (token === undefined) return new RequestInputRound(envelope, given, Object.keys(given).length > 0 ? 1 : 0);
+    const opened = this.options.sealer.open(token, this.binding(method, params, principal));
+    if (!opened.ok) {
+      return new WireError(ErrorCode.InvalidParams, `Invalid params: requestState was not issued for this request by this server (${opened.reason})`);
+    }
+    const sealed = opened.payload as unknown as SealedInputs;
+    return new RequestInputRound(envelope, { ...given, ...sealed.answers }, sealed.round);
+  }
+
+  seal(method: string, params: JsonObject | undefined, principal: string | undefined, inputs: SealedInputs): string {
+    return this.options.sealer.seal(inputs as unknown as JsonObject, this.binding(method, params, principal));
+  }
+
+  /** A state is bound to the method, its target and its arguments, so it cannot be replayed on another call. */
+  private binding(method: string, params: JsonObject | undefined, principal: string | undefined): { purpose: string; principal?: string } {
+    const target = params?.['name'] ?? params?.['uri'] ?? '';
+    const args = params?.['arguments'];
+    const digest = args === undefined ? '' : createHash('sha256').update(canonicalJson(args)).digest('base64url');
+    const purpose = `${method}\u0000${String(target)}\u0000${digest}`;
+    return principal === undefined ? { purpose } : { purpose, principal };
+  }
+}
+
+/** JSON with object keys sorted, so equal arguments bind equally whatever order a client writes them in. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const record = value as Record<string, unknown>;
+    return `{${Object.keys(record).sort().map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

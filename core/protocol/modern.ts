@@ -1,0 +1,213 @@
+/**
+ * The modern era (2026-07-28): no handshake, so every request says who it is for in its own `_meta`, and
+ * every result says what kind of result it is. This module reads and checks that per-request envelope and
+ * names the wire shapes the era adds (discovery, multi round-trip results, listen streams, caching hints).
+ * Pure functions and types only.
+ */
+import { ErrorCode } from '../error-codes.ts';
+import type { JsonObject } from '../jsonrpc.ts';
+import { type ClientCapabilities, type Implementation, type ServerCapabilities, isImplementation } from './capabilities.ts';
+import { type LoggingLevel, isLoggingLevel } from './logging.ts';
+import { MODERN_REVISIONS, type ModernRevision, type Revision } from './versions.ts';
+
+export const MetaKey = {
+  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
+  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
+  clientInfo: 'io.modelcontextprotocol/clientInfo',
+  logLevel: 'io.modelcontextprotocol/logLevel',
+  serverInfo: 'io.modelcontextprotocol/serverInfo',
+  subscriptionId: 'io.modelcontextprotocol/subscriptionId',
+} as const;
+
+/** What one modern request declares about its sender. */
+export interface RequestEnvelope {
+  readonly revision: ModernRevision;
+  readonly clientCapabilities: ClientCapabilities;
+  readonly clientInfo: Implementation | undefined;
+  /** Absent: the client wants no log messages for this request. */
+  readonly logLevel: LoggingLevel | undefined;
+}
+
+export interface EnvelopeError {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: JsonObject;
+}
+
+export type EnvelopeOutcome = { readonly ok: true; readonly envelope: RequestEnvelope } | { readonly ok: false; readonly error: EnvelopeError };
+
+function isPlainObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function invalid(message: string): EnvelopeOutcome {
+  return { ok: false, error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${message}` } };
+}
+
+/** The revision a message claims in its `_meta`, without checking anything else (era detection). */
+export function claimedRevision(params: unknown): unknown {
+  if (!isPlainObject(params)) return undefined;
+  const meta = params['_meta'];
+  return isPlainObject(meta) ? meta[MetaKey.protocolVersion] : undefined;
+}
+
+/**
+ * Reads the envelope of one modern request. Missing or malformed fields are -32602; a version the server
+ * does not speak is -32022 naming what it does speak, so the client can retry with one of them.
+ */
+export function readEnvelope(params: unknown, supported: readonly ModernRevision[] = MODERN_REVISIONS): EnvelopeOutcome {
+  if (!isPlainObject(params)) return invalid('a 2026-07-28 request needs params with _meta');
+  const meta = params['_meta'];
+  if (!isPlainObject(meta)) return invalid('a 2026-07-28 request needs params._meta');
+  const version = meta[MetaKey.protocolVersion];
+  if (typeof version !== 'string') return invalid(`_meta["${MetaKey.protocolVersion}"] must be a string`);
+  const capabilities = meta[MetaKey.clientCapabilities];
+  if (!isPlainObject(capabilities)) return invalid(`_meta["${MetaKey.clientCapabilities}"] must be an object`);
+  if (!(supported as readonly string[]).includes(version)) {
+    return {
+      ok: false,
+      error: {
+        code: ErrorCode.UnsupportedProtocolVersion,
+        message: `Unsupported protocol version: ${version}`,
+        data: { supported: [...supported], requested: version },
+      },
+    };
+  }
+  const info = meta[MetaKey.clientInfo];
+  if (info !== undefined && !isImplementation(info)) return invalid(`_meta["${MetaKey.clientInfo}"] must have string name and version`);
+  const level = meta[MetaKey.logLevel];
+  if (level !== undefined && !isLoggingLevel(level)) return invalid(`_meta["${MetaKey.logLevel}"] is not a logging level`);
+  return {
+    ok: true,
+    envelope: {
+      revision: version as ModernRevision,
+      clientCapabilities: capabilities as ClientCapabilities,
+      clientInfo: info as Implementation | undefined,
+      logLevel: level as LoggingLevel | undefined,
+    },
+  };
+}
+
+/** The -32021 error: the request needs client capabilities it did not declare. */
+export function missingCapabilityError(required: ClientCapabilities, what: string): EnvelopeError {
+  return {
+    code: ErrorCode.MissingRequiredClientCapability,
+    message: `Missing required client capability: ${what}`,
+    data: { requiredCapabilities: required as JsonObject },
+  };
+}
+
+/** Methods a modern server answers (with their capability rules applied elsewhere). */
+export const MODERN_CLIENT_REQUESTS: ReadonlySet<string> = new Set([
+  'server/discover',
+  'subscriptions/listen',
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+]);
+
+/** Methods whose answer may be an `InputRequiredResult`. */
+export const INPUT_CAPABLE_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
+/** Methods whose complete results carry `ttlMs` and `cacheScope`. */
+export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
+  'server/discover',
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+]);
+
+export type ResultType = 'complete' | 'input_required' | 'task';
+
+export type CacheScope = 'public' | 'private';
+
+export interface CacheHints {
+  readonly ttlMs: number;
+  readonly cacheScope: CacheScope;
+}
+
+/** The kinds of server-to-client needs a modern server expresses as input requests. */
+export type InputMethod = 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
+
+export interface InputRequest {
+  readonly method: InputMethod;
+  readonly params?: JsonObject;
+}
+
+export interface InputRequiredResult {
+  readonly resultType: 'input_required';
+  readonly inputRequests?: { readonly [key: string]: InputRequest };
+  readonly requestState?: string;
+  readonly _meta?: JsonObject;
+}
+
+export interface DiscoverResult extends CacheHints {
+  readonly resultType: 'complete';
+  readonly supportedVersions: readonly Revision[];
+  readonly capabilities: ServerCapabilities;
+  readonly instructions?: string;
+  readonly _meta?: JsonObject;
+}
+
+/** What a `subscriptions/listen` request opts in to. */
+export interface SubscriptionFilter {
+  readonly toolsListChanged?: boolean;
+  readonly promptsListChanged?: boolean;
+  readonly resourcesListChanged?: boolean;
+  readonly resourceSubscriptions?: readonly string[];
+}
+
+export function isInputMethod(value: unknown): value is InputMethod {
+  return value === 'elicitation/create' || value === 'sampling/createMessage' || value === 'roots/list';
+}
+
+/** The capability an input request needs from the client, as a -32021 `requiredCapabilities` value. */
+export function capabilityForInput(method: InputMethod, params: JsonObject | undefined): ClientCapabilities {
+  switch (method) {
+    case 'roots/list':
+      return { roots: {} };
+    case 'sampling/createMessage':
+      return params?.['tools'] !== undefined || params?.['toolChoice'] !== undefined ? { sampling: { tools: {} } } : { sampling: {} };
+    case 'elicitation/create':
+      return params?.['mode'] === 'url' ? { elicitation: { url: {} } } : { elicitation: {} };
+  }
+}
+
+/** True when `declared` covers what an input request of `method` needs. */
+export function declaresInput(declared: ClientCapabilities, method: InputMethod, params: JsonObject | undefined): boolean {
+  switch (method) {
+    case 'roots/list':
+      return declared.roots !== undefined;
+    case 'sampling/createMessage': {
+      if (declared.sampling === undefined) return false;
+      const usesTools = params?.['tools'] !== undefined || params?.['toolChoice'] !== undefined;
+      return !usesTools || declared.sampling.tools !== undefined;
+    }
+    case 'elicitation/create': {
+      const elicitation = declared.elicitation;
+      if (elicitation === undefined) return false;
+      // An empty elicitation object means form mode only.
+      if (params?.['mode'] === 'url') return elicitation.url !== undefined;
+      return elicitation.form !== undefined || elicitation.url === undefined;
+    }
+  }
+}
+
+/** Reads a listen request's filter; undefined when malformed. */
+export function readSubscriptionFilter(params: JsonObject | undefined): SubscriptionFilter | undefined {
+  const filter = params?.['notifications'];
+  if (!isPlainObject(filter)) return undefined;
+  for (const flag of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const) {
+    if (filter[flag] !== undefined && typeof filter[flag] !== 'boolean') return undefined;
+  }
+  const uris = filter['resourceSubscriptions'];
+  if (uris !== undefined && !(Array.isArray(uris) && uris.every((uri) => typeof uri === 'string'))) return undefined;
+  return filter as SubscriptionFilter;
+}

@@ -1,0 +1,100 @@
+/**
+ * The modern era (2026-07-28) of a server built by `createServer`: its handler table (the same feature
+ * handlers as the legacy era, plus `server/discover` and `subscriptions/listen`), the capabilities it
+ * declares in that era, and the sealing of input rounds.
+ */
+import type { Observable } from 'rxjs';
+import type { RequestHandler } from '../actors/handler-types.ts';
+import { type ServerChange, listenHandler } from '../actors/features/listen-feature.ts';
+import { ModernServing } from '../actors/modern/modern-serving.ts';
+import type { Implementation, ServerCapabilities } from '../core/protocol/capabilities.ts';
+import type { CacheHints, DiscoverResult } from '../core/protocol/modern.ts';
+import { MODERN_REVISIONS, type ModernRevision, type Revision } from '../core/protocol/versions.ts';
+import { createStateSealer, randomStateKey } from '../core/request-state.ts';
+import type { Clock } from '../core/clock.ts';
+
+export interface ModernOptions {
+  /**
+   * Keys that seal the `requestState` of multi round-trip requests (each at least 32 bytes; the first seals,
+   * all open, so keys can be rotated). Processes sharing a key can continue each other's rounds. Default: a
+   * random key per process, so a round must come back to the process that started it.
+   */
+  readonly stateKeys?: readonly (string | Uint8Array)[];
+  /** How long a sealed state stays valid (default 10 minutes). */
+  readonly stateTtlMs?: number;
+  /**
+   * Caching hints on lists, reads and discovery. Default `ttlMs: 0` (a client should revalidate: lists change
+   * and listeners are told) and `cacheScope: "private"` (results may depend on who asks).
+   */
+  readonly cache?: Partial<CacheHints>;
+  /** Resources one listen may watch (default 1000). */
+  readonly maxResourceSubscriptions?: number;
+}
+
+export interface ModernServingSetup {
+  readonly options: ModernOptions;
+  readonly acceptsLegacy: boolean;
+  readonly legacyVersions: readonly Revision[];
+  readonly serverInfo: Implementation;
+  readonly instructions: string | undefined;
+  /** The legacy capabilities; the modern ones are derived from them. */
+  readonly capabilities: () => ServerCapabilities;
+  /** The feature handlers both eras share. */
+  readonly handlers: ReadonlyMap<string, RequestHandler>;
+  readonly changes$: Observable<ServerChange>;
+  readonly ending$: Observable<unknown>;
+  readonly clock: Clock | undefined;
+}
+
+/** Capabilities of the modern era: the same features, without the 2025-11-25 experimental tasks. */
+function modernCapabilitiesOf(legacy: ServerCapabilities): ServerCapabilities {
+  if (legacy.tasks === undefined) return legacy;
+  const { tasks: _tasks, ...rest } = legacy;
+  return Object.freeze(rest);
+}
+
+export function createModernServing(setup: ModernServingSetup): ModernServing {
+  const supported: readonly ModernRevision[] = MODERN_REVISIONS;
+  const derived = new WeakMap<ServerCapabilities, ServerCapabilities>();
+  const capabilities = (): ServerCapabilities => {
+    const legacy = setup.capabilities();
+    let modern = derived.get(legacy);
+    if (modern === undefined) derived.set(legacy, (modern = modernCapabilitiesOf(legacy)));
+    return modern;
+  };
+  const supportedVersions = [...(setup.acceptsLegacy ? setup.legacyVersions : []), ...supported];
+  // The caching hints are added with the other result fields when the answer is sent.
+  const discoveries = new WeakMap<ServerCapabilities, Omit<DiscoverResult, keyof CacheHints>>();
+  const discover: RequestHandler = () => {
+    const declared = capabilities();
+    let result = discoveries.get(declared);
+    if (result === undefined) {
+      result = {
+        resultType: 'complete',
+        supportedVersions,
+        capabilities: declared,
+        ...(setup.instructions === undefined ? {} : { instructions: setup.instructions }),
+      };
+      discoveries.set(declared, result);
+    }
+    return result;
+  };
+  const handlers = new Map(setup.handlers);
+  handlers.set('server/discover', discover);
+  handlers.set('subscriptions/listen', listenHandler({ changes$: setup.changes$, ending$: setup.ending$, capabilities }, setup.options.maxResourceSubscriptions ?? 1000));
+  const options = setup.options;
+  return new ModernServing({
+    supported,
+    acceptsLegacy: setup.acceptsLegacy,
+    handlers,
+    capabilities,
+    serverInfo: setup.serverInfo,
+    cache: { ttlMs: options.cache?.ttlMs ?? 0, cacheScope: options.cache?.cacheScope ?? 'private' },
+    sealer: createStateSealer({
+      keys: options.stateKeys ?? [randomStateKey()],
+      ...(options.stateTtlMs === undefined ? {} : { ttlMs: options.stateTtlMs }),
+      ...(setup.clock === undefined ? {} : { clock: setup.clock }),
+    }),
+    untimed: new Set(['subscriptions/listen']),
+  });
+}
