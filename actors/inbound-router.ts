@@ -37,7 +37,7 @@ export function routeFrame(session: SessionContext, frame: InboundFrame): void {
   if (session.admits('closed')) return;
   switch (frame.type) {
     case 'message':
-      return routePayload(session, frame.payload, frame.exchange, undefined, frame.origin);
+      return routePayload(session, frame.payload, frame.exchange, undefined, frame.origin, frame.mirror);
     case 'malformed':
       session.diagnose({ type: 'malformed-frame', detail: frame.error.message });
       return reject(session, direct(frame.exchange), undefined, malformedError(frame.error));
@@ -70,13 +70,14 @@ function routePayload(
   exchange: ExchangeKey | undefined,
   batch: BatchResponses | undefined,
   origin?: FrameOrigin,
+  mirror?: (lowercaseName: string) => string | undefined,
 ): void {
   const classified = classify(payload);
   const route: ResponseRoute = batch === undefined ? direct(exchange) : { exchange, batch };
   switch (classified.kind) {
     case 'request':
       if (batch === undefined && choosesModern(session, classified.message)) session.becomeModern();
-      if (session.admits('admit-modern') && session.modern !== undefined) return routeModernRequest(session, session.modern, classified.message, route, origin);
+      if (session.admits('admit-modern') && session.modern !== undefined) return routeModernRequest(session, session.modern, classified.message, route, origin, mirror);
       return routeRequest(session, classified.message, route);
     case 'notification':
       if (session.admits('admit-modern')) return routeModernNotification(session, classified.message, (params) => routeCancel(session, params));

@@ -26,6 +26,11 @@ export type InboundFrame =
       readonly payload: unknown;
       readonly exchange?: ExchangeKey;
       readonly origin?: FrameOrigin;
+      /**
+       * Envelope metadata the medium carried beside the body (HTTP headers, NATS headers), for the checks only
+       * the server can make (tool parameters mirrored into headers). Names are asked for in lower case.
+       */
+      readonly mirror?: (lowercaseName: string) => string | undefined;
     }
   /** Bytes arrived that could not be decoded (malformed JSON, a frame over the size limit). */
   | { readonly type: 'malformed'; readonly error: LocalError; readonly exchange?: ExchangeKey }
@@ -76,6 +81,8 @@ export interface Transport {
  * never on the server itself.
  */
 export interface SessionAcceptorPort {
+  /** Which protocol eras the server serves (absent: legacy only). */
+  readonly eras?: 'both' | 'legacy' | 'modern';
   accept(
     transport: Transport,
     options?: {

@@ -6,7 +6,7 @@
 import type { Observable } from 'rxjs';
 import type { RequestHandler } from '../actors/handler-types.ts';
 import { type ServerChange, listenHandler } from '../actors/features/listen-feature.ts';
-import { ModernServing } from '../actors/modern/modern-serving.ts';
+import { ModernServing, type ModernServingOptions } from '../actors/modern/modern-serving.ts';
 import type { Implementation, ServerCapabilities } from '../core/protocol/capabilities.ts';
 import type { CacheHints, DiscoverResult } from '../core/protocol/modern.ts';
 import { MODERN_REVISIONS, type ModernRevision, type Revision } from '../core/protocol/versions.ts';
@@ -44,6 +44,7 @@ export interface ModernServingSetup {
   readonly changes$: Observable<ServerChange>;
   readonly ending$: Observable<unknown>;
   readonly clock: Clock | undefined;
+  readonly checkMirror: ModernServingOptions['checkMirror'];
 }
 
 /** Capabilities of the modern era: the same features, without the 2025-11-25 experimental tasks. */
@@ -96,5 +97,6 @@ export function createModernServing(setup: ModernServingSetup): ModernServing {
       ...(setup.clock === undefined ? {} : { clock: setup.clock }),
     }),
     untimed: new Set(['subscriptions/listen']),
+    ...(setup.checkMirror === undefined ? {} : { checkMirror: setup.checkMirror }),
   });
 }

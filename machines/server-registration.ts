@@ -2,6 +2,7 @@
  * Turns what a user registers into catalog entries, doing all the work once: names checked, schemas
  * converted and compiled, URI templates parsed, wire definitions built and frozen.
  */
+import { headerAnnotations } from '../core/protocol/header-mirror.ts';
 import type { Completer, PromptEntry, PromptGetter, ResourceEntry, ResourceReader, TemplateEntry, TemplateReader, ToolEntry, ToolHandler, ArgumentValidator } from '../actors/features/catalog.ts';
 import type { JsonObject } from '../core/jsonrpc.ts';
 import type { Prompt } from '../core/protocol/prompts.ts';
@@ -48,7 +49,10 @@ export function buildTool(definition: ToolDefinition, handler: ToolHandler<never
     execution: definition.execution,
     _meta: definition._meta,
   }) as Tool);
-  return { definition: wire, input: input.validator, output: output?.validator, handler };
+  // Invalid header annotations would make every modern HTTP client drop the tool: refuse them here instead.
+  const annotated = headerAnnotations(wire.inputSchema);
+  if (!annotated.ok) throw new RangeError(`Tool "${definition.name}": ${annotated.problem}`);
+  return { definition: wire, input: input.validator, output: output?.validator, handler, headers: annotated.annotations };
 }
 
 export function buildResource(definition: Resource, read: ResourceReader): ResourceEntry {

@@ -28,6 +28,7 @@ import { createSessionAcceptor } from './server-session.ts';
 import type { ArgsOf, PromptDefinition, ResourceDefinition, SchemaInput, TemplateDefinition, ToolDefinition } from './server-types.ts';
 import type { McpSession, SessionRuntimeOptions } from './session.ts';
 import { type ModernOptions, createModernServing } from './server-modern.ts';
+import { checkParamHeaders } from '../core/protocol/header-mirror.ts';
 import type { ServerChange } from '../actors/features/listen-feature.ts';
 import { Subject } from 'rxjs';
 
@@ -92,6 +93,8 @@ export interface McpServer {
   accept(transport: Transport, runtime?: SessionRuntimeOptions): McpSession;
   /** The sessions open now. */
   readonly sessions: ReadonlySet<McpSession>;
+  /** The protocol eras this server serves. */
+  readonly eras: 'both' | 'legacy' | 'modern';
   /** Closes every session. */
   close(): Promise<void>;
 }
@@ -208,6 +211,13 @@ export function createServer(options: ServerOptions): McpServer {
     changes$,
     ending$,
     clock: options.session?.clock,
+    checkMirror: (method, params, mirror) => {
+      if (method !== 'tools/call') return undefined;
+      const entry = catalog.tools.get(params?.['name'] as string);
+      if (entry === undefined || entry.headers.length === 0) return undefined;
+      const args = params?.['arguments'];
+      return checkParamHeaders(mirror, entry.headers, typeof args === 'object' && args !== null ? (args as JsonObject) : undefined)?.message;
+    },
   });
   const acceptor = createSessionAcceptor({
     serverInfo,
@@ -292,6 +302,7 @@ export function createServer(options: ServerOptions): McpServer {
       return session;
     },
     sessions,
+    eras,
     async close() {
       // Open listens end gracefully first (a complete result each), then every connection closes.
       ending$.next();

@@ -3,6 +3,7 @@
  * them (wire definitions, compiled validators, parsed URI templates) built once at registration and shared
  * by every session.
  */
+import type { HeaderAnnotation } from '../../core/protocol/header-mirror.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
 import { Registry } from '../../core/catalog/registry.ts';
 import type { CallToolResult, Tool } from '../../core/protocol/tools.ts';
@@ -29,6 +30,8 @@ export interface ToolEntry {
   readonly input: ArgumentValidator;
   readonly output: ArgumentValidator | undefined;
   readonly handler: ToolHandler<never>;
+  /** Arguments the tool's schema marks `x-mcp-header` (mirrored into transport headers by modern clients). */
+  readonly headers: readonly HeaderAnnotation[];
 }
 
 /** What reading a resource may return: a full result, contents, or the text of the resource. */

@@ -31,7 +31,14 @@ const requiredCapability: Readonly<Record<string, (capabilities: ServerCapabilit
   'completion/complete': (c) => c.completions !== undefined,
 };
 
-export function routeModernRequest(session: SessionContext, serving: ModernServing, message: JsonRpcRequest, route: ResponseRoute, origin: FrameOrigin | undefined): void {
+export function routeModernRequest(
+  session: SessionContext,
+  serving: ModernServing,
+  message: JsonRpcRequest,
+  route: ResponseRoute,
+  origin: FrameOrigin | undefined,
+  mirror: ((lowercaseName: string) => string | undefined) | undefined,
+): void {
   const { id, method, params } = message;
   const reject = (error: { code: number; message: string; data?: unknown }, withId: RequestId | undefined = id): void =>
     sendResponse(session, route, errorResponse(withId, error));
@@ -50,6 +57,10 @@ export function routeModernRequest(session: SessionContext, serving: ModernServi
   const read = readEnvelope(params, serving.supported);
   if (!read.ok) return reject(read.error);
   const envelope = read.envelope;
+  if (mirror !== undefined) {
+    const mismatch = serving.checkMirror(method, params, mirror);
+    if (mismatch !== undefined) return reject({ code: ErrorCode.HeaderMismatch, message: `Header mismatch: ${mismatch}` });
+  }
   if (session.incoming.size >= session.limits.maxIncomingInFlight) {
     return reject({ code: ErrorCode.InternalError, message: `Too many requests in flight (${session.limits.maxIncomingInFlight}); retry later` });
   }

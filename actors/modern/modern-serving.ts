@@ -25,6 +25,11 @@ export interface ModernServingOptions {
   readonly sealer: StateSealer;
   /** Methods whose requests stay open until cancelled (listen streams): no handler timeout. */
   readonly untimed: ReadonlySet<string>;
+  /**
+   * Checks body fields a medium mirrored into its envelope that only the server can interpret (tool arguments
+   * marked `x-mcp-header`); returns a description of the first mismatch.
+   */
+  readonly checkMirror?: (method: string, params: JsonObject | undefined, mirror: (lowercaseName: string) => string | undefined) => string | undefined;
 }
 
 export class ModernServing {
@@ -44,6 +49,10 @@ export class ModernServing {
 
   capabilities(): ServerCapabilities {
     return this.options.capabilities();
+  }
+
+  checkMirror(method: string, params: JsonObject | undefined, mirror: (lowercaseName: string) => string | undefined): string | undefined {
+    return this.options.checkMirror?.(method, params, mirror);
   }
 
   /** Completes a result for the wire: its type, who answered, and for cacheable methods how long it holds. */

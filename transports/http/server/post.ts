@@ -16,6 +16,7 @@ import { accepted, refuse } from './replies.ts';
 import { type Endpoint, answerMode, readJson, refuseUnacceptable, sessionFor } from './session-lookup.ts';
 import { HttpSessionTransport } from './session-transport.ts';
 import { handleStatelessPost } from './stateless.ts';
+import { handleModernPost, isModernPost } from './modern-post.ts';
 
 export async function handlePost(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, principal: string | undefined): Promise<void> {
   const { options, registry } = endpoint;
@@ -25,6 +26,10 @@ export async function handlePost(endpoint: Endpoint, req: HttpRequest, res: Http
   const body = await readJson(req, res, options.maxBodyBytes);
   if (body === undefined) return;
   const origin: FrameOrigin | undefined = principal === undefined ? undefined : { principal };
+  const eras = options.server.eras;
+  if (eras !== undefined && eras !== 'legacy' && (eras === 'modern' || isModernPost(req, body.value))) {
+    return handleModernPost(endpoint, req, res, body.value, origin, endpoint.modern);
+  }
   if (options.stateless) return handleStatelessPost(endpoint, req, res, body.value, origin);
 
   let transport: HttpSessionTransport | undefined;

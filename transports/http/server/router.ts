@@ -23,7 +23,7 @@ export interface Router {
 
 export function createRouter(options: EndpointOptions): Router {
   const registry = new SessionRegistry({ maxSessions: options.maxSessions, idleTimeoutMs: options.idleTimeoutMs, clock: options.clock });
-  const endpoint: Endpoint = { options, registry };
+  const endpoint: Endpoint = { options, registry, modern: new Set() };
   let closed = false;
   return {
     registry,
@@ -38,7 +38,8 @@ export function createRouter(options: EndpointOptions): Router {
     },
     async close() {
       closed = true;
-      await registry.closeAll(new LocalError('ConnectionClosed', 'The HTTP server closed'));
+      const reason = new LocalError('ConnectionClosed', 'The HTTP server closed');
+      await Promise.all([registry.closeAll(reason), ...[...endpoint.modern].map((transport) => transport.close(reason))]);
     },
   };
 }

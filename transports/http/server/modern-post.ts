@@ -1,0 +1,189 @@
+/**
+ * The modern era (2026-07-28) on the MCP endpoint. There are no sessions: each POST carries one request and is
+ * served by a connection of its own, which ends with the answer.
+ * - The standard headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`) must agree with the body, or the
+ *   answer is 400 with -32020 before anything runs; tool parameters mirrored in `Mcp-Param-*` headers go to the
+ *   server with the message, since only it knows which arguments the tool marks.
+ * - The answer is one JSON body when nothing precedes the result; the first related notification (progress, a
+ *   log line, a listen acknowledgement) turns it into an SSE stream. A JSON-RPC error that ends a request
+ *   before any stream started is sent with its HTTP status (400, or 404 for an unknown method).
+ * - The client closing the connection before the answer is the cancellation.
+ */
+import { BehaviorSubject, type Observable, Subject } from 'rxjs';
+import { ErrorCode } from '../../../core/error-codes.ts';
+import { LocalError } from '../../../core/errors.ts';
+import type { JsonObject, WirePayload } from '../../../core/jsonrpc.ts';
+import { checkStandardHeaders } from '../../../core/protocol/header-mirror.ts';
+import { claimedRevision } from '../../../core/protocol/modern.ts';
+import { isLegacyRevision, isRevision } from '../../../core/protocol/versions.ts';
+import type { FrameOrigin, InboundFrame, OutboundFrame, Transport, TransportStatus } from '../../../core/transport.ts';
+import { HEADER } from '../shared/headers.ts';
+import { kindOf } from './exchanges.ts';
+import type { HeaderMap, HttpRequest, HttpResponder } from './http-exchange.ts';
+import { JSON_HEADERS, SSE_HEADERS, accepted, refuse } from './replies.ts';
+import type { Endpoint } from './session-lookup.ts';
+import { answerMode, refuseUnacceptable } from './session-lookup.ts';
+import type { TransportSettings } from './settings.ts';
+import { SseConnection } from './sse-connection.ts';
+
+const EXCHANGE = 'm';
+
+/**
+ * Whether a POST belongs to the modern era: it names a modern revision in `MCP-Protocol-Version`, or names no
+ * known legacy revision and carries a 2026 envelope in its body (so a wrong or missing header is reported in
+ * the modern way). Session traffic and `initialize` stay legacy.
+ */
+export function isModernPost(req: HttpRequest, body: unknown): boolean {
+  if (req.header(HEADER.sessionId) !== undefined) return false;
+  const header = req.header(HEADER.protocolVersion)?.trim();
+  if (header !== undefined && header.length > 0) {
+    if (isLegacyRevision(header)) return false;
+    if (isRevision(header)) return true;
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  const message = body as JsonObject;
+  if (message['method'] === 'initialize') return false;
+  return claimedRevision(message['params']) !== undefined;
+}
+
+/** The HTTP status of a JSON-RPC error that ends a modern request before any stream started. */
+function statusOf(code: number): number {
+  switch (code) {
+    case ErrorCode.MethodNotFound:
+      return 404;
+    case ErrorCode.ParseError:
+    case ErrorCode.InvalidRequest:
+    case ErrorCode.InvalidParams:
+    case ErrorCode.HeaderMismatch:
+    case ErrorCode.MissingRequiredClientCapability:
+    case ErrorCode.UnsupportedProtocolVersion:
+      return 400;
+    default:
+      return 200;
+  }
+}
+
+export function handleModernPost(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, body: unknown, origin: FrameOrigin | undefined, live: Set<ModernPostTransport>): void {
+  const { options } = endpoint;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return refuse(res, 400, 'Invalid request: a 2026-07-28 POST carries exactly one JSON-RPC message');
+  }
+  const message = body as JsonObject;
+  const kind = typeof message['method'] !== 'string' ? 'response' : 'id' in message ? 'request' : 'notification';
+  // The era defines no client notifications over HTTP (a cancel is a closed stream) and no client responses.
+  if (kind === 'notification') return accepted(res);
+  if (kind === 'response') return refuse(res, 400, 'Invalid request: a 2026-07-28 client does not send responses');
+  const id = message['id'];
+  const headerProblem = checkStandardHeaders((name) => req.header(name), { method: message['method'] as string, ...(isObject(message['params']) ? { params: message['params'] } : {}) });
+  if (headerProblem !== undefined) {
+    const error = { code: ErrorCode.HeaderMismatch, message: `Header mismatch: ${headerProblem.message}` };
+    return res.respond(400, JSON_HEADERS, JSON.stringify({ jsonrpc: '2.0', ...(isRequestId(id) ? { id } : {}), error }));
+  }
+  const mode = answerMode(req.header(HEADER.accept), options.responseMode);
+  if (mode === undefined) return refuseUnacceptable(res);
+  const transport = new ModernPostTransport(res, mode, options.transport, live);
+  options.server.accept(transport);
+  transport.start(message, origin, (name) => req.header(name));
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isRequestId(value: unknown): value is string | number {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
+}
+
+/** The connection of one modern POST: one request in, its notifications and its answer out. */
+export class ModernPostTransport implements Transport {
+  readonly kind = 'http';
+  readonly incoming$: Observable<InboundFrame>;
+  private readonly inbound = new Subject<InboundFrame>();
+  private readonly status = new BehaviorSubject<TransportStatus>({ type: 'open' });
+  private stream: SseConnection | undefined;
+  private answered = false;
+  private closed = false;
+
+  constructor(
+    private readonly res: HttpResponder,
+    private readonly mode: 'sse' | 'json',
+    private readonly settings: TransportSettings,
+    private readonly live: Set<ModernPostTransport>,
+  ) {
+    this.incoming$ = this.inbound.asObservable();
+    live.add(this);
+    res.onFinished((gone) => {
+      // The client left before its answer: in this era that cancels the request.
+      if (gone && !this.answered) this.inbound.next({ type: 'exchange-closed', exchange: EXCHANGE });
+      void this.close();
+    });
+  }
+
+  get status$(): Observable<TransportStatus> {
+    return this.status.asObservable();
+  }
+
+  start(payload: JsonObject, origin: FrameOrigin | undefined, mirror: (lowercaseName: string) => string | undefined): void {
+    this.inbound.next({ type: 'message', payload, exchange: EXCHANGE, mirror, ...(origin === undefined ? {} : { origin }) });
+  }
+
+  send(frame: OutboundFrame): void | Promise<void> {
+    if (this.closed) return Promise.reject(new LocalError('ConnectionClosed', 'The request is over'));
+    const payload = frame.payload;
+    const data = JSON.stringify(payload);
+    switch (kindOf(payload)) {
+      case 'response':
+        return this.answer(payload, data);
+      case 'notification':
+        return this.notify(data);
+      case 'request':
+        // A modern server never sends requests; should one be attempted, it fails at once.
+        queueMicrotask(() => this.inbound.next({ type: 'undeliverable', payload, error: new LocalError('TransportFailed', 'A 2026-07-28 server cannot send requests to the client') }));
+        return undefined;
+    }
+  }
+
+  close(reason?: LocalError): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
+    this.live.delete(this);
+    if (this.stream !== undefined) this.stream.end();
+    else if (!this.answered) {
+      this.answered = true;
+      refuse(this.res, 503, 'Service Unavailable: the server closed before answering');
+    }
+    this.inbound.complete();
+    this.status.next(reason === undefined ? { type: 'closed' } : { type: 'closed', reason });
+    this.status.complete();
+    return Promise.resolve();
+  }
+
+  private answer(payload: WirePayload, data: string): void | Promise<void> {
+    if (this.answered) return undefined;
+    this.answered = true;
+    const stream = this.stream;
+    if (stream === undefined) {
+      const error = (payload as { error?: { code?: unknown } }).error;
+      const status = typeof error?.code === 'number' ? statusOf(error.code) : 200;
+      this.res.respond(status, JSON_HEADERS, data);
+      queueMicrotask(() => void this.close());
+      return undefined;
+    }
+    const written = stream.event(data);
+    queueMicrotask(() => void this.close());
+    return written;
+  }
+
+  private notify(data: string): void | Promise<void> {
+    // In JSON mode there is nowhere for a notification to go: the answer is the body.
+    if (this.mode === 'json' || this.answered) return undefined;
+    this.stream ??= this.openStream();
+    return this.stream.event(data);
+  }
+
+  private openStream(): SseConnection {
+    const { clock, sse } = this.settings;
+    const headers: HeaderMap = SSE_HEADERS;
+    return new SseConnection(this.res.openStream(200, headers), { clock, keepAliveMs: sse.keepAliveMs, drainTimeoutMs: sse.drainTimeoutMs });
+  }
+}
