@@ -30,6 +30,10 @@ export interface OutgoingRequestSpec {
   readonly exchange?: ExchangeKey;
   /** Whether the request may be cancelled with `notifications/cancelled` (not `initialize`). */
   readonly cancellable?: boolean;
+  /** Envelope metadata for media that carry it (tool arguments mirrored into HTTP headers). */
+  readonly mirror?: Readonly<Record<string, string>>;
+  /** Told the request's id once it is sent (a listen's notifications are tagged with it). */
+  readonly onSent?: (id: number) => void;
 }
 
 const enum Phase {
@@ -126,7 +130,8 @@ class OutgoingRequest<R extends object> implements PendingRequest {
 
   private isHandshakeOrPing(): boolean {
     const method = this.spec.method;
-    return (method === 'ping' && this.session.admits('admit-ping')) || (method === 'initialize' && this.session.admits('admit-handshake'));
+    // `server/discover` is how a client finds out which era a server speaks, before any handshake.
+    return (method === 'ping' && this.session.admits('admit-ping')) || ((method === 'initialize' || method === 'server/discover') && this.session.admits('admit-handshake'));
   }
 
   private send(): void {
@@ -137,14 +142,22 @@ class OutgoingRequest<R extends object> implements PendingRequest {
     session.outgoing.set(this.id, this);
     const options = this.spec.options;
     let params = this.spec.params;
-    if (options.progress === true || options.meta !== undefined) {
-      const meta: Record<string, unknown> = { ...(params?.['_meta'] as JsonObject | undefined), ...options.meta };
+    // A modern client's envelope (its version and capabilities) goes on every request; the caller's own _meta wins.
+    const envelope = session.envelope;
+    if (options.progress === true || options.meta !== undefined || envelope !== undefined) {
+      const meta: Record<string, unknown> = { ...envelope, ...(params?.['_meta'] as JsonObject | undefined), ...options.meta };
       if (options.progress === true) meta['progressToken'] = this.id;
       params = { ...params, _meta: meta };
     }
     this.armTimeout();
     const message = requestMessage(this.id, this.spec.method, params);
-    session.writer.write(this.spec.exchange === undefined ? { payload: message } : { payload: message, exchange: this.spec.exchange });
+    const { exchange, mirror } = this.spec;
+    session.writer.write(
+      exchange === undefined && mirror === undefined
+        ? { payload: message }
+        : { payload: message, ...(exchange === undefined ? {} : { exchange }), ...(mirror === undefined ? {} : { mirror }) },
+    );
+    this.spec.onSent?.(this.id);
   }
 
   private armTimeout(): void {

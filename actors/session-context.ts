@@ -53,6 +53,8 @@ export interface SessionContext {
   readonly revision: LegacyRevision | undefined;
   readonly ownCapabilities: AnyCapabilities;
   readonly peerCapabilities: AnyCapabilities | undefined;
+  /** Client only, in the modern era: the `_meta` entries every request carries (version, capabilities, info). */
+  readonly envelope: JsonObject | undefined;
   /** Server only, when it serves the modern era. */
   readonly modern: ModernServing | undefined;
   admits(tag: LifecycleTag): boolean;

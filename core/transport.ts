@@ -47,6 +47,12 @@ export interface OutboundFrame {
   readonly payload: WirePayload;
   /** The exchange of the inbound request this frame answers or relates to. */
   readonly exchange?: ExchangeKey;
+  /**
+   * Envelope metadata to send beside the body where the medium has a place for it (HTTP or NATS headers):
+   * tool arguments a modern client mirrors as `Mcp-Param-*`. Header name to encoded value. Media derive the
+   * standard ones (`Mcp-Method`, `Mcp-Name`, `MCP-Protocol-Version`) from the body themselves.
+   */
+  readonly mirror?: Readonly<Record<string, string>>;
 }
 
 export type TransportStatus =

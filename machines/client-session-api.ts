@@ -2,7 +2,7 @@
  * The handle a connected client works with. Calls are Observables (progress values, then the result;
  * unsubscribing cancels) with Promise helpers; lists page lazily; server notifications arrive as streams.
  */
-import { Observable, Subject, catchError, filter, map, share } from 'rxjs';
+import { Observable, Subject, catchError, filter, lastValueFrom, map, share, tap } from 'rxjs';
 import { pages$ } from '../actors/features/pager.ts';
 import type { PromiseRequestOptions, RequestEvent, RequestOptions } from '../actors/handler-types.ts';
 import { ErrorCode } from '../core/error-codes.ts';
@@ -26,7 +26,12 @@ import type {
 import type { CancelTaskResult, CreateTaskResult, GetTaskResult, Task } from '../core/protocol/tasks.ts';
 import { type CallToolAsTaskOptions, ClientTasks, type TaskUpdatesOptions } from './client-tasks.ts';
 import { ToolOutputValidators } from './tool-output-validators.ts';
-import type { McpSession } from './session.ts';
+import type { McpSession, SessionCore } from './session.ts';
+import { ResultCache } from './client-cache.ts';
+import { type InputAnswerer, withInputRounds } from './client-rounds.ts';
+import { ToolParamHeaders } from './tool-param-headers.ts';
+import { MetaKey, type SubscriptionFilter } from '../core/protocol/modern.ts';
+import { LocalError } from '../core/errors.ts';
 
 export interface CallToolOptions extends RequestOptions {
   /** Check `structuredContent` against the tool's `outputSchema` (known from a listing): default true. */
@@ -73,6 +78,11 @@ export interface ClientSession {
   cancelTask(taskId: string, options?: PromiseRequestOptions): Promise<CancelTaskResult>;
   /** Each distinct status of a task (polling at its `pollInterval`, plus status pushes); completes when terminal. */
   taskUpdates$(taskId: string, options?: TaskUpdatesOptions): Observable<Task>;
+  /**
+   * Modern era (2026-07-28): a `subscriptions/listen` stream. Emits the acknowledgement, then each notification
+   * the filter asked for; completes when the server ends it; unsubscribing cancels it.
+   */
+  listen$(notifications: SubscriptionFilter): Observable<{ readonly method: string; readonly params: JsonObject }>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -91,19 +101,30 @@ export class ClientSessionImpl implements ClientSession {
   private readonly urlElicitations = new Set<string>();
   private readonly resourceSubscriptions = new Map<string, { observers: number; readonly accepted: Promise<boolean> }>();
   private tasksApi: ClientTasks | undefined;
+  private readonly paramHeaders = new ToolParamHeaders();
+  private readonly cache: ResultCache;
   readonly logs$: Observable<LoggingMessageParams>;
   readonly listChanged$: Observable<ListChange>;
   readonly elicitationComplete$: Observable<string>;
   readonly taskStatus$: Observable<JsonObject>;
 
-  constructor(readonly session: McpSession) {
+  constructor(
+    readonly session: McpSession,
+    /** Answers a modern server's input requests with this client's handlers. */
+    private readonly inputs?: InputAnswerer,
+  ) {
+    this.cache = new ResultCache(session.clock);
     const of = (method: string): Observable<JsonObject> =>
       this.notifications.pipe(
         filter((notification) => notification.method === method),
         map((notification) => notification.params ?? {}),
       );
     this.logs$ = of('notifications/message') as Observable<LoggingMessageParams>;
-    this.listChanged$ = this.notifications.pipe(
+    const changes$: Observable<{ readonly method: string }> = session.era === 'modern'
+      // The modern era tells of changes only on a listen stream: one is open while anyone watches.
+      ? this.listen$({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true })
+      : this.notifications;
+    this.listChanged$ = changes$.pipe(
       map((notification) => /^notifications\/(tools|prompts|resources)\/list_changed$/.exec(notification.method)?.[1] as ListChange | undefined),
       filter((change): change is ListChange => change !== undefined),
       share(),
@@ -121,7 +142,13 @@ export class ClientSessionImpl implements ClientSession {
 
   /** Routed here by the client's shared notification handlers. */
   onNotification(method: string, params: JsonObject | undefined): void {
-    if (method === 'notifications/tools/list_changed') this.validators.clear();
+    if (method === 'notifications/tools/list_changed') {
+      this.validators.clear();
+      this.paramHeaders.clear();
+    }
+    const list = /^notifications\/(tools|prompts|resources)\/list_changed$/.exec(method)?.[1];
+    if (list !== undefined) this.cache.invalidateList(list);
+    if (method === 'notifications/resources/updated' && typeof params?.['uri'] === 'string') this.cache.invalidateRead(params['uri']);
     if (method === 'notifications/elicitation/complete') {
       // Only ids this session was given, and each once (FEATURES row 83): anything else is ignored.
       const id = params?.['elicitationId'];
@@ -154,24 +181,101 @@ export class ClientSessionImpl implements ClientSession {
   }
 
   onClosed(): void {
+    this.cache.clear();
     this.notifications.complete();
+  }
+
+  private get core(): SessionCore {
+    return this.session as SessionCore;
+  }
+
+  private get modern(): boolean {
+    return this.session.era === 'modern';
+  }
+
+  /**
+   * A request that may need client input: in the modern era it runs through its input rounds (each a new
+   * request with the answers); in the legacy era the server asks with requests of its own instead.
+   */
+  private call$<R extends object>(method: string, params: JsonObject, options: RequestOptions, mirror?: Readonly<Record<string, string>>): Observable<RequestEvent<R>> {
+    const withProgress = options.progress === undefined ? { ...options, progress: true } : options;
+    const inputs = this.inputs;
+    if (!this.modern || inputs === undefined) {
+      if (mirror === undefined) return this.session.request$<R>(method, params, options);
+      return this.core.requestWith$<R>({ method, params, options: withProgress, mirror });
+    }
+    return withInputRounds<R>(
+      (extra) => this.core.requestWith$<R>({ method, params: extra === undefined ? params : { ...params, ...extra }, options: withProgress, ...(mirror === undefined ? {} : { mirror }) }),
+      inputs,
+    );
+  }
+
+  /** The Promise form of {@link call$}. */
+  private async call<R extends object>(method: string, params: JsonObject, options: PromiseRequestOptions = {}, mirror?: Readonly<Record<string, string>>): Promise<R> {
+    if (!this.modern && mirror === undefined) return this.session.request<R>(method, params, options);
+    const onProgress = options.onProgress;
+    const events$ = this.call$<R>(method, params, { ...options, progress: options.progress ?? onProgress !== undefined }, mirror);
+    const last = await lastValueFrom(events$.pipe(tap((event) => (event.type === 'progress' ? onProgress?.(event) : undefined))));
+    if (last.type !== 'result') throw new LocalError('ProtocolViolation', `${method} ended without a result`);
+    return last.result;
+  }
+
+  /** A cacheable request: answered from the cache while the server's `ttlMs` holds. */
+  private cached<R extends object>(method: string, params: JsonObject, target: string | undefined, options?: PromiseRequestOptions): Promise<R> {
+    const key = this.modern ? ResultCache.key(method, target) : undefined;
+    if (key !== undefined) {
+      const hit = this.cache.get(key);
+      if (hit !== undefined) return Promise.resolve(hit as R);
+    }
+    const pending = this.modern ? this.call<R>(method, params, options) : this.session.request<R>(method, params, options);
+    if (key === undefined) return pending;
+    return pending.then((result) => {
+      // A result reached through input rounds answered one user's input: it is not for reuse.
+      this.cache.put(key, method, result as JsonObject);
+      return result;
+    });
+  }
+
+  listen$(notifications: SubscriptionFilter): Observable<{ readonly method: string; readonly params: JsonObject }> {
+    return new Observable<{ readonly method: string; readonly params: JsonObject }>((subscriber) => {
+      if (!this.modern) {
+        subscriber.error(new LocalError('MethodNotInRevision', 'subscriptions/listen exists in revision 2026-07-28 only'));
+        return undefined;
+      }
+      let id: number | undefined;
+      const tagged = this.notifications
+        .pipe(filter((notification) => id !== undefined && (notification.params?.['_meta'] as JsonObject | undefined)?.[MetaKey.subscriptionId] === id))
+        .subscribe({ next: (notification) => subscriber.next({ method: notification.method, params: notification.params ?? {} }), complete: () => subscriber.complete() });
+      const request = this.core
+        .requestWith$({ method: 'subscriptions/listen', params: { notifications: notifications as JsonObject }, options: { timeoutMs: Infinity }, onSent: (sent) => (id = sent) })
+        .subscribe({ next: (event) => (event.type === 'result' ? subscriber.complete() : undefined), error: (error: unknown) => subscriber.error(error) });
+      return () => {
+        tagged.unsubscribe();
+        request.unsubscribe();
+      };
+    });
   }
 
   callTool$(name: string, args: JsonObject = {}, options: CallToolOptions = {}): Observable<RequestEvent<CallToolResult>> {
     const validate = options.validateOutput !== false;
-    return this.session.request$<CallToolResult>('tools/call', { name, arguments: args }, options).pipe(
+    const mirror = this.modern ? this.paramHeaders.headersFor(name, args) : undefined;
+    return this.call$<CallToolResult>('tools/call', { name, arguments: args }, options, mirror).pipe(
       map((event): RequestEvent<CallToolResult> => (event.type === 'result' && validate ? { type: 'result', result: this.validators.check(name, event.result) } : event)),
       catchError((error: unknown): Observable<RequestEvent<CallToolResult>> => this.noteRequiredElicitations(error)),
     );
   }
 
   async callTool(name: string, args: JsonObject = {}, options: CallToolOptions & PromiseRequestOptions = {}): Promise<CallToolResult> {
-    const result = await this.session.request<CallToolResult>('tools/call', { name, arguments: args }, options).catch((error: unknown) => this.noteRequiredElicitations(error));
+    const mirror = this.modern ? this.paramHeaders.headersFor(name, args) : undefined;
+    const result = await this.call<CallToolResult>('tools/call', { name, arguments: args }, options, mirror).catch((error: unknown) => this.noteRequiredElicitations(error));
     return options.validateOutput === false ? result : this.validators.check(name, result);
   }
 
   tools$(): Observable<Tool> {
-    return this.list$<Tool>('tools/list', 'tools').pipe(map((tool) => this.validators.learn(tool)));
+    const tools$ = this.list$<Tool>('tools/list', 'tools');
+    // A modern client mirrors marked arguments into headers; a tool it cannot mirror correctly is dropped.
+    const usable$ = this.modern ? tools$.pipe(filter((tool) => this.paramHeaders.learn(tool))) : tools$;
+    return usable$.pipe(map((tool) => this.validators.learn(tool)));
   }
 
   listTools(): Promise<Tool[]> {
@@ -195,10 +299,16 @@ export class ClientSessionImpl implements ClientSession {
   }
 
   readResource(uri: string, options?: PromiseRequestOptions): Promise<ReadResourceResult> {
-    return this.session.request<ReadResourceResult>('resources/read', { uri }, options);
+    return this.cached<ReadResourceResult>('resources/read', { uri }, uri, options);
   }
 
   subscribe$(uri: string): Observable<ResourceUpdatedParams> {
+    if (this.modern) {
+      return this.listen$({ resourceSubscriptions: [uri] }).pipe(
+        filter((notification) => notification.method === 'notifications/resources/updated' && notification.params['uri'] === uri),
+        map((notification) => notification.params as ResourceUpdatedParams),
+      );
+    }
     return new Observable<ResourceUpdatedParams>((subscriber) => {
       const updates = this.notifications
         .pipe(filter((notification) => notification.method === 'notifications/resources/updated' && notification.params?.['uri'] === uri))
@@ -238,7 +348,7 @@ export class ClientSessionImpl implements ClientSession {
   }
 
   getPrompt(name: string, args: Readonly<Record<string, string>> = {}, options?: PromiseRequestOptions): Promise<GetPromptResult> {
-    return this.session.request<GetPromptResult>('prompts/get', { name, arguments: args }, options);
+    return this.call<GetPromptResult>('prompts/get', { name, arguments: args }, options);
   }
 
   complete(ref: CompletionReference, argument: { name: string; value: string }, context?: Readonly<Record<string, string>>): Promise<CompleteResult> {
@@ -250,6 +360,12 @@ export class ClientSessionImpl implements ClientSession {
   }
 
   async setLogLevel(level: LoggingLevel): Promise<void> {
+    if (this.modern) {
+      // No session to remember it: every later request asks for this level itself.
+      const core = this.core;
+      core.envelope = { ...core.envelope, [MetaKey.logLevel]: level };
+      return;
+    }
     await this.session.request('logging/setLevel', { level });
   }
 
@@ -284,6 +400,7 @@ export class ClientSessionImpl implements ClientSession {
   }
 
   ping(): Promise<void> {
+    if (this.modern) return Promise.reject(new LocalError('MethodNotInRevision', 'ping does not exist in revision 2026-07-28'));
     return this.session.ping();
   }
 
@@ -292,7 +409,7 @@ export class ClientSessionImpl implements ClientSession {
   }
 
   private list$<T>(method: string, key: string): Observable<T> {
-    return pages$<T>((cursor) => this.session.request(method, cursor === undefined ? {} : { cursor }), key);
+    return pages$<T>((cursor) => this.cached(method, cursor === undefined ? {} : { cursor }, cursor), key);
   }
 }
 

@@ -11,6 +11,7 @@ import type { LegacyRevision } from '../core/protocol/versions.ts';
 import type { Transport } from '../core/transport.ts';
 import { type ClientSession, ClientSessionImpl } from './client-session-api.ts';
 import { connectSession } from './client-session.ts';
+import { inputAnswerer } from './client-rounds.ts';
 import type { SessionRuntimeOptions } from './session.ts';
 
 export interface ClientOptions {
@@ -35,6 +36,13 @@ export interface ClientOptions {
   readonly supportedVersions?: readonly LegacyRevision[];
   /** Runtime options of every session (limits, clock, keepalive). */
   readonly session?: SessionRuntimeOptions;
+  /**
+   * The protocol era (default `auto`): probe with `server/discover` and speak 2026-07-28 when the server does,
+   * else fall back to the `initialize` handshake. `legacy` never probes; `modern` requires 2026-07-28.
+   */
+  readonly era?: 'auto' | 'legacy' | 'modern';
+  /** How long the `auto` probe waits before taking the server for a legacy one (default 5000 ms). */
+  readonly probeTimeoutMs?: number;
 }
 
 export interface ConnectOptions {
@@ -71,6 +79,7 @@ export function createClient(options: ClientOptions): McpClient {
       'notifications/resources/updated',
       'notifications/elicitation/complete',
       'notifications/tasks/status',
+      'notifications/subscriptions/acknowledged',
     ].map((method) => [method, route(method)]),
   );
   const handlers: HandlerTable = { requests, notifications };
@@ -114,8 +123,10 @@ export function createClient(options: ClientOptions): McpClient {
         ...(options.supportedVersions === undefined ? {} : { supportedVersions: options.supportedVersions }),
         ...(connectOptions.signal === undefined ? {} : { signal: connectOptions.signal }),
         ...(connectOptions.initializeTimeoutMs === undefined ? {} : { initializeTimeoutMs: connectOptions.initializeTimeoutMs }),
+        era: options.era ?? 'auto',
+        ...(options.probeTimeoutMs === undefined ? {} : { probeTimeoutMs: options.probeTimeoutMs }),
       });
-      const handle = new ClientSessionImpl(session);
+      const handle = new ClientSessionImpl(session, inputAnswerer(requests, session));
       byView.set(session, handle);
       sessions.add(handle);
       if (session.state === 'closed') handle.onClosed();

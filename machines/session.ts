@@ -10,7 +10,7 @@ import { routeFrame } from '../actors/inbound-router.ts';
 import type { ModernServing } from '../actors/modern/modern-serving.ts';
 import { type KeepaliveOptions, startKeepalive } from '../actors/keepalive.ts';
 import { OutboundWriter, type OutboundWriterEvents } from '../actors/outbound-writer.ts';
-import { outgoingRequest, outgoingRequest$ } from '../actors/outgoing-request.ts';
+import { type OutgoingRequestSpec, outgoingRequest, outgoingRequest$ } from '../actors/outgoing-request.ts';
 import type { PendingRequest, RunningRequest, SessionContext, SessionDiagnostic } from '../actors/session-context.ts';
 import { type Clock, type TimerHandle, systemClock } from '../core/clock.ts';
 import { LocalError } from '../core/errors.ts';
@@ -68,6 +68,8 @@ export interface McpSession extends SessionView {
   readonly instructions: string | undefined;
   /** The capabilities this side declared. */
   readonly ownCapabilities: AnyCapabilities;
+  /** `modern` once the connection speaks 2026-07-28 (per-request envelopes, no handshake). */
+  readonly era: 'legacy' | 'modern';
   /** The clock this session's timers run on. */
   readonly clock: Clock;
   /** Sends a request: progress values first, then the result. Unsubscribing cancels it. */
@@ -96,6 +98,7 @@ export class SessionCore implements SessionContext, McpSession, OutboundWriterEv
   peerCapabilities: AnyCapabilities | undefined;
   peerInfo: Implementation | undefined;
   instructions: string | undefined;
+  envelope: JsonObject | undefined;
   private snapshot: LifecycleSnapshot;
   private lastId = 0;
   private deferred: Array<() => void> | undefined;
@@ -194,6 +197,11 @@ export class SessionCore implements SessionContext, McpSession, OutboundWriterEv
     return outgoingRequest<R>(this, { method, params, options });
   }
 
+  /** A request with transport hints (mirrored headers, the sent id): for the client API, not for users. */
+  requestWith$<R extends object = JsonObject>(spec: OutgoingRequestSpec): Observable<RequestEvent<R>> {
+    return outgoingRequest$<R>(this, spec);
+  }
+
   async ping(options: PromiseRequestOptions = {}): Promise<void> {
     await outgoingRequest(this, { method: 'ping', params: undefined, options });
   }
@@ -257,6 +265,10 @@ export class SessionCore implements SessionContext, McpSession, OutboundWriterEv
 
   handleInitialize(id: RequestId, params: JsonObject | undefined, exchange: ExchangeKey | undefined): void {
     this.handshake?.handleInitialize(this, id, params, exchange);
+  }
+
+  get era(): 'legacy' | 'modern' {
+    return this.envelope !== undefined || this.admits('admit-modern') ? 'modern' : 'legacy';
   }
 
   get modern(): ModernServing | undefined {

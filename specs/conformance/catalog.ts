@@ -1,8 +1,14 @@
 /**
- * The catalog the official conformance suite (0.1.16) expects of a server: exact tool, resource and prompt
- * names and payloads from ../shared/conformance/SUITE-0.1.16.md §4. Built on the public `createServer` API.
+ * The catalog the official conformance suite expects of a server: exact tool, resource and prompt names and
+ * payloads from ../shared/conformance/SUITE-0.1.16.md §4 (legacy era) and SUITE-0.2.0-alpha.12.md §3.2 and §5
+ * (revision 2026-07-28: the diagnostic tools, the multi round-trip tools and prompt, the x-mcp-header tool).
+ * Built on the public `createServer` API; every tool works in both eras (the handler context's `elicit`,
+ * `sample` and `roots` become server requests in the legacy era and input requests in the modern one).
  */
 import { interval, map, take } from 'rxjs';
+import type { FeatureContext } from '../../actors/features/feature-context.ts';
+import type { CreateMessageResult } from '../../core/protocol/sampling.ts';
+import type { ClientCapabilities } from '../../core/protocol/capabilities.ts';
 import { createServer, type McpServer } from '../../machines/server.ts';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC';
@@ -20,8 +26,10 @@ const delay = (ms: number, signal: AbortSignal): Promise<void> =>
 export function conformanceServer(): McpServer {
   const server = createServer({ name: 'rxmcp-conformance-server', version: '0.1.0', instructions: 'The rxmcp conformance server.' });
   addTools(server);
+  addModernTools(server);
   addResources(server);
   addPrompts(server);
+  addModernPrompts(server);
   return server;
 }
 
@@ -107,11 +115,22 @@ function addTools(server: McpServer): void {
     {
       name: 'json_schema_2020_12_tool',
       description: 'A tool whose schema uses JSON Schema 2020-12 features',
+      // The alpha suite's fixture (a superset of 0.1.16's): it must be listed verbatim.
       inputSchema: {
         $schema: 'https://json-schema.org/draft/2020-12/schema',
         type: 'object',
-        $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-        properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+        $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+        properties: {
+          name: { type: 'string' },
+          address: { $ref: '#/$defs/address' },
+          contactMethod: { type: 'string', enum: ['phone', 'email'] },
+          phone: { type: 'string' },
+          email: { type: 'string' },
+        },
+        allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+        if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+        then: { required: ['phone'] },
+        else: { required: ['email'] },
         additionalProperties: false,
       },
     },
@@ -120,6 +139,132 @@ function addTools(server: McpServer): void {
   server.tool({ name: 'test_reconnection', description: 'Runs long enough for the server to close its stream' }, async (_args, ctx) => {
     await delay(300, ctx.signal);
     return 'Reconnection test completed';
+  });
+}
+
+/** The text of a sampling answer (its first text block). */
+function sampledText(result: CreateMessageResult): string {
+  const blocks = Array.isArray(result.content) ? result.content : [result.content];
+  const text = blocks.find((block) => block.type === 'text');
+  return text !== undefined && text.type === 'text' ? text.text : JSON.stringify(result.content);
+}
+
+const nameSchema = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } as const;
+const confirmSchema = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } as const;
+
+/** Asks for the user's name under `key` (elicitation in form mode). */
+async function askName(ctx: FeatureContext, key: string, message = 'What is your name?'): Promise<string> {
+  const result = await ctx.elicit({ message, requestedSchema: nameSchema }, { key });
+  return result.action === 'accept' ? String(result.content?.['name'] ?? '') : `(${result.action})`;
+}
+
+/** The client's declared capabilities for this request (the request's envelope in the modern era). */
+function clientCapabilities(ctx: FeatureContext): ClientCapabilities {
+  return (ctx.session.peerCapabilities ?? {}) as ClientCapabilities;
+}
+
+/**
+ * Revision 2026-07-28 (SUITE-0.2.0-alpha.12.md §3.2): the diagnostic tools of server-stateless, the multi
+ * round-trip (input_required) tools and the tool with an `x-mcp-header` parameter. Input request keys,
+ * messages and schemas are the suite's.
+ */
+function addModernTools(server: McpServer): void {
+  // Needs sampling: a request that does not declare it is refused with -32021 (requiredCapabilities {sampling:{}}).
+  server.tool({ name: 'test_missing_capability', description: 'Needs the client sampling capability' }, async (_args, ctx) => {
+    const result = await ctx.sample(
+      { messages: [{ role: 'user', content: { type: 'text', text: 'Say hello' } }], maxTokens: 20 },
+      { key: 'capability_probe' },
+    );
+    return `Sampled: ${sampledText(result)}`;
+  });
+  // A tool that needs the user mid-call: in the legacy era a server request on the call's stream, in the
+  // modern era an input_required answer (the stream then carries no independent requests).
+  server.tool({ name: 'test_streaming_elicitation', description: 'Asks the user for input while it runs' }, async (_args, ctx) => {
+    const name = await askName(ctx, 'user_name');
+    return `Streaming elicitation completed: ${name}`;
+  });
+  // Logs through the request's own channel: nothing is sent unless the request asked for a log level.
+  server.tool({ name: 'test_logging_tool', description: 'Logs three messages at info level' }, (_args, ctx) => {
+    for (const message of ['Logging tool started', 'Logging tool working', 'Logging tool finished']) ctx.log('info', message);
+    return 'Logging tool completed';
+  });
+  // List changes for subscriptions/listen streams (and legacy list_changed): a throwaway entry is added and
+  // removed again, so the lists end as they were but listeners are told they changed.
+  server.tool({ name: 'test_trigger_tool_change', description: 'Changes the tool list (listeners get tools/list_changed)' }, () => {
+    server.tool({ name: 'test_throwaway_tool', description: 'Registered and removed by test_trigger_tool_change' }, () => 'throwaway').remove();
+    return 'Tool list changed';
+  });
+  server.tool({ name: 'test_trigger_prompt_change', description: 'Changes the prompt list (listeners get prompts/list_changed)' }, () => {
+    server.prompt({ name: 'test_throwaway_prompt', description: 'Registered and removed by test_trigger_prompt_change' }, () => 'throwaway').remove();
+    return 'Prompt list changed';
+  });
+  // SEP-2243: `region` is mirrored into the Mcp-Param-Region header by modern HTTP clients; the server checks it.
+  server.tool(
+    {
+      name: 'test_x_mcp_header',
+      description: 'A tool with a parameter mirrored into the Mcp-Param-Region header',
+      inputSchema: {
+        type: 'object',
+        properties: { region: { type: 'string', 'x-mcp-header': 'Region' }, level: { type: 'integer' } },
+        required: ['region'],
+      },
+    },
+    (args) => `region=${String(args['region'])}`,
+  );
+
+  server.tool({ name: 'test_input_required_result_elicitation', description: 'Multi round-trip: one elicitation' }, async (_args, ctx) => {
+    const name = await askName(ctx, 'user_name');
+    return `Hello, ${name}!`;
+  });
+  server.tool({ name: 'test_input_required_result_sampling', description: 'Multi round-trip: one sampling request' }, async (_args, ctx) => {
+    const result = await ctx.sample(
+      { messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }], maxTokens: 100 },
+      { key: 'capital_question' },
+    );
+    return `Sampling result: ${sampledText(result)}`;
+  });
+  server.tool({ name: 'test_input_required_result_list_roots', description: 'Multi round-trip: the client roots' }, async (_args, ctx) => {
+    const roots = await ctx.roots({ key: 'client_roots' });
+    return `Client roots: ${roots.map((root) => `${root.name ?? root.uri} (${root.uri})`).join(', ') || '(none)'}`;
+  });
+  // The answer of round 1 travels back in the sealed requestState; reaching the result proves it opened.
+  server.tool({ name: 'test_input_required_result_request_state', description: 'Multi round-trip with request state' }, async (_args, ctx) => {
+    const result = await ctx.elicit({ message: 'Please confirm', requestedSchema: confirmSchema }, { key: 'confirm' });
+    return `state-ok: round ${ctx.round}, action=${result.action}, ok=${String(result.content?.['ok'])}`;
+  });
+  server.tool({ name: 'test_input_required_result_multiple_inputs', description: 'Multi round-trip: elicitation, sampling and roots at once' }, async (_args, ctx) => {
+    const [name, greeting, roots] = await Promise.all([
+      askName(ctx, 'user_name'),
+      ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 }, { key: 'greeting' }),
+      ctx.roots({ key: 'client_roots' }),
+    ]);
+    return `name=${name}, greeting=${sampledText(greeting)}, roots=${roots.map((root) => root.uri).join(',')}`;
+  });
+  // Two rounds of input: the sealed state of round 2 carries the answer of round 1, so it differs from state 1.
+  server.tool({ name: 'test_input_required_result_multi_round', description: 'Multi round-trip over two rounds' }, async (_args, ctx) => {
+    const name = await askName(ctx, 'step1', 'Step 1: What is your name?');
+    const color = await ctx.elicit(
+      { message: 'Step 2: What is your favorite color?', requestedSchema: { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] } },
+      { key: 'step2' },
+    );
+    return `${name} likes ${color.action === 'accept' ? String(color.content?.['color'] ?? '') : `(${color.action})`}`;
+  });
+  // The state is sealed (HMAC): a retry whose requestState was altered is refused with -32602.
+  server.tool({ name: 'test_input_required_result_tampered_state', description: 'Multi round-trip whose state must not be altered' }, async (_args, ctx) => {
+    const result = await ctx.elicit({ message: 'Please confirm', requestedSchema: confirmSchema }, { key: 'confirm' });
+    return `state verified: action=${result.action}`;
+  });
+  // Asks only for what the request declares: elicitation and/or sampling.
+  server.tool({ name: 'test_input_required_result_capabilities', description: 'Multi round-trip limited to the declared client capabilities' }, async (_args, ctx) => {
+    const declared = clientCapabilities(ctx);
+    const answers = await Promise.all([
+      declared.elicitation === undefined ? undefined : askName(ctx, 'user_name'),
+      declared.sampling === undefined
+        ? undefined
+        : ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }], maxTokens: 100 }, { key: 'capital_question' }),
+    ]);
+    const [name, sampled] = answers;
+    return `name=${name ?? '(not asked)'}, sampling=${sampled === undefined ? '(not asked)' : sampledText(sampled)}`;
   });
 }
 
@@ -161,4 +306,16 @@ function addPrompts(server: McpServer): void {
     { role: 'user', content: { type: 'image', data: PNG, mimeType: 'image/png' } },
     { role: 'user', content: { type: 'text', text: 'Please analyze the image above.' } },
   ]);
+}
+
+/** Revision 2026-07-28: a prompt that needs input (multi round-trip on prompts/get). */
+function addModernPrompts(server: McpServer): void {
+  server.prompt({ name: 'test_input_required_result_prompt', description: 'A prompt that asks the user for context first' }, async (_args, ctx) => {
+    const result = await ctx.elicit(
+      { message: 'What context should the prompt use?', requestedSchema: { type: 'object', properties: { context: { type: 'string' } }, required: ['context'] } },
+      { key: 'user_context' },
+    );
+    const context = result.action === 'accept' ? String(result.content?.['context'] ?? '') : `(${result.action})`;
+    return [{ role: 'user', content: { type: 'text', text: `Use this context: ${context}` } }];
+  });
 }

@@ -21,6 +21,19 @@ export interface ExchangeSpec {
 /** Requests still running, so that close can abort them. */
 export type ActiveRequests = Set<ClientRequest>;
 
+/** Requests we ended on purpose: their 'socket hang up' is not a reason to send them again. */
+const abandoned = new WeakSet<ClientRequest>();
+
+/**
+ * Ends a request on purpose (a cancellation, the transport closing): the socket is destroyed, so the server sees
+ * the client leave, and a request still waiting for its response head rejects with a `RequestAborted` error
+ * instead of being resent on a fresh socket.
+ */
+export function abortExchange(request: ClientRequest): void {
+  abandoned.add(request);
+  request.destroy();
+}
+
 /** Starts one request and resolves with the response head. Rejects with a `TransportFailed` LocalError. */
 export function exchange(active: ActiveRequests, spec: ExchangeSpec, onRequest?: (request: ClientRequest) => void): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
@@ -38,6 +51,10 @@ export function exchange(active: ActiveRequests, spec: ExchangeSpec, onRequest?:
       request.on('error', (error: NodeJS.ErrnoException) => {
         // A kept-alive socket the server closed while idle fails before the request reached the server:
         // Node's documented remedy is to send it again, once, on a fresh socket.
+        if (abandoned.has(request)) {
+          reject(new LocalError('RequestAborted', `${spec.method} ${spec.url.href} was aborted`, { cause: error }));
+          return;
+        }
         if (!answered && !retried && request.reusedSocket && error.code === 'ECONNRESET') {
           attempt(true);
           return;

@@ -134,7 +134,7 @@ async function readJsonAnswer(context: ClientContext, requests: readonly JsonRpc
   failEach(context, requests.filter((request) => !answered.has(request.id)), `the ${statusLine(response)} JSON answer carried no response to it`);
 }
 
-function failWithStatus(context: ClientContext, payload: WirePayload, requests: readonly JsonRpcRequest[], response: IncomingMessage, value: unknown, body: Buffer): void {
+export function failWithStatus(context: ClientContext, payload: WirePayload, requests: readonly JsonRpcRequest[], response: IncomingMessage, value: unknown, body: Buffer): void {
   // The server's own JSON-RPC errors for our requests are its answer: the session gets them as they are.
   const answered = new Set<RequestId>();
   if (isJsonRpcError(value)) {

@@ -1,0 +1,108 @@
+/**
+ * Multi round-trip requests (2026-07-28), client side. A modern server that needs elicitation, sampling or
+ * roots answers `input_required`; the client answers each input request with the same handlers that serve
+ * legacy server requests, then retries with a new id, the answers and the server's state echoed byte for
+ * byte. To the caller it is one request: one Observable with the progress of every round and one result.
+ */
+import { Observable, type Subscription, isObservable, lastValueFrom } from 'rxjs';
+import type { HandlerOutput, RequestContext, RequestEvent, RequestHandler, SessionView } from '../actors/handler-types.ts';
+import { isEffect, runEffect } from '../core/abort.ts';
+import { LocalError } from '../core/errors.ts';
+import type { JsonObject } from '../core/jsonrpc.ts';
+import { isInputMethod } from '../core/protocol/modern.ts';
+
+/** Answers one input request with the client's own handler for its method. */
+export type InputAnswerer = (method: string, params: JsonObject | undefined, signal: AbortSignal) => Promise<JsonObject>;
+
+/** Sends one round: the request with `extra` params merged in. */
+export type RoundSender<R> = (extra: JsonObject | undefined) => Observable<RequestEvent<R>>;
+
+export const DEFAULT_MAX_ROUNDS = 16;
+
+/** The client's request handlers, run locally for input requests (they never see a JSON-RPC id). */
+export function inputAnswerer(handlers: ReadonlyMap<string, RequestHandler>, view: SessionView): InputAnswerer {
+  return async (method, params, signal) => {
+    const handler = isInputMethod(method) ? handlers.get(method) : undefined;
+    if (handler === undefined) throw new LocalError('ProtocolViolation', `The server asked for ${method} input, which this client does not offer`);
+    const context = { signal, session: view } as RequestContext;
+    return settle(handler(params, context), signal) as Promise<JsonObject>;
+  };
+}
+
+async function settle(output: HandlerOutput, signal: AbortSignal): Promise<unknown> {
+  if (isObservable(output)) return lastValueFrom(output);
+  if (isEffect(output)) {
+    const outcome = await runEffect(output, signal);
+    if (outcome.type === 'success') return outcome.value;
+    throw outcome.type === 'failure' ? outcome.error : new LocalError('RequestAborted', 'The input handler was interrupted');
+  }
+  return output;
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Runs a request through as many rounds as the server needs (at most `maxRounds`). Unsubscribing cancels the
+ * round in flight and any input handler still running.
+ */
+export function withInputRounds<R extends object>(send: RoundSender<R>, answer: InputAnswerer, maxRounds = DEFAULT_MAX_ROUNDS): Observable<RequestEvent<R>> {
+  return new Observable<RequestEvent<R>>((subscriber) => {
+    const controller = new AbortController();
+    let current: Subscription | undefined;
+    let rounds = 0;
+    const run = (extra: JsonObject | undefined): void => {
+      rounds++;
+      current = send(extra).subscribe({
+        next: (event) => {
+          if (event.type !== 'result') return subscriber.next(event);
+          const result = event.result as JsonObject;
+          const type = result['resultType'];
+          // A result without a type comes from a legacy server: it is complete.
+          if (type === undefined || type === 'complete') {
+            subscriber.next(event);
+            return subscriber.complete();
+          }
+          if (type !== 'input_required') {
+            return subscriber.error(new LocalError('ProtocolViolation', `The server answered with an unknown resultType ${JSON.stringify(type)}`));
+          }
+          if (rounds >= maxRounds) {
+            return subscriber.error(new LocalError('ProtocolViolation', `The server still needed input after ${maxRounds} rounds`));
+          }
+          fulfil(result).then(
+            (next) => {
+              if (!controller.signal.aborted) run(next);
+            },
+            (error: unknown) => subscriber.error(error),
+          );
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => undefined,
+      });
+    };
+    const fulfil = async (result: JsonObject): Promise<JsonObject> => {
+      const requests = isObject(result['inputRequests']) ? result['inputRequests'] : {};
+      const keys = Object.keys(requests);
+      const answers = await Promise.all(
+        keys.map((key) => {
+          const request = requests[key];
+          if (!isObject(request) || typeof request['method'] !== 'string') {
+            throw new LocalError('ProtocolViolation', `Input request ${JSON.stringify(key)} is malformed`);
+          }
+          return answer(request['method'], isObject(request['params']) ? request['params'] : undefined, controller.signal);
+        }),
+      );
+      const inputResponses: Record<string, JsonObject> = {};
+      keys.forEach((key, index) => (inputResponses[key] = answers[index] as JsonObject));
+      const state = result['requestState'];
+      // The state is the server's: echoed exactly, and only when it gave one.
+      return typeof state === 'string' ? { inputResponses, requestState: state } : { inputResponses };
+    };
+    run(undefined);
+    return () => {
+      controller.abort(new LocalError('RequestAborted', 'The caller stopped waiting'));
+      current?.unsubscribe();
+    };
+  });
+}

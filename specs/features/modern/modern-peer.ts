@@ -1,0 +1,250 @@
+/**
+ * Helpers for the modern-era (2026-07-28) server specs over the memory transport: a real `createServer(...)`,
+ * and hand-written modern clients in front of it. Each client connection is one memory pair whose server end is
+ * logged and wrapped by the schema oracle (checked against 2026-07-28 by default, since a modern connection has
+ * no handshake the oracle could learn the revision from), so `assertClean()` fails on anything the server sent
+ * that the 2026-07-28 schema does not allow (including requests, which a modern server never sends).
+ *
+ * The client side is raw on purpose: the specs send envelopes the project's own client would never produce.
+ */
+import { AssertionError } from 'node:assert';
+import type { JsonObject, RequestId } from '../../../core/jsonrpc.ts';
+import { type McpServer, type ServerOptions, createServer } from '../../../machines/server.ts';
+import type { McpSession } from '../../../machines/session.ts';
+import { createMemoryPair, type MemoryTransport } from '../../../transports/memory/index.ts';
+import { WAIT_MS, type WireLog, type WireResponse, delay, isRecord, isResponseTo, spyTransport } from '../../support/harness.ts';
+import { type SchemaOracle, withSchemaOracle } from '../../support/schema-oracle.ts';
+
+export { WAIT_MS, delay, isRecord, type WireResponse };
+
+export const MODERN = '2026-07-28';
+
+export const META = {
+  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
+  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
+  clientInfo: 'io.modelcontextprotocol/clientInfo',
+  logLevel: 'io.modelcontextprotocol/logLevel',
+  serverInfo: 'io.modelcontextprotocol/serverInfo',
+  subscriptionId: 'io.modelcontextprotocol/subscriptionId',
+} as const;
+
+export const CLIENT_INFO = Object.freeze({ name: 'modern-spec-client', version: '0.0.0' });
+
+/** Every client capability a modern request can declare for input requests. */
+export const ALL_INPUT_CAPABILITIES: JsonObject = { elicitation: { form: {}, url: {} }, sampling: { tools: {} }, roots: {} };
+
+export interface EnvelopeOptions {
+  readonly version?: string;
+  readonly capabilities?: JsonObject;
+  /** `null` leaves clientInfo out. */
+  readonly clientInfo?: JsonObject | null;
+  readonly logLevel?: string;
+  /** Extra `_meta` entries (progress token...). */
+  readonly extra?: JsonObject;
+}
+
+/** The `_meta` of a modern request. */
+export function envelope(options: EnvelopeOptions = {}): JsonObject {
+  return {
+    [META.protocolVersion]: options.version ?? MODERN,
+    [META.clientCapabilities]: options.capabilities ?? {},
+    ...(options.clientInfo === null ? {} : { [META.clientInfo]: options.clientInfo ?? CLIENT_INFO }),
+    ...(options.logLevel === undefined ? {} : { [META.logLevel]: options.logLevel }),
+    ...options.extra,
+  };
+}
+
+/** `params` with a modern envelope merged into its `_meta`. */
+export function withEnvelope(params: JsonObject = {}, options: EnvelopeOptions = {}): JsonObject {
+  const own = isRecord(params['_meta']) ? (params['_meta'] as JsonObject) : {};
+  return { ...params, _meta: { ...envelope(options), ...own } };
+}
+
+export type Message = Readonly<Record<string, unknown>>;
+
+/** A hand-written modern client on one memory connection. */
+export interface ModernPeer {
+  readonly session: McpSession;
+  readonly oracle: SchemaOracle;
+  readonly wire: WireLog;
+  /** Every message the server sent on this connection, in order. */
+  readonly received: readonly unknown[];
+  readonly transport: MemoryTransport;
+  /** Sends any JSON value as is. */
+  send(message: unknown): void;
+  /** A fresh request id. */
+  nextId(): string;
+  /** Sends a request with a modern envelope and waits for its response. */
+  request(method: string, params?: JsonObject, options?: EnvelopeOptions): Promise<WireResponse>;
+  /** Sends a request with a modern envelope; returns its id and the (lazily awaited) response. */
+  start(method: string, params?: JsonObject, options?: EnvelopeOptions): { readonly id: string; readonly response: Promise<WireResponse> };
+  /** Sends a request exactly as given (params untouched) and waits for the response. */
+  raw(method: string, params?: unknown, id?: RequestId): Promise<WireResponse>;
+  notify(method: string, params?: JsonObject): void;
+  /** The first message not yet taken that matches (waits at most `ms`). */
+  next(predicate: (message: Message) => boolean, ms?: number): Promise<Message>;
+  /** Messages received so far that match. */
+  all(predicate: (message: Message) => boolean): Message[];
+  /** Waits `ms`, then fails if a matching message arrived meanwhile. */
+  expectNone(predicate: (message: Message) => boolean, ms?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ModernHarness extends AsyncDisposable {
+  readonly server: McpServer;
+  /** A new modern client connection (oracle revision: 2026-07-28 unless `oracleRevision` says otherwise). */
+  connect(options?: { readonly oracleRevision?: string | null }): ModernPeer;
+  /** Checks the oracle of every connection made so far. */
+  assertClean(): void;
+  close(): Promise<void>;
+}
+
+let ids = 0;
+
+export function isMessage(value: unknown): value is Message {
+  return isRecord(value);
+}
+
+/** Accepts a new connection on `server` and puts a hand-written client in front of it. */
+export function connectPeer(server: McpServer, oracleRevision: string | null = MODERN): ModernPeer {
+  const [clientEnd, serverEnd] = createMemoryPair();
+  const spied = spyTransport(serverEnd);
+  const { transport, oracle } = withSchemaOracle(spied.transport, {
+    role: 'server',
+    ...(oracleRevision === null ? {} : { revision: () => oracleRevision }),
+  });
+  const session = server.accept(transport);
+  spied.log.track(session);
+  const received: unknown[] = [];
+  const taken = new Set<number>();
+  const waiters = new Set<{ predicate: (message: Message) => boolean; resolve: (message: Message) => void }>();
+  clientEnd.incoming$.subscribe((frame) => {
+    if (frame.type !== 'message') return;
+    received.push(frame.payload);
+    const index = received.length - 1;
+    for (const waiter of waiters) {
+      if (!isMessage(frame.payload) || !waiter.predicate(frame.payload)) continue;
+      taken.add(index);
+      waiters.delete(waiter);
+      waiter.resolve(frame.payload);
+      return;
+    }
+  });
+  const send = (message: unknown): void => {
+    void clientEnd.send({ payload: message as never });
+  };
+  const next = (predicate: (message: Message) => boolean, ms = WAIT_MS): Promise<Message> => {
+    const index = received.findIndex((message, at) => !taken.has(at) && isMessage(message) && predicate(message));
+    if (index >= 0) {
+      taken.add(index);
+      return Promise.resolve(received[index] as Message);
+    }
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        predicate,
+        resolve: (message: Message) => {
+          clearTimeout(timer);
+          resolve(message);
+        },
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(waiter);
+        reject(new AssertionError({ message: `no matching message within ${ms} ms; received: ${JSON.stringify(received)}` }));
+      }, ms);
+      waiters.add(waiter);
+    });
+  };
+  const nextId = (): string => `m-${++ids}`;
+  const start = (method: string, params: JsonObject = {}, options: EnvelopeOptions = {}): { id: string; response: Promise<WireResponse> } => {
+    const id = nextId();
+    const response = next(isResponseTo(id)) as Promise<WireResponse>;
+    // Never let an unobserved response promise become an unhandled rejection.
+    response.catch(() => undefined);
+    send({ jsonrpc: '2.0', id, method, params: withEnvelope(params, options) });
+    return { id, response };
+  };
+  return {
+    session,
+    oracle,
+    wire: spied.log,
+    received,
+    transport: clientEnd,
+    send,
+    nextId,
+    request: (method, params, options) => start(method, params, options).response,
+    start,
+    raw(method, params, id = nextId()) {
+      const response = next(isResponseTo(id)) as Promise<WireResponse>;
+      send(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
+      return response;
+    },
+    notify(method, params) {
+      send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
+    },
+    next,
+    all: (predicate) => received.filter((message): message is Message => isMessage(message) && predicate(message)),
+    async expectNone(predicate, ms = 30) {
+      const from = received.length;
+      await delay(ms);
+      const hits = received.slice(from).filter((message) => isMessage(message) && predicate(message));
+      if (hits.length > 0) throw new AssertionError({ message: `unexpected message(s): ${JSON.stringify(hits)}` });
+    },
+    close: () => clientEnd.close(),
+  };
+}
+
+/** A server built with `createServer(options)`; register on `harness.server`, then connect modern clients. */
+export function modernServer(options: Partial<ServerOptions> = {}): ModernHarness {
+  const server = createServer({ name: 'modern-spec-server', version: '1.2.3', ...options });
+  const peers: ModernPeer[] = [];
+  const close = async (): Promise<void> => {
+    await Promise.all(peers.map((peer) => peer.close()));
+    await server.close();
+  };
+  return {
+    server,
+    connect(connectOptions = {}) {
+      const peer = connectPeer(server, connectOptions.oracleRevision === undefined ? MODERN : connectOptions.oracleRevision);
+      peers.push(peer);
+      return peer;
+    },
+    assertClean() {
+      if (peers.length === 0) throw new AssertionError({ message: 'no connection was made, so nothing was checked' });
+      for (const peer of peers) peer.oracle.assertClean();
+    },
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
+
+// --- predicates and readers -----------------------------------------------------------------------------------
+
+export const isNotification = (method: string) => (message: Message): boolean => message['method'] === method && !('id' in message);
+export const answers = (id: RequestId) => (message: Message): boolean => message['id'] === id && !('method' in message);
+
+/** The result of a response, failing when it is an error. */
+export function resultOf(response: WireResponse): Record<string, unknown> {
+  if (response.result === undefined) throw new AssertionError({ message: `expected a result, got ${JSON.stringify(response)}` });
+  return response.result as Record<string, unknown>;
+}
+
+/** The error of a response, failing when it is a result or when its code is not `code`. */
+export function errorOf(response: WireResponse, code: number): { code: number; message: string; data?: unknown } {
+  if (response.error === undefined) throw new AssertionError({ message: `expected error ${code}, got ${JSON.stringify(response)}` });
+  if (response.error.code !== code) throw new AssertionError({ message: `expected error ${code}, got ${JSON.stringify(response.error)}` });
+  return response.error;
+}
+
+/** The text of a tools/call result. */
+export function toolText(response: WireResponse): string {
+  const content = resultOf(response)['content'];
+  if (!Array.isArray(content)) throw new AssertionError({ message: `not a tool result: ${JSON.stringify(response)}` });
+  return content.map((block) => (isRecord(block) && typeof block['text'] === 'string' ? block['text'] : '')).join('');
+}
+
+/** The `_meta` of a result or notification params. */
+export function metaOf(value: unknown): Record<string, unknown> {
+  const meta = isRecord(value) ? value['_meta'] : undefined;
+  if (!isRecord(meta)) throw new AssertionError({ message: `no _meta in ${JSON.stringify(value)}` });
+  return meta as Record<string, unknown>;
+}
