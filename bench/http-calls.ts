@@ -57,7 +57,7 @@ async function connect(name: HttpContender, url: string, check: boolean): Promis
 
 async function connectRaw(name: HttpContender, url: string, check: boolean): Promise<Caller> {
   if (name === 'rxmcpJson' || name === 'rxmcpSse') {
-    const client = await createClient(clientInfo).connect(createStreamableHttpClientTransport(url));
+    const client = await createClient({ ...clientInfo, era: 'legacy' }).connect(createStreamableHttpClientTransport(url));
     if (check) await checkEcho(name, (a) => client.callTool('echo', a as JsonObject));
     return { run: () => client.callTool('echo', callArgs), close: () => client.close() };
   }

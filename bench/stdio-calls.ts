@@ -53,7 +53,7 @@ const serverArgs = (impl: StdioContender, loader: Loader): string[] =>
 
 async function rxmcpContender(loader: Loader): Promise<Contender> {
   const transport = await spawnStdioServer({ command: process.execPath, args: serverArgs('rxmcp', loader), cwd: repoRoot });
-  const client = await createClient(clientInfo).connect(transport);
+  const client = await createClient({ ...clientInfo, era: 'legacy' }).connect(transport);
   await checkEcho('rxmcp', (a) => client.callTool('echo', a as JsonObject));
   return { name: 'rxmcp', label: 'rxmcp', pid: transport.pid, run: () => client.callTool('echo', callArgs), close: () => client.close() };
 }

@@ -83,7 +83,7 @@ async function rxmcpContender(schema: 'json' | 'zod'): Promise<Contender> {
   else server.tool({ name: 'echo', inputSchema: z.object(echoZodShape()) }, echo);
   const [clientEnd, serverEnd] = createMemoryPair();
   server.accept(serverEnd);
-  const client = await createClient(clientInfo).connect(clientEnd);
+  const client = await createClient({ ...clientInfo, era: 'legacy' }).connect(clientEnd);
   const call = (a: object): Promise<CallResult> => client.callTool('echo', a as JsonObject);
   await check(`rxmcp (${schema})`, call);
   return {

@@ -94,6 +94,8 @@ export interface SessionAcceptorPort {
     options?: {
       /** For connections that carry no handshake (stateless HTTP): start operating at once with these. */
       readonly preinitialized?: { readonly revision: LegacyRevision; readonly peerCapabilities: { readonly [key: string]: unknown } };
+      /** The medium knows the connection speaks the modern era (2026-07-28). */
+      readonly knownEra?: 'modern';
     },
   ): { readonly state: string; close(): Promise<void> };
 }

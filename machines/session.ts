@@ -47,6 +47,11 @@ export interface SessionRuntimeOptions {
    * because it declared no capabilities, instead of being sent where no answer can come back.
    */
   readonly preinitialized?: { readonly revision: LegacyRevision; readonly peerCapabilities: AnyCapabilities; readonly peerInfo?: Implementation };
+  /**
+   * Server only: the medium already knows the connection is a modern (2026-07-28) one (a POST that said so in
+   * its headers), so even an `initialize` on it is judged in that era.
+   */
+  readonly knownEra?: 'modern';
 }
 
 export interface CloseOptions {
@@ -132,6 +137,8 @@ export class SessionCore implements SessionContext, McpSession, OutboundWriterEv
       this.peerInfo = preinitialized.peerInfo;
       this.step({ type: 'INITIALIZE' });
       this.step({ type: 'INITIALIZED' });
+    } else if (runtime.knownEra === 'modern' && role === 'server' && handshake?.modern !== undefined) {
+      this.step({ type: 'MODERN' });
     }
   }
 

@@ -14,7 +14,7 @@ after(() => {
 });
 
 function demoClient() {
-  return createClient({ name: 'serve-spec', version: '0.0.0', elicitation: { form: () => ({ action: 'accept', content: {} }) } });
+  return createClient({ era: 'legacy', name: 'serve-spec', version: '0.0.0', elicitation: { form: () => ({ action: 'accept', content: {} }) } });
 }
 
 /** Starts `rxmcp serve` on a free port and returns the URL it prints. */

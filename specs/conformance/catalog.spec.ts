@@ -11,7 +11,7 @@ test('conformance catalog - every tool, resource and prompt the suite names answ
   const serverSide = withSchemaOracle(serverEnd);
   const clientSide = withSchemaOracle(clientEnd);
   server.accept(serverSide.transport);
-  const client = createClient({
+  const client = createClient({ era: 'legacy',
     name: 'catalog-check',
     version: '0.0.0',
     sampling: (params) => ({ role: 'assistant', content: { type: 'text', text: `echo ${JSON.stringify(params.messages[0]?.content)}` }, model: 'test' }),

@@ -40,7 +40,7 @@ async function main(): Promise<number> {
     process.stderr.write(`scenario ${scenario} is not implemented by this client\n`);
     return 1;
   }
-  const client = createClient({
+  const client = createClient({ era: 'legacy',
     name: 'rxmcp-conformance-client',
     version: '0.1.0',
     // Accepting with no content: the client fills every omitted field from the schema's defaults.

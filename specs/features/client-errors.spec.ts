@@ -31,8 +31,8 @@ test('tools - a WireError the handler raises itself stays a JSON-RPC error', asy
 });
 
 test('roots - roots that are not file:// URIs are refused when the client is created and when they change', () => {
-  assert.throws(() => createClient({ name: 'c', version: '1', roots: [{ uri: 'https://example.com/repo' }] }), /not a file:\/\/ URI/);
-  const client = createClient({ name: 'c', version: '1', roots: [{ uri: 'file:///work' }] });
+  assert.throws(() => createClient({ era: 'legacy', name: 'c', version: '1', roots: [{ uri: 'https://example.com/repo' }] }), /not a file:\/\/ URI/);
+  const client = createClient({ era: 'legacy', name: 'c', version: '1', roots: [{ uri: 'file:///work' }] });
   assert.throws(() => client.setRoots([{ uri: 'ftp://host/x' }]), /not a file:\/\/ URI/);
 });
 

@@ -62,7 +62,7 @@ export async function taskPair(options: TaskPairOptions = {}): Promise<TaskPair>
     session: { clock },
   });
   options.setup?.(server);
-  const client = createClient({
+  const client = createClient({ era: 'legacy',
     name: 'rxmcp-task-spec-client',
     version: '1.0.0',
     ...options.client,

@@ -42,7 +42,7 @@ async function connectOurClient(raw: Transport): Promise<Omit<Connection, 'close
   const inbound = withInboundCheck(raw, 'server');
   const { transport, oracle } = withSchemaOracle(inbound.transport, { role: 'client' });
   const elicited: Array<{ message: string }> = [];
-  const client = createClient({
+  const client = createClient({ era: 'legacy',
     name: 'rxmcp-interop-client',
     version: '0.1.0',
     sampling: () => ({ role: 'assistant', model: 'rxmcp-model', content: { type: 'text', text: 'fine' } }),

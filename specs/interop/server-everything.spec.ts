@@ -53,7 +53,7 @@ before(async () => {
   inbound = withInboundCheck(raw, 'server');
   const checked = withSchemaOracle(inbound.transport, { role: 'client' });
   oracle = checked.oracle;
-  client = createClient({
+  client = createClient({ era: 'legacy',
     name: 'rxmcp-everything-client',
     version: '0.1.0',
     sampling: (params) => {

@@ -70,7 +70,7 @@ export async function clientPair(options: ClientPairOptions): Promise<ClientPair
   const clock = new TestClock();
   const server = createServer({ name: SERVER_NAME, version: '1.0.0', ...options.server, session: { clock, ...options.server?.session } });
   options.setup?.(server);
-  const client = createClient({
+  const client = createClient({ era: 'legacy',
     name: CLIENT_NAME,
     version: '1.0.0',
     ...options.client,

@@ -113,7 +113,7 @@ export function featureServer(options: Partial<ServerOptions> = {}): FeatureHarn
       const { session, serverWire } = accept(serverEnd);
       const clientSide = instrument(clientEnd);
       oracles.push(clientSide.oracle);
-      const client = createClient({
+      const client = createClient({ era: 'legacy',
         ...clientInfo,
         ...connectOptions.client,
         ...(connectOptions.protocolVersion === undefined ? {} : { protocolVersion: connectOptions.protocolVersion }),

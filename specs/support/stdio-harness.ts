@@ -89,7 +89,7 @@ export async function connectFixture(
   const stderr: string[] = [];
   transport.stderr$.subscribe((line) => stderr.push(line));
   const checked = withSchemaOracle(transport, { role: 'client' });
-  const client = createClient({ name: 'stdio-spec-client', version: '1.0.0' });
+  const client = createClient({ era: 'legacy', name: 'stdio-spec-client', version: '1.0.0' });
   const session = await client.connect(checked.transport, { initializeTimeoutMs: PROCESS_MS });
   return { transport, session, oracle: checked.oracle, stderr };
 }

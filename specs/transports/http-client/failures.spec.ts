@@ -119,7 +119,7 @@ test('http client - a refused connection fails connect with a TransportFailed Lo
     });
   });
   const transport = createStreamableHttpClientTransport(`http://127.0.0.1:${port}/mcp`, { mode: 'streamable' });
-  const client = createClient({ name: 'c', version: '1' });
+  const client = createClient({ era: 'legacy', name: 'c', version: '1' });
   await assert.rejects(client.connect(transport), (error: unknown) => isLocalError(error, 'TransportFailed') && /ECONNREFUSED/.test(error.message));
 });
 

@@ -31,7 +31,7 @@ export async function connect(mock: MockServer, options: ConnectOptions = {}): P
   const transport = createStreamableHttpClientTransport(options.url ?? mock.url, options.transport);
   const events: HttpClientEvent[] = [];
   transport.events$.subscribe((event) => events.push(event));
-  const client = createClient({
+  const client = createClient({ era: 'legacy',
     name: 'http-client-spec',
     version: '1.0.0',
     ...options.client,

@@ -35,7 +35,16 @@ export interface StreamCursor {
   done: boolean;
 }
 
-/** How the transport talks to the server right now. */
+/** One modern (2026-07-28) request on its way: from `send` until its POST's answer is over (modern.ts). */
+export interface ModernFlight {
+  readonly request: JsonRpcRequest;
+  /** The HTTP request carrying it, once started. */
+  http: ClientRequest | undefined;
+  /** Cancelled by the session, or the transport closed: how the exchange ends is nobody's news any more. */
+  aborted: boolean;
+}
+
+/** How the transport talks to the server right now (legacy traffic; modern requests need no mode). */
 export type WireMode = 'probing' | 'streamable' | 'legacy-pending' | 'legacy';
 
 export interface ClientContext {
@@ -49,6 +58,8 @@ export interface ClientContext {
   readonly cursors: Set<StreamCursor>;
   /** Which stream owes the response to a request. */
   readonly owed: Map<RequestId, StreamCursor>;
+  /** Modern requests whose POST is still running, by id (so that a cancellation can close it). */
+  readonly flights: Map<RequestId, ModernFlight>;
   readonly closed: boolean;
   mode: WireMode;
   sessionId: string | undefined;

@@ -34,7 +34,10 @@ export function abortExchange(request: ClientRequest): void {
   request.destroy();
 }
 
-/** Starts one request and resolves with the response head. Rejects with a `TransportFailed` LocalError. */
+/**
+ * Starts one request and resolves with the response head. Rejects with a `TransportFailed` LocalError, or a
+ * `RequestAborted` one when {@link abortExchange} ended it.
+ */
 export function exchange(active: ActiveRequests, spec: ExchangeSpec, onRequest?: (request: ClientRequest) => void): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const send = spec.url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -49,12 +52,12 @@ export function exchange(active: ActiveRequests, spec: ExchangeSpec, onRequest?:
       });
       // `on`, not `once`: a socket error after the response head must not become an unhandled 'error' event.
       request.on('error', (error: NodeJS.ErrnoException) => {
-        // A kept-alive socket the server closed while idle fails before the request reached the server:
-        // Node's documented remedy is to send it again, once, on a fresh socket.
         if (abandoned.has(request)) {
           reject(new LocalError('RequestAborted', `${spec.method} ${spec.url.href} was aborted`, { cause: error }));
           return;
         }
+        // A kept-alive socket the server closed while idle fails before the request reached the server:
+        // Node's documented remedy is to send it again, once, on a fresh socket.
         if (!answered && !retried && request.reusedSocket && error.code === 'ECONNRESET') {
           attempt(true);
           return;

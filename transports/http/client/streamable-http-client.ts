@@ -10,6 +10,10 @@
  * concurrently (HTTP has no order between requests), with two exceptions: nothing is sent while the first
  * exchange decides between Streamable HTTP and the legacy transport, and nothing overtakes
  * `notifications/initialized` (the next message waits for its answer, one round trip once per session).
+ *
+ * The era is decided per message: a request whose `_meta` names a modern protocol version (2026-07-28) is POSTed
+ * the modern way (modern.ts): no session, no waiting for the handshake, no renewal or fallback, its own stream
+ * never resumed, and cancelled by aborting its POST. Legacy traffic can share the same transport instance.
  */
 import { Agent as HttpAgent, type Agent, type ClientRequest } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
@@ -18,10 +22,19 @@ import { BehaviorSubject, type Observable, Subject } from 'rxjs';
 import { LocalError } from '../../../core/errors.ts';
 import { isRequestId, type WirePayload } from '../../../core/jsonrpc.ts';
 import type { InboundFrame, OutboundFrame, Transport, TransportStatus } from '../../../core/transport.ts';
-import { type ClientContext, type StreamCursor, type WireMode, isInitializeRequest, isInitializedNotification, requestHeaders } from './context.ts';
-import { type ActiveRequests, discardBody, exchange } from './http-exchange.ts';
+import {
+  type ClientContext,
+  type ModernFlight,
+  type StreamCursor,
+  type WireMode,
+  isInitializeRequest,
+  isInitializedNotification,
+  requestHeaders,
+} from './context.ts';
+import { type ActiveRequests, abortExchange, discardBody, exchange } from './http-exchange.ts';
 import { Inbox } from './inbox.ts';
 import { openLegacyStream, postLegacy } from './legacy-sse.ts';
+import { abortFlight, cancelledRequestId, isModernRequest, postModern } from './modern.ts';
 import { type HttpClientEvent, type ResolvedOptions, type StreamableHttpClientOptions, resolveOptions } from './options.ts';
 import { postMessage } from './post.ts';
 import { release, stop } from './resumption.ts';
@@ -33,7 +46,10 @@ export interface StreamableHttpClientTransport extends Transport {
   readonly sessionId: string | undefined;
   /** The negotiated protocol version, read from the `initialize` result as it passed. */
   readonly protocolVersion: string | undefined;
-  /** `streamable`, or `legacy` after the HTTP+SSE fallback (`probing` until the first answer). */
+  /**
+   * `streamable`, or `legacy` after the HTTP+SSE fallback (`probing` until the first answer). Legacy traffic only:
+   * modern (2026-07-28) requests neither wait for nor change it.
+   */
   readonly mode: WireMode;
   /** What the transport did on its own: session renewals, reconnections, the fallback, GET refusals. */
   readonly events$: Observable<HttpClientEvent>;
@@ -62,6 +78,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, ClientConte
   readonly active: ActiveRequests = new Set();
   readonly cursors = new Set<StreamCursor>();
   readonly owed = new Map<string | number, StreamCursor>();
+  readonly flights = new Map<string | number, ModernFlight>();
   mode: WireMode;
   sessionId: string | undefined;
   protocolVersion: string | undefined;
@@ -118,9 +135,17 @@ class StreamableHttpClient implements StreamableHttpClientTransport, ClientConte
 
   send(frame: OutboundFrame): void | Promise<void> {
     if (this.isClosed) return Promise.reject(closedError());
-    this.observe(frame.payload);
+    const payload = frame.payload;
+    // A modern request is cancelled by closing its POST: the notification itself never goes out over HTTP.
+    const cancelled = cancelledRequestId(payload);
+    const flight = cancelled === undefined ? undefined : this.flights.get(cancelled);
+    if (flight !== undefined) {
+      abortFlight(flight);
+      return undefined;
+    }
+    this.observe(payload);
     this.pendingPosts++;
-    void this.dispatch(frame.payload)
+    void this.route(frame)
       .catch((error: unknown) => this.undeliverable(frame.payload, new LocalError('TransportFailed', 'The message could not be sent', { cause: error })))
       .finally(() => this.posted());
     if (this.pendingPosts < this.options.maxPendingPosts) return undefined;
@@ -192,6 +217,15 @@ class StreamableHttpClient implements StreamableHttpClientTransport, ClientConte
     this.inbox.push({ type: 'message', payload: message });
   }
 
+  /** Modern requests go their own way at once; everything else follows the legacy rules. */
+  private route(frame: OutboundFrame): Promise<void> {
+    const payload = frame.payload;
+    if (!isModernRequest(payload)) return this.dispatch(payload);
+    const flight: ModernFlight = { request: payload, http: undefined, aborted: false };
+    this.flights.set(payload.id, flight);
+    return postModern(this, flight, frame.mirror);
+  }
+
   private async dispatch(payload: WirePayload): Promise<void> {
     while (this.ready !== undefined || this.renewal !== undefined) await (this.ready ?? this.renewal);
     if (this.isClosed) return;
@@ -260,7 +294,9 @@ class StreamableHttpClient implements StreamableHttpClientTransport, ClientConte
   private async shutDown(reason: LocalError | undefined): Promise<void> {
     this.isClosed = true;
     for (const cursor of [...this.cursors]) stop(this, cursor);
-    for (const request of [...this.active]) request.destroy();
+    for (const flight of [...this.flights.values()]) abortFlight(flight);
+    this.flights.clear();
+    for (const request of [...this.active]) abortExchange(request);
     const waiters = this.drainWaiters;
     this.drainWaiters = undefined;
     if (waiters !== undefined) for (const resolve of waiters) resolve();

@@ -82,7 +82,7 @@ export function handleModernPost(endpoint: Endpoint, req: HttpRequest, res: Http
   const mode = answerMode(req.header(HEADER.accept), options.responseMode);
   if (mode === undefined) return refuseUnacceptable(res);
   const transport = new ModernPostTransport(res, mode, options.transport, live);
-  options.server.accept(transport);
+  options.server.accept(transport, { knownEra: 'modern' });
   transport.start(message, origin, (name) => req.header(name));
 }
 
