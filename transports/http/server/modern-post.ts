@@ -63,7 +63,7 @@ function statusOf(code: number): number {
   }
 }
 
-export function handleModernPost(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, body: unknown, origin: FrameOrigin | undefined, live: Set<ModernPostTransport>): void {
+export function handleModernPost(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, body: unknown, origin: FrameOrigin | undefined, live: Set<Transport>): void {
   const { options } = endpoint;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return refuse(res, 400, 'Invalid request: a 2026-07-28 POST carries exactly one JSON-RPC message');
@@ -108,7 +108,7 @@ export class ModernPostTransport implements Transport {
     private readonly res: HttpResponder,
     private readonly mode: 'sse' | 'json',
     private readonly settings: TransportSettings,
-    private readonly live: Set<ModernPostTransport>,
+    private readonly live: Set<Transport>,
   ) {
     this.incoming$ = this.inbound.asObservable();
     live.add(this);

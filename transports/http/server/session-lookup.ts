@@ -12,14 +12,14 @@ import type { EndpointOptions } from './options.ts';
 import { refuse } from './replies.ts';
 import type { SessionRegistry } from './session-registry.ts';
 import type { HttpSessionTransport } from './session-transport.ts';
-import type { ModernPostTransport } from './modern-post.ts';
+import type { Transport } from '../../../core/transport.ts';
 
 /** What every handler gets: the resolved options and the sessions. */
 export interface Endpoint {
   readonly options: EndpointOptions;
   readonly registry: SessionRegistry;
   /** The connections of modern-era POSTs in progress (closed with the endpoint). */
-  readonly modern: Set<ModernPostTransport>;
+  readonly modern: Set<Transport>;
 }
 
 /** The body as JSON, or undefined once the request was refused (413, 400) or the client left. */
