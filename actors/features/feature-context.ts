@@ -192,8 +192,10 @@ function compiledElicitationSchema(schema: JsonObject): ReturnType<typeof compil
 async function elicit(caller: ClientCaller, revision: string | undefined, params: ElicitParams, options: InputCallOptions | undefined): Promise<ElicitResult> {
   let sent: ElicitParams = params;
   if (params.mode === 'url') {
-    // The id correlates the later `notifications/elicitation/complete`; make one when the caller did not.
-    if (params.elicitationId === undefined || params.elicitationId === '') sent = { ...params, elicitationId: randomUUID() };
+    // The id correlates the later `notifications/elicitation/complete` (2025-11-25); make one when the caller did
+    // not. The modern era has no completion notification: the retry is the completion.
+    const legacy = revision !== undefined && revision < '2026-07-28';
+    if (legacy && (params.elicitationId === undefined || params.elicitationId === '')) sent = { ...params, elicitationId: randomUUID() };
   } else {
     const problem = checkElicitationSchema(params.requestedSchema as unknown as JsonObject, { revision });
     if (problem !== undefined) throw new LocalError('ProtocolViolation', `The elicitation schema is not allowed: ${problem}`);

@@ -7,7 +7,7 @@
  */
 import { ErrorCode } from '../../core/error-codes.ts';
 import type { LocalError } from '../../core/errors.ts';
-import type { JsonObject, JsonRpcNotification, JsonRpcRequest, RequestId } from '../../core/jsonrpc.ts';
+import type { JsonObject, JsonRpcNotification, JsonRpcRequest } from '../../core/jsonrpc.ts';
 import { errorResponse } from '../../core/jsonrpc.ts';
 import type { ServerCapabilities } from '../../core/protocol/capabilities.ts';
 import { INPUT_CAPABLE_METHODS, MODERN_CLIENT_REQUESTS, type RequestEnvelope, readEnvelope } from '../../core/protocol/modern.ts';
@@ -40,10 +40,11 @@ export function routeModernRequest(
   mirror: ((lowercaseName: string) => string | undefined) | undefined,
 ): void {
   const { id, method, params } = message;
-  const reject = (error: { code: number; message: string; data?: unknown }, withId: RequestId | undefined = id): void =>
-    sendResponse(session, route, errorResponse(withId, error));
+  // `withoutId` answers a request whose id is taken: an error with that id would answer the running request.
+  const reject = (error: { code: number; message: string; data?: unknown }, withoutId = false): void =>
+    sendResponse(session, route, errorResponse(withoutId ? undefined : id, error));
   if (session.incoming.has(id)) {
-    return reject({ code: ErrorCode.InvalidRequest, message: `Invalid request: id ${JSON.stringify(id)} is already in use by a running request` }, undefined);
+    return reject({ code: ErrorCode.InvalidRequest, message: `Invalid request: id ${JSON.stringify(id)} is already in use by a running request` }, true);
   }
   const handler = serving.handlers.get(method);
   if (handler === undefined || !MODERN_CLIENT_REQUESTS.has(method)) {

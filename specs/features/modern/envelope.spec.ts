@@ -5,9 +5,11 @@
  * message the server sends against 2026-07-28.
  */
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import type { JsonObject } from '../../../core/jsonrpc.ts';
-import { CLIENT_INFO, META, MODERN, type ModernHarness, envelope, errorOf, metaOf, modernServer, resultOf, toolText } from './modern-peer.ts';
+import { CLIENT_INFO, META, MODERN, type ModernHarness, envelope, errorOf, metaOf, modernServer, resultOf, toolText, warmUp } from './modern-peer.ts';
+
+before(warmUp);
 
 function withCatalog(harness: ModernHarness): ModernHarness {
   harness.server.tool({ name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, (args: JsonObject) => `echo ${String(args['text'])}`);
@@ -209,6 +211,14 @@ describe('modern capability gating and errors', () => {
     }
     resultOf(await peer.request('prompts/list'));
     harness.assertClean();
+
+    await using toolsOnly = modernServer();
+    toolsOnly.server.tool({ name: 'only' }, () => 'only');
+    const other = toolsOnly.connect();
+    errorOf(await other.request('prompts/list'), -32601);
+    errorOf(await other.request('prompts/get', { name: 'only' }), -32601);
+    errorOf(await other.request('completion/complete', { ref: { type: 'ref/prompt', name: 'only' }, argument: { name: 'x', value: '' } }), -32601);
+    toolsOnly.assertClean();
   });
 
   test('a feature becomes callable as soon as it is registered, and -32601 again once removed', async () => {
@@ -235,6 +245,39 @@ describe('modern capability gating and errors', () => {
     await using harness = withCatalog(modernServer());
     const peer = harness.connect();
     errorOf(await peer.request('tools/call', { name: 'nope', arguments: {} }), -32602);
+    harness.assertClean();
+  });
+});
+
+describe('modern request ids', () => {
+  test(
+    'a request reusing the id of a running request is refused with an id-less -32600; the running one still gets its answer',
+    async () => {
+      await using harness = modernServer();
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      harness.server.tool({ name: 'slow' }, async () => (await gate, 'slow'));
+      const peer = harness.connect();
+      peer.send({ jsonrpc: '2.0', id: 'dup', method: 'tools/call', params: { name: 'slow', arguments: {}, _meta: envelope() } });
+      await peer.expectNone(() => true, 10);
+      peer.send({ jsonrpc: '2.0', id: 'dup', method: 'tools/call', params: { name: 'slow', arguments: {}, _meta: envelope() } });
+      const refusal = await peer.next((message) => 'error' in message);
+      assert.equal((refusal['error'] as { code: number }).code, -32600);
+      assert.equal('id' in refusal, false, `the refusal must not carry the running request's id: ${JSON.stringify(refusal)}`);
+      release();
+      const answer = await peer.next((message) => message['id'] === 'dup' && 'result' in message);
+      assert.equal((answer['result'] as { resultType?: unknown }).resultType, 'complete');
+      harness.assertClean();
+    },
+  );
+
+  test('ids are per request: the same id may be used again once its request was answered', async () => {
+    await using harness = withCatalog(modernServer());
+    const peer = harness.connect();
+    const first = await peer.raw('tools/call', { name: 'echo', arguments: { text: 'one' }, _meta: envelope() }, 'again');
+    const second = await peer.raw('tools/call', { name: 'echo', arguments: { text: 'two' }, _meta: envelope() }, 'again');
+    assert.equal(toolText(first), 'echo one');
+    assert.equal(toolText(second), 'echo two');
     harness.assertClean();
   });
 });

@@ -248,3 +248,22 @@ export function metaOf(value: unknown): Record<string, unknown> {
   if (!isRecord(meta)) throw new AssertionError({ message: `no _meta in ${JSON.stringify(value)}` });
   return meta as Record<string, unknown>;
 }
+
+/**
+ * One short exchange of every common shape, for a `before()` hook: the oracle compiles its validators lazily and
+ * module loading is slow the first time, so without it the first test of a file pays for both.
+ */
+export async function warmUp(): Promise<void> {
+  await using harness = modernServer();
+  harness.server.tool({ name: 'warm' }, async (_args, ctx) => (await ctx.roots()).length.toString());
+  harness.server.resource({ uri: 'memo://warm', name: 'warm' }, () => 'warm');
+  harness.server.prompt({ name: 'warm' }, () => ({ messages: [] }));
+  const peer = harness.connect();
+  for (const method of ['server/discover', 'tools/list', 'resources/list', 'prompts/list', 'no/such-method']) await peer.request(method);
+  await peer.request('resources/read', { uri: 'memo://warm' });
+  await peer.request('prompts/get', { name: 'warm' });
+  const asked = await peer.request('tools/call', { name: 'warm', arguments: {} }, { capabilities: ALL_INPUT_CAPABILITIES });
+  await peer.request('tools/call', { name: 'warm', arguments: {}, requestState: String(asked.result?.['requestState']), inputResponses: { 'roots-1': { roots: [] } } }, { capabilities: ALL_INPUT_CAPABILITIES });
+  peer.start('subscriptions/listen', { notifications: { toolsListChanged: true } });
+  await peer.next((message) => message['method'] === 'notifications/subscriptions/acknowledged');
+}

@@ -17,7 +17,8 @@ import { checkStandardHeaders } from '../../../core/protocol/header-mirror.ts';
 import { claimedRevision } from '../../../core/protocol/modern.ts';
 import { isLegacyRevision, isRevision } from '../../../core/protocol/versions.ts';
 import type { FrameOrigin, InboundFrame, OutboundFrame, Transport, TransportStatus } from '../../../core/transport.ts';
-import { HEADER } from '../shared/headers.ts';
+import { HEADER, MEDIA_TYPE } from '../shared/headers.ts';
+import { accepts } from '../shared/media-types.ts';
 import { kindOf } from './exchanges.ts';
 import type { HeaderMap, HttpRequest, HttpResponder } from './http-exchange.ts';
 import { JSON_HEADERS, SSE_HEADERS, accepted, refuse } from './replies.ts';
@@ -79,8 +80,11 @@ export function handleModernPost(endpoint: Endpoint, req: HttpRequest, res: Http
     const error = { code: ErrorCode.HeaderMismatch, message: `Header mismatch: ${headerProblem.message}` };
     return res.respond(400, JSON_HEADERS, JSON.stringify({ jsonrpc: '2.0', ...(isRequestId(id) ? { id } : {}), error }));
   }
-  const mode = answerMode(req.header(HEADER.accept), options.responseMode);
-  if (mode === undefined) return refuseUnacceptable(res);
+  const accept = req.header(HEADER.accept);
+  if (answerMode(accept, options.responseMode) === undefined) return refuseUnacceptable(res);
+  // The answer is JSON unless something must precede it; then it streams, whatever the preferred mode, when the
+  // client takes a stream (a listen has nothing to give in a single body).
+  const mode = accepts(accept, MEDIA_TYPE.eventStream) ? 'sse' : 'json';
   const transport = new ModernPostTransport(res, mode, options.transport, live);
   options.server.accept(transport, { knownEra: 'modern' });
   transport.start(message, origin, (name) => req.header(name));

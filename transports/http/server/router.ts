@@ -72,6 +72,8 @@ async function route(endpoint: Endpoint, req: HttpRequest, res: HttpResponder): 
     if (method !== 'POST') return methodNotAllowed(res, 'POST', 'the messages endpoint takes POST');
     return postLegacyMessage(endpoint, req, res, principal);
   }
+  // A modern-only endpoint has no sessions: GET streams and DELETE do not exist there.
+  if (options.server.eras === 'modern' && method !== 'POST') return methodNotAllowed(res, 'POST', `${method} has no meaning in revision 2026-07-28`);
   switch (method) {
     case 'POST':
       return handlePost(endpoint, req, res, principal);

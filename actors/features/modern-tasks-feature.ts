@@ -1,0 +1,347 @@
+/**
+ * The tasks extension of revision 2026-07-28 (`io.modelcontextprotocol/tasks`, SEP-2663), server side:
+ * server-directed tasks for `tools/call`, and `tasks/get`, `tasks/update`, `tasks/cancel`. The 2025-11-25
+ * experimental tasks (tasks-feature.ts) are a different surface and stay as they are; both keep their tasks in
+ * a {@link TaskStore}.
+ *
+ * Negotiation is per request: the tasks methods answer only a request whose client capabilities declare the
+ * extension (-32021 otherwise, naming it in `requiredCapabilities`), and only such a `tools/call` may be
+ * answered with a task. When a call becomes one is decided by the tool (tool-tasks.ts); the run itself is a
+ * {@link ToolCallRun}. The answer is a flat `CreateTaskResult` (`resultType: "task"`), sent only once the task
+ * is in the store, so a `tasks/get` right after it finds the task.
+ *
+ * Outcomes: a tool result (also one with `isError`) makes the task `completed` with the result inlined by
+ * `tasks/get`; a protocol error (a `WireError` the handler raised, or a broken result) makes it `failed` with
+ * the error inlined. `tasks/cancel` is cooperative and idempotent: the task is `cancelled` in the store before
+ * the ack, the handler's signal aborts, and whatever the handler does after that is not recorded.
+ *
+ * Ownership: the modern era has no session, and handlers do not see the caller's authenticated principal, so
+ * every modern task belongs to one owner and anyone who knows a task id can reach it. Task ids are random
+ * UUIDs (122 random bits), so they cannot be guessed.
+ */
+import { isObservable } from 'rxjs';
+import { type EffectOutcome, isEffect, runEffect } from '../../core/abort.ts';
+import { type TaskStore, TaskStoreError } from '../../core/catalog/task-store.ts';
+import { ErrorCode } from '../../core/error-codes.ts';
+import { LocalError, WireError, toWireError } from '../../core/errors.ts';
+import type { JsonObject } from '../../core/jsonrpc.ts';
+import { missingCapabilityError } from '../../core/protocol/modern.ts';
+import {
+  type CreateTaskResult,
+  type DetailedTask,
+  type ModernTask,
+  TASKS_EXTENSION,
+  TASKS_REQUIRED_CAPABILITIES,
+  declaresTasks,
+} from '../../core/protocol/modern-tasks.ts';
+import { type Task, isTerminalTaskStatus } from '../../core/protocol/tasks.ts';
+import type { HandlerOutput, ProgressUpdate, RequestContext, RequestHandler } from '../handler-types.ts';
+import type { ToolEntry } from './catalog.ts';
+import type { FeatureContext } from './feature-context.ts';
+import { type TaskRunHost, ToolCallRun } from './modern-task-run.ts';
+import { bindContext, taskStartOf } from './tool-tasks.ts';
+
+export interface ModernTasksFeatureOptions {
+  readonly store: TaskStore;
+  /** Retention of every task from its creation, in milliseconds; `null` keeps tasks until the server closes. */
+  readonly ttlMs: number | null;
+  /** The polling interval suggested to clients, in milliseconds. */
+  readonly pollIntervalMs: number;
+  /** The registered tool of a name. */
+  readonly tool: (name: string) => ToolEntry | undefined;
+}
+
+export interface ModernTasksFeature {
+  /** `tasks/get`, `tasks/update`, `tasks/cancel`. */
+  readonly handlers: Readonly<Record<string, RequestHandler>>;
+  /** Wraps the era's `tools/call` (built with {@link context}) so that calls of tools with task support can become tasks. */
+  toolsCall(inner: RequestHandler): RequestHandler;
+  /** Wraps the handler-context factory of that `tools/call`, so `continueAsTask(ctx)` finds its call. */
+  context(base: (request: RequestContext) => FeatureContext): (request: RequestContext) => FeatureContext;
+  /** Aborts every running task (the server is closing). */
+  close(): void;
+}
+
+/** The `capabilities.extensions` entry a server declares when it enables the extension. */
+export const TASKS_EXTENSION_CAPABILITY: Readonly<Record<string, JsonObject>> = Object.freeze({ [TASKS_EXTENSION]: Object.freeze({}) });
+
+/** Every modern task belongs to this owner (see the module comment). */
+const OWNER = 'io.modelcontextprotocol/tasks';
+
+type Settled = { readonly type: 'value'; readonly value: unknown } | { readonly type: 'error'; readonly error: unknown };
+
+function noop(): void {}
+
+function invalidParams(message: string): WireError {
+  return new WireError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
+}
+
+function unknownTask(taskId: string): WireError {
+  return invalidParams(`no task "${taskId}" (unknown or expired)`);
+}
+
+function missingExtension(what: string): WireError {
+  const error = missingCapabilityError(TASKS_REQUIRED_CAPABILITIES, `${what} needs the ${TASKS_EXTENSION} extension, which this request did not declare`);
+  return new WireError(error.code, error.message, { data: error.data });
+}
+
+function fromStoreError(error: unknown): unknown {
+  return error instanceof TaskStoreError ? new WireError(ErrorCode.InternalError, error.message) : error;
+}
+
+function readTaskId(params: JsonObject | undefined): string {
+  const taskId = params?.['taskId'];
+  if (typeof taskId !== 'string') throw invalidParams('a string "taskId" is required');
+  return taskId;
+}
+
+function isPlainObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/** The modern wire form of a stored task (durations renamed with their unit). */
+function wireTask(task: Task): ModernTask {
+  return {
+    taskId: task.taskId,
+    status: task.status,
+    ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }),
+    createdAt: task.createdAt,
+    lastUpdatedAt: task.lastUpdatedAt,
+    ttlMs: task.ttl,
+    ...(task.pollInterval === undefined ? {} : { pollIntervalMs: task.pollInterval }),
+  };
+}
+
+class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
+  readonly handlers: Readonly<Record<string, RequestHandler>>;
+  private readonly store: TaskStore;
+  private readonly running = new Map<string, ToolCallRun>();
+  /** How each run's request is answered (once). */
+  private readonly answers = new WeakMap<ToolCallRun, { resolve(result: JsonObject): void; reject(error: unknown): void }>();
+  private closed = false;
+
+  constructor(private readonly options: ModernTasksFeatureOptions) {
+    this.store = options.store;
+    this.handlers = {
+      'tasks/get': (params, request) => this.get(params, request),
+      'tasks/update': (params, request) => this.update(params, request),
+      'tasks/cancel': (params, request) => this.cancel(params, request),
+    };
+  }
+
+  close(): void {
+    this.closed = true;
+    const reason = new LocalError('ConnectionClosed', 'The server closed before the task finished');
+    for (const [taskId, run] of [...this.running]) {
+      this.running.delete(taskId);
+      run.abort(reason);
+      // Its work will never end now: a store that outlives the server must not show it running.
+      this.store.setResult(OWNER, taskId, 'failed', { type: 'error', error: toWireError(reason) }, reason.message).catch(noop);
+    }
+  }
+
+  context(base: (request: RequestContext) => FeatureContext): (request: RequestContext) => FeatureContext {
+    return (request) => {
+      const context = base(request);
+      if (request instanceof ToolCallRun) bindContext(context, request);
+      return context;
+    };
+  }
+
+  // --- tools/call -----------------------------------------------------------------------------------------
+
+  toolsCall(inner: RequestHandler): RequestHandler {
+    return (params, request) => {
+      const name = params?.['name'];
+      const entry = typeof name === 'string' ? this.options.tool(name) : undefined;
+      const support = entry?.definition.execution?.taskSupport ?? 'forbidden';
+      const envelope = request.modern?.envelope;
+      // Unknown tools, malformed calls and tools without task support are ordinary calls (a legacy
+      // `params.task` hint is ignored: the server alone decides).
+      if (entry === undefined || support === 'forbidden' || envelope === undefined) return inner(params, request);
+      if (!declaresTasks(envelope.clientCapabilities)) {
+        if (support === 'required') throw missingExtension(`tool "${entry.definition.name}" runs only as a task, which`);
+        return inner(params, request);
+      }
+      const start = taskStartOf(entry.handler) ?? (support === 'required' ? 'at-once' : 'on-demand');
+      const run = new ToolCallRun(this, request, envelope, support);
+      return new Promise<JsonObject>((resolve, reject) => {
+        this.answers.set(run, { resolve, reject });
+        if (start === 'on-demand') {
+          this.begin(run, () => inner(params, run));
+          return;
+        }
+        run.escalate().then((escalated) => {
+          if (escalated) this.begin(run, () => inner(params, run));
+          else reject(new LocalError('ConnectionClosed', 'The server closed before the task could start'));
+        }, reject);
+      });
+    };
+  }
+
+  /** Creates the task, then answers the request with it (the handler goes on as the task). */
+  async escalate(run: ToolCallRun): Promise<boolean> {
+    if (this.closed || run.requestGone) return false;
+    let task: Task;
+    try {
+      task = await this.store.create(OWNER, { ttl: this.options.ttlMs, pollInterval: this.options.pollIntervalMs });
+    } catch (error) {
+      throw fromStoreError(error);
+    }
+    if (run.requestGone || this.closed) {
+      // Nobody learnt of this task: it is cancelled at once (and expires with its ttl).
+      await this.store.cancel(OWNER, task.taskId, 'The request that would have created the task ended first').catch(noop);
+      return false;
+    }
+    run.becameTask(task.taskId);
+    this.running.set(task.taskId, run);
+    const created: CreateTaskResult = { resultType: 'task', ...wireTask(task) };
+    this.answers.get(run)?.resolve(created as unknown as JsonObject);
+    return true;
+  }
+
+  /** Runs the handler and follows its output, whatever its shape, into {@link settle}. */
+  private begin(run: ToolCallRun, execute: () => HandlerOutput): void {
+    let output: HandlerOutput;
+    try {
+      output = execute();
+    } catch (error) {
+      return this.settle(run, { type: 'error', error });
+    }
+    const done = (settled: Settled): void => this.settle(run, settled);
+    if (isObservable(output)) {
+      let held: { value: unknown } | undefined;
+      const subscription = output.subscribe({
+        next: (value) => {
+          if (held !== undefined) run.progress(held.value as ProgressUpdate);
+          held = { value };
+        },
+        error: (error: unknown) => done({ type: 'error', error }),
+        complete: () =>
+          done(held === undefined ? { type: 'error', error: new LocalError('ProtocolViolation', 'The tool completed without a result') } : { type: 'value', value: held.value }),
+      });
+      if (run.finished) subscription.unsubscribe();
+      else run.teardown = () => subscription.unsubscribe();
+    } else if (isThenable(output)) {
+      Promise.resolve(output).then((value) => done({ type: 'value', value }), (error: unknown) => done({ type: 'error', error }));
+    } else if (isEffect(output)) {
+      runEffect(output as Parameters<typeof runEffect>[0], run.signal).then((outcome: EffectOutcome<unknown>) => {
+        if (outcome.type === 'success') done({ type: 'value', value: outcome.value });
+        else if (outcome.type === 'failure') done({ type: 'error', error: outcome.error });
+        // Interrupted: the task was cancelled, or the request ended.
+      }, (error: unknown) => done({ type: 'error', error }));
+    } else {
+      done({ type: 'value', value: output });
+    }
+  }
+
+  /**
+   * The handler's outcome. Still in the request: the request's answer, except that a `required` tool's call
+   * is answered with a task all the same (created now and finished at once). As a task: recorded in the store.
+   */
+  private settle(run: ToolCallRun, settled: Settled): void {
+    if (run.phase === 'task') return this.finish(run, settled);
+    const escalated = (becameTask: boolean): void => (becameTask ? this.finish(run, settled) : this.answer(run, settled));
+    const failed = (error: unknown): void => this.answer(run, { type: 'error', error });
+    // The handler asked to become a task and ended before that was done: wait for it.
+    const pending = run.escalating;
+    if (pending !== undefined) return void pending.then(escalated, failed);
+    if (run.support === 'optional' || run.requestGone) return this.answer(run, settled);
+    run.escalate().then(escalated, failed);
+  }
+
+  /** Answers the request with the handler's own outcome (the call did not become a task). */
+  private answer(run: ToolCallRun, settled: Settled): void {
+    run.endInRequest();
+    const answer = this.answers.get(run);
+    if (settled.type === 'value') answer?.resolve(settled.value as JsonObject);
+    else answer?.reject(settled.error);
+  }
+
+  /** Stores how the task's work ended: what `tasks/get` inlines once it is terminal. */
+  private finish(run: ToolCallRun, settled: Settled): void {
+    if (run.finished) return;
+    run.finished = true;
+    run.teardown = undefined;
+    const taskId = run.taskId;
+    if (taskId === undefined) return;
+    if (this.running.get(taskId) === run) this.running.delete(taskId);
+    const value = settled.type === 'value' ? settled.value : undefined;
+    let step: () => Promise<unknown>;
+    if (settled.type === 'value' && isPlainObject(value)) {
+      // A tool that ran and reported an error is still `completed`: `failed` is for protocol errors.
+      step = () => this.store.setResult(OWNER, taskId, 'completed', { type: 'result', result: value });
+    } else {
+      const error = toWireError(settled.type === 'error' ? settled.error : new LocalError('ProtocolViolation', 'The tool returned a non-object result'));
+      step = () => this.store.setResult(OWNER, taskId, 'failed', { type: 'error', error }, error.message);
+    }
+    run.serial(step).catch(noop);
+  }
+
+  moveTo(run: ToolCallRun, status: 'working' | 'input_required'): Promise<void> {
+    const taskId = run.taskId;
+    if (taskId === undefined || run.finished) return Promise.resolve();
+    return run.serial(() => this.store.updateStatus(OWNER, taskId, status)).then(noop, noop);
+  }
+
+  // --- tasks/* --------------------------------------------------------------------------------------------
+
+  private async get(params: JsonObject | undefined, request: RequestContext): Promise<DetailedTask> {
+    this.requireExtension('tasks/get', request);
+    const taskId = readTaskId(params);
+    const task = await this.store.get(OWNER, taskId);
+    if (task === undefined) throw unknownTask(taskId);
+    const detailed: DetailedTask = { ...wireTask(task), resultType: 'complete' };
+    if (task.status === 'input_required') {
+      const inputRequests = this.running.get(taskId)?.inputRequests();
+      return inputRequests === undefined ? detailed : { ...detailed, inputRequests };
+    }
+    if (task.status !== 'completed' && task.status !== 'failed') return detailed;
+    const outcome = (await this.store.result(OWNER, taskId))?.outcome;
+    if (outcome?.type === 'result') return { ...detailed, result: { ...outcome.result, resultType: 'complete' } };
+    if (outcome?.type === 'error') {
+      const { code, message, data } = outcome.error;
+      return { ...detailed, error: data === undefined ? { code, message } : { code, message, data } };
+    }
+    return detailed;
+  }
+
+  private async update(params: JsonObject | undefined, request: RequestContext): Promise<JsonObject> {
+    this.requireExtension('tasks/update', request);
+    const taskId = readTaskId(params);
+    const responses = params?.['inputResponses'];
+    if (!isPlainObject(responses)) throw invalidParams('"inputResponses" must be an object of answers by input request key');
+    const task = await this.store.get(OWNER, taskId);
+    if (task === undefined) throw unknownTask(taskId);
+    // A task that waits for nothing (any more) has no use for answers: they are ignored, as unknown keys are.
+    const run = this.running.get(taskId);
+    if (run !== undefined && !isTerminalTaskStatus(task.status)) await run.supply(responses);
+    return {};
+  }
+
+  private async cancel(params: JsonObject | undefined, request: RequestContext): Promise<JsonObject> {
+    this.requireExtension('tasks/cancel', request);
+    const taskId = readTaskId(params);
+    // Cancelled in the store before the ack; cancelling a task that has ended already is acknowledged alike.
+    const change = await this.store.cancel(OWNER, taskId, 'The task was cancelled by request.');
+    if (change === undefined) throw unknownTask(taskId);
+    const run = this.running.get(taskId);
+    if (run !== undefined && change.changed) {
+      this.running.delete(taskId);
+      run.abort(new LocalError('RequestAborted', 'The task was cancelled'));
+    }
+    return {};
+  }
+
+  private requireExtension(method: string, request: RequestContext): void {
+    if (!declaresTasks(request.modern?.envelope.clientCapabilities)) throw missingExtension(method);
+  }
+}
+
+export function createModernTasksFeature(options: ModernTasksFeatureOptions): ModernTasksFeature {
+  return new ModernTasksImpl(options);
+}
