@@ -4,12 +4,16 @@
  * (revision 2026-07-28: the diagnostic tools, the multi round-trip tools and prompt, the x-mcp-header tool).
  * Built on the public `createServer` API; every tool works in both eras (the handler context's `elicit`,
  * `sample` and `roots` become server requests in the legacy era and input requests in the modern one).
+ * The tasks extension's fixtures (SUITE-0.2.0-alpha.12.md §3.3, `tasks-*`) need `modern.tasks` enabled.
  */
 import { interval, map, take } from 'rxjs';
 import type { FeatureContext } from '../../actors/features/feature-context.ts';
 import type { CreateMessageResult } from '../../core/protocol/sampling.ts';
 import type { ClientCapabilities } from '../../core/protocol/capabilities.ts';
 import { createServer, type McpServer } from '../../machines/server.ts';
+import { continueAsTask, taskTool } from '../../actors/features/tool-tasks.ts';
+import { ErrorCode } from '../../core/error-codes.ts';
+import { WireError } from '../../core/errors.ts';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC';
 const WAV = 'UklGRjQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YRAAAAAAAAAAAAAAAAAAAAAAAAAA';
@@ -24,9 +28,16 @@ const delay = (ms: number, signal: AbortSignal): Promise<void> =>
   });
 
 export function conformanceServer(): McpServer {
-  const server = createServer({ name: 'rxmcp-conformance-server', version: '0.1.0', instructions: 'The rxmcp conformance server.' });
+  const server = createServer({
+    name: 'rxmcp-conformance-server',
+    version: '0.1.0',
+    instructions: 'The rxmcp conformance server.',
+    // The tasks extension (io.modelcontextprotocol/tasks) in the 2026-07-28 era, for the tasks-* scenarios.
+    modern: { tasks: {} },
+  });
   addTools(server);
   addModernTools(server);
+  addTaskTools(server);
   addResources(server);
   addPrompts(server);
   addModernPrompts(server);
@@ -318,4 +329,80 @@ function addModernPrompts(server: McpServer): void {
     const context = result.action === 'accept' ? String(result.content?.['context'] ?? '') : `(${result.action})`;
     return [{ role: 'user', content: { type: 'text', text: `Use this context: ${context}` } }];
   });
+}
+
+const confirmDeleteSchema = { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] } as const;
+
+/**
+ * The tasks extension (SUITE-0.2.0-alpha.12.md §3.3, `tasks-*` scenarios, SEP-2663). Which calls become tasks
+ * is the server's choice (actors/features/tool-tasks.ts): `required` tools always (for a request declaring the
+ * extension; -32021 otherwise), the `optional` ones marked `taskTool` at once, and `test_tool_with_task` only
+ * after its multi round-trip round.
+ */
+function addTaskTools(server: McpServer): void {
+  server.tool(
+    { name: 'greet', description: 'Greets synchronously (never a task)', inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
+    (args) => `Hello, ${String(args['name'])}!`,
+  );
+  server.tool(
+    {
+      name: 'slow_compute',
+      description: 'Sleeps `seconds` then answers; a task for clients that declare the tasks extension, cancellable',
+      inputSchema: { type: 'object', properties: { seconds: { type: 'number', minimum: 0 }, label: { type: 'string' } }, required: ['seconds'] },
+      execution: { taskSupport: 'optional' },
+    },
+    taskTool(async (args, ctx) => {
+      const seconds = Number(args['seconds']);
+      await delay(seconds * 1000, ctx.signal);
+      return `slow_compute ${String(args['label'] ?? '')} finished after ${seconds}s`;
+    }),
+  );
+  server.tool(
+    { name: 'failing_job', description: 'Always a task; reports a tool error after about a second', execution: { taskSupport: 'required' } },
+    async (_args, ctx) => {
+      await delay(1000, ctx.signal);
+      return { content: [{ type: 'text', text: 'failing_job: the job failed (on purpose)' }], isError: true };
+    },
+  );
+  server.tool(
+    { name: 'protocol_error_job', description: 'Always a task; ends in a protocol error', execution: { taskSupport: 'required' } },
+    async (_args, ctx) => {
+      await delay(100, ctx.signal);
+      throw new WireError(ErrorCode.InternalError, 'protocol_error_job: the server failed while running the job (on purpose)');
+    },
+  );
+  server.tool(
+    {
+      name: 'confirm_delete',
+      description: 'Asks the user to confirm deleting a file; a task that waits for the answer',
+      inputSchema: { type: 'object', properties: { filename: { type: 'string' } }, required: ['filename'] },
+      execution: { taskSupport: 'optional' },
+    },
+    taskTool(async (args, ctx) => {
+      const filename = String(args['filename']);
+      const answer = await ctx.elicit({ message: `Delete ${filename}?`, requestedSchema: confirmDeleteSchema }, { key: 'confirm_delete' });
+      const confirmed = answer.action === 'accept' && answer.content?.['confirm'] === true;
+      return confirmed ? `Deleted ${filename}` : `Kept ${filename} (${answer.action})`;
+    }),
+  );
+  server.tool(
+    { name: 'multi_input', description: 'Asks for two inputs at once; a task that waits for both', execution: { taskSupport: 'optional' } },
+    taskTool(async (_args, ctx) => {
+      const [name, confirmation] = await Promise.all([
+        askName(ctx, 'name'),
+        ctx.elicit({ message: 'Confirm?', requestedSchema: confirmDeleteSchema }, { key: 'confirmation' }),
+      ]);
+      return `name=${name}, confirmed=${String(confirmation.content?.['confirm'] ?? false)}`;
+    }),
+  );
+  // Multi round-trip first (round 1 asks for user_name), then the call continues as a task.
+  server.tool(
+    { name: 'test_tool_with_task', description: 'Asks for a name, then finishes as a task', execution: { taskSupport: 'required' } },
+    taskTool(async (_args, ctx) => {
+      const name = await askName(ctx, 'user_name');
+      await continueAsTask(ctx);
+      await delay(200, ctx.signal);
+      return `Hello, ${name}! (finished as a task)`;
+    }, { start: 'on-demand' }),
+  );
 }
