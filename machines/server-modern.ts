@@ -12,6 +12,8 @@ import type { CacheHints, DiscoverResult } from '../core/protocol/modern.ts';
 import { MODERN_REVISIONS, type ModernRevision, type Revision } from '../core/protocol/versions.ts';
 import { createStateSealer, randomStateKey } from '../core/request-state.ts';
 import type { Clock } from '../core/clock.ts';
+// --- tasks extension (SEP-2663): see server-modern-tasks.ts ---
+import { type ModernTaskOptions, type ModernToolHooks, installModernTasks, withTasksExtension } from './server-modern-tasks.ts';
 
 export interface ModernOptions {
   /**
@@ -29,6 +31,12 @@ export interface ModernOptions {
   readonly cache?: Partial<CacheHints>;
   /** Resources one listen may watch (default 1000). */
   readonly maxResourceSubscriptions?: number;
+  /**
+   * Enables the tasks extension (`io.modelcontextprotocol/tasks`) in this era: declared in `server/discover`,
+   * `tasks/get|update|cancel` served, and calls of tools with task support may become tasks. Off by default;
+   * independent of the 2025-11-25 `tasks` option. See server-modern-tasks.ts.
+   */
+  readonly tasks?: ModernTaskOptions;
 }
 
 export interface ModernServingSetup {
@@ -45,22 +53,27 @@ export interface ModernServingSetup {
   readonly ending$: Observable<unknown>;
   readonly clock: Clock | undefined;
   readonly checkMirror: ModernServingOptions['checkMirror'];
+  /** The server's tools, for the tasks extension (needed only when `options.tasks` enables it). */
+  readonly tools?: ModernToolHooks;
 }
 
 /** Capabilities of the modern era: the same features, without the 2025-11-25 experimental tasks. */
-function modernCapabilitiesOf(legacy: ServerCapabilities): ServerCapabilities {
-  if (legacy.tasks === undefined) return legacy;
+function modernCapabilitiesOf(legacy: ServerCapabilities, tasksExtension: boolean): ServerCapabilities {
+  if (legacy.tasks === undefined && !tasksExtension) return legacy;
   const { tasks: _tasks, ...rest } = legacy;
-  return Object.freeze(rest);
+  return Object.freeze(tasksExtension ? withTasksExtension(rest) : rest);
 }
 
 export function createModernServing(setup: ModernServingSetup): ModernServing {
   const supported: readonly ModernRevision[] = MODERN_REVISIONS;
+  const handlers = new Map(setup.handlers);
+  // --- tasks extension (SEP-2663) ---
+  const tasksExtension = installModernTasks(handlers, { options: setup.options.tasks, tools: setup.tools, clock: setup.clock, ending$: setup.ending$ });
   const derived = new WeakMap<ServerCapabilities, ServerCapabilities>();
   const capabilities = (): ServerCapabilities => {
     const legacy = setup.capabilities();
     let modern = derived.get(legacy);
-    if (modern === undefined) derived.set(legacy, (modern = modernCapabilitiesOf(legacy)));
+    if (modern === undefined) derived.set(legacy, (modern = modernCapabilitiesOf(legacy, tasksExtension)));
     return modern;
   };
   const supportedVersions = [...(setup.acceptsLegacy ? setup.legacyVersions : []), ...supported];
@@ -80,7 +93,6 @@ export function createModernServing(setup: ModernServingSetup): ModernServing {
     }
     return result;
   };
-  const handlers = new Map(setup.handlers);
   handlers.set('server/discover', discover);
   handlers.set('subscriptions/listen', listenHandler({ changes$: setup.changes$, ending$: setup.ending$, capabilities }, setup.options.maxResourceSubscriptions ?? 1000));
   const options = setup.options;

@@ -211,6 +211,8 @@ export function createServer(options: ServerOptions): McpServer {
     changes$,
     ending$,
     clock: options.session?.clock,
+    // The tasks extension (modern.tasks) wraps this era's tools/call; see server-modern-tasks.ts.
+    tools: { tool: (name) => catalog.tools.get(name), toolsCall: (wrap) => toolHandlers(catalog, pageSize, { context: wrap(context) })['tools/call'] as RequestHandler },
     checkMirror: (method, params, mirror) => {
       if (method !== 'tools/call') return undefined;
       const entry = catalog.tools.get(params?.['name'] as string);

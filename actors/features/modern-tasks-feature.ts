@@ -163,6 +163,9 @@ class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
       // Unknown tools, malformed calls and tools without task support are ordinary calls (a legacy
       // `params.task` hint is ignored: the server alone decides).
       if (entry === undefined || support === 'forbidden' || envelope === undefined) return inner(params, request);
+      // A malformed call is refused as such (-32602 from the ordinary path), never turned into a failed task.
+      const args = params?.['arguments'];
+      if (args !== undefined && !isPlainObject(args)) return inner(params, request);
       if (!declaresTasks(envelope.clientCapabilities)) {
         if (support === 'required') throw missingExtension(`tool "${entry.definition.name}" runs only as a task, which`);
         return inner(params, request);

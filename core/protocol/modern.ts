@@ -109,6 +109,11 @@ export const MODERN_CLIENT_REQUESTS: ReadonlySet<string> = new Set([
   'prompts/list',
   'prompts/get',
   'completion/complete',
+  // The tasks extension (io.modelcontextprotocol/tasks, SEP-2663): served only by servers that enable it
+  // (there is no handler otherwise, so they are -32601). `tasks/result` and `tasks/list` do not exist here.
+  'tasks/get',
+  'tasks/update',
+  'tasks/cancel',
 ]);
 
 /** Methods whose answer may be an `InputRequiredResult`. */

@@ -1,0 +1,85 @@
+/**
+ * The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) in the modern era of a server built by
+ * `createServer`: enabled by `modern.tasks` (independently of the 2025-11-25 `tasks` option, which keeps
+ * governing the legacy era only). See actors/features/modern-tasks-feature.ts for the behaviour and
+ * actors/features/tool-tasks.ts for when a tool's call becomes a task.
+ */
+import type { Observable } from 'rxjs';
+import type { RequestContext, RequestHandler } from '../actors/handler-types.ts';
+import type { ToolEntry } from '../actors/features/catalog.ts';
+import type { FeatureContext } from '../actors/features/feature-context.ts';
+import { TASKS_EXTENSION_CAPABILITY, createModernTasksFeature } from '../actors/features/modern-tasks-feature.ts';
+import { InMemoryTaskStore, type TaskStore } from '../core/catalog/task-store.ts';
+import type { Clock } from '../core/clock.ts';
+import type { ServerCapabilities } from '../core/protocol/capabilities.ts';
+
+export interface ModernTaskOptions {
+  /**
+   * Where tasks are kept (default: an in-memory store on the session clock, closed with the server). A task's
+   * status and outcome may live in a shared store, but its running handler, and so the input it waits for,
+   * lives in the process that started it: `tasks/update` must reach that process.
+   */
+  readonly store?: TaskStore;
+  /** How long a task is kept from its creation (default 1 h); `null` keeps it until the server closes. */
+  readonly ttlMs?: number | null;
+  /** The polling interval suggested to clients (default 1000 ms). */
+  readonly pollIntervalMs?: number;
+  /** Tasks the default store holds at once, finished ones included until they expire (default 10 000). */
+  readonly maxTasks?: number;
+}
+
+type ContextFactory = (request: RequestContext) => FeatureContext;
+
+/** What the modern tasks need of the server's tools. */
+export interface ModernToolHooks {
+  readonly tool: (name: string) => ToolEntry | undefined;
+  /** The era's `tools/call`, with handler contexts made by `wrap(<the server's factory>)`. */
+  readonly toolsCall: (wrap: (base: ContextFactory) => ContextFactory) => RequestHandler;
+}
+
+export interface ModernTasksSetup {
+  readonly options: ModernTaskOptions | undefined;
+  readonly tools: ModernToolHooks | undefined;
+  readonly clock: Clock | undefined;
+  readonly ending$: Observable<unknown>;
+}
+
+const DEFAULT_TTL_MS = 60 * 60_000;
+const DEFAULT_POLL_INTERVAL_MS = 1000;
+
+/** Methods of the 2025-11-25 tasks that must never answer a modern request. */
+const LEGACY_TASK_METHODS = ['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel'];
+
+/**
+ * Puts the extension's handlers into the modern handler table (or keeps the legacy task handlers out of it
+ * when it is not enabled). Returns whether it is enabled.
+ */
+export function installModernTasks(handlers: Map<string, RequestHandler>, setup: ModernTasksSetup): boolean {
+  for (const method of LEGACY_TASK_METHODS) handlers.delete(method);
+  const { options, tools } = setup;
+  if (options === undefined || tools === undefined) return false;
+  const ownStore = options.store === undefined;
+  const store = options.store ?? new InMemoryTaskStore({
+    maxTasks: options.maxTasks ?? 10_000,
+    maxTasksPerOwner: options.maxTasks ?? 10_000,
+    ...(setup.clock === undefined ? {} : { clock: setup.clock }),
+  });
+  const feature = createModernTasksFeature({
+    store,
+    ttlMs: options.ttlMs === undefined ? DEFAULT_TTL_MS : options.ttlMs,
+    pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+    tool: tools.tool,
+  });
+  handlers.set('tools/call', feature.toolsCall(tools.toolsCall((base) => feature.context(base))));
+  for (const [method, handler] of Object.entries(feature.handlers)) handlers.set(method, handler);
+  setup.ending$.subscribe(() => {
+    feature.close();
+    if (ownStore) (store as InMemoryTaskStore).close();
+  });
+  return true;
+}
+
+/** The modern capabilities with the extension declared. */
+export function withTasksExtension(capabilities: ServerCapabilities): ServerCapabilities {
+  return { ...capabilities, extensions: { ...capabilities.extensions, ...TASKS_EXTENSION_CAPABILITY } };
+}
