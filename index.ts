@@ -65,3 +65,8 @@ export { urlElicitationRequired } from './core/errors.ts';
 export * from './core/protocol/index.ts';
 export { SchemaError, isSchemaError } from './core/schema/index.ts';
 export { parseUriTemplate, UriTemplateError, type UriTemplate } from './core/uri-template/index.ts';
+export { taskTool, continueAsTask, type TaskStart } from './actors/features/tool-tasks.ts';
+export type { ModernTaskOptions } from './machines/server-modern-tasks.ts';
+export type { ModernOptions } from './machines/server-modern.ts';
+export type { InputCallOptions, InputRound, ModernRequest } from './actors/handler-types.ts';
+export type { SubscriptionFilter, CacheHints, RequestEnvelope } from './core/protocol/modern.ts';
