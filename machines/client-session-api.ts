@@ -2,7 +2,7 @@
  * The handle a connected client works with. Calls are Observables (progress values, then the result;
  * unsubscribing cancels) with Promise helpers; lists page lazily; server notifications arrive as streams.
  */
-import { Observable, Subject, catchError, filter, lastValueFrom, map, share, tap } from 'rxjs';
+import { Observable, Subject, catchError, filter, lastValueFrom, map, share, tap, throwError } from 'rxjs';
 import { pages$ } from '../actors/features/pager.ts';
 import type { PromiseRequestOptions, RequestEvent, RequestOptions } from '../actors/handler-types.ts';
 import { ErrorCode } from '../core/error-codes.ts';
@@ -304,7 +304,16 @@ export class ClientSessionImpl implements ClientSession {
 
   subscribe$(uri: string): Observable<ResourceUpdatedParams> {
     if (this.modern) {
+      if (this.serverCapabilities?.resources?.subscribe !== true) {
+        return throwError(() => new LocalError('CapabilityNotNegotiated', 'The server does not offer resource subscriptions (resources.subscribe)'));
+      }
       return this.listen$({ resourceSubscriptions: [uri] }).pipe(
+        tap((notification) => {
+          if (notification.method !== 'notifications/subscriptions/acknowledged') return;
+          // The acknowledgement says what the server will honour: a subscription it left out will never be served.
+          const honoured = (notification.params['notifications'] as SubscriptionFilter | undefined)?.resourceSubscriptions;
+          if (honoured?.includes(uri) !== true) throw new LocalError('CapabilityNotNegotiated', `The server did not accept a subscription to ${uri}`);
+        }),
         filter((notification) => notification.method === 'notifications/resources/updated' && notification.params['uri'] === uri),
         map((notification) => notification.params as ResourceUpdatedParams),
       );

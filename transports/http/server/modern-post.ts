@@ -15,7 +15,7 @@ import { LocalError } from '../../../core/errors.ts';
 import type { JsonObject, WirePayload } from '../../../core/jsonrpc.ts';
 import { checkStandardHeaders } from '../../../core/protocol/header-mirror.ts';
 import { claimedRevision } from '../../../core/protocol/modern.ts';
-import { isLegacyRevision, isRevision } from '../../../core/protocol/versions.ts';
+import { MODERN_REVISIONS, isLegacyRevision, isRevision } from '../../../core/protocol/versions.ts';
 import type { FrameOrigin, InboundFrame, OutboundFrame, Transport, TransportStatus } from '../../../core/transport.ts';
 import { HEADER, MEDIA_TYPE } from '../shared/headers.ts';
 import { accepts } from '../shared/media-types.ts';
@@ -75,6 +75,12 @@ export function handleModernPost(endpoint: Endpoint, req: HttpRequest, res: Http
   if (kind === 'notification') return accepted(res);
   if (kind === 'response') return refuse(res, 400, 'Invalid request: a 2026-07-28 client does not send responses');
   const id = message['id'];
+  if (message['method'] === 'initialize') {
+    // A legacy client reaching a modern-only endpoint (or an initialize sent the modern way): it learns which
+    // versions this endpoint speaks, so it can tell what went wrong.
+    const error = { code: ErrorCode.MethodNotFound, message: 'Method not found: initialize (this endpoint speaks revision 2026-07-28, which has no initialize)', data: { supported: [...MODERN_REVISIONS] } };
+    return res.respond(404, JSON_HEADERS, JSON.stringify({ jsonrpc: '2.0', ...(isRequestId(id) ? { id } : {}), error }));
+  }
   const headerProblem = checkStandardHeaders((name) => req.header(name), { method: message['method'] as string, ...(isObject(message['params']) ? { params: message['params'] } : {}) });
   if (headerProblem !== undefined) {
     const error = { code: ErrorCode.HeaderMismatch, message: `Header mismatch: ${headerProblem.message}` };
