@@ -66,6 +66,11 @@ export interface Transport {
   /** A short name of the medium, for diagnostics ("memory", "stdio", "http", "nats"). */
   readonly kind: string;
   /**
+   * Who is at the other end, when the medium can say (an endpoint URL, a command line): a client remembers the
+   * protocol era each peer spoke, so it does not probe a known legacy server again.
+   */
+  readonly remote?: string;
+  /**
    * Inbound frames. Completes when the transport closes. Subscribe once: a transport feeds one session.
    */
   readonly incoming$: Observable<InboundFrame>;

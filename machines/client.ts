@@ -57,10 +57,13 @@ export interface McpClient {
   readonly sessions: ReadonlySet<ClientSession>;
 }
 
+const MAX_REMEMBERED_PEERS = 256;
+
 export function createClient(options: ClientOptions): McpClient {
   let roots = options.roots;
   if (roots !== undefined && typeof roots !== 'function') checkRoots(roots);
   const sessions = new Set<ClientSession>();
+  const eraByPeer = new Map<string, 'legacy' | 'modern'>();
   const byView = new WeakMap<SessionView, ClientSessionImpl>();
   const requestHandlers: ClientRequestHandlers = {
     ...(options.sampling === undefined ? {} : { sampling: options.sampling }),
@@ -123,9 +126,14 @@ export function createClient(options: ClientOptions): McpClient {
         ...(options.supportedVersions === undefined ? {} : { supportedVersions: options.supportedVersions }),
         ...(connectOptions.signal === undefined ? {} : { signal: connectOptions.signal }),
         ...(connectOptions.initializeTimeoutMs === undefined ? {} : { initializeTimeoutMs: connectOptions.initializeTimeoutMs }),
-        era: options.era ?? 'auto',
+        era: options.era ?? (transport.remote !== undefined && eraByPeer.get(transport.remote) === 'legacy' ? 'legacy' : 'auto'),
         ...(options.probeTimeoutMs === undefined ? {} : { probeTimeoutMs: options.probeTimeoutMs }),
       });
+      // Remembered per peer: a server known to be legacy is not probed again (a bounded memory).
+      if (transport.remote !== undefined) {
+        if (eraByPeer.size >= MAX_REMEMBERED_PEERS) eraByPeer.delete(eraByPeer.keys().next().value as string);
+        eraByPeer.set(transport.remote, session.era);
+      }
       const handle = new ClientSessionImpl(session, inputAnswerer(requests, session));
       byView.set(session, handle);
       sessions.add(handle);

@@ -68,6 +68,10 @@ export class StdioClientTransport extends PipeTransport {
   private readonly pending = new PendingRequests(PENDING_CAPACITY);
   private readonly label: string;
 
+  get remote(): string {
+    return [this.options.command, ...(this.options.args ?? [])].join(' ');
+  }
+
   constructor(private readonly child: PipedChild, private readonly options: SpawnStdioServerOptions) {
     super({
       input: child.stdout,

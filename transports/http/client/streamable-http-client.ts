@@ -72,6 +72,9 @@ const closedError = (): LocalError => new LocalError('ConnectionClosed', 'The HT
 
 class StreamableHttpClient implements StreamableHttpClientTransport, ClientContext {
   readonly kind = 'http';
+  get remote(): string {
+    return this.url.href;
+  }
   readonly options: ResolvedOptions;
   readonly agent: Agent;
   readonly controlAgent: Agent;
