@@ -4,14 +4,15 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 
-export type Part = 'foundation' | 'features' | 'transports';
-export const parts: readonly Part[] = ['foundation', 'features', 'transports'];
+export type Part = 'foundation' | 'features' | 'transports' | 'modern';
+export const parts: readonly Part[] = ['foundation', 'features', 'transports', 'modern'];
 
 /** The scripts whose commands belong to a part (to sort the previous "Commands run" list). */
 const scripts: Record<Part, readonly string[]> = {
   foundation: ['ping-roundtrip.ts', 'idle-session-heap.ts'],
   features: ['tools-call.ts', 'tools-list-scaling.ts'],
   transports: ['stdio-calls.ts', 'http-calls.ts', 'transport-programs.ts', 'http-idle-sessions.ts'],
+  modern: ['modern-calls.ts'],
 };
 
 export interface PreviousReport {
@@ -24,12 +25,12 @@ export interface PreviousReport {
 }
 
 const partOf = (heading: string): Part | undefined =>
-  heading.startsWith('Foundation') ? 'foundation' : heading.startsWith('Features') ? 'features' : heading.startsWith('Transports') ? 'transports' : undefined;
+  heading.startsWith('Foundation') ? 'foundation' : heading.startsWith('Features') ? 'features' : heading.startsWith('Transports') ? 'transports' : heading.startsWith('Modern') ? 'modern' : undefined;
 
 export function readPreviousReport(file: string): PreviousReport {
-  const sections: Record<Part, string> = { foundation: '', features: '', transports: '' };
-  const commands: Record<Part, string[]> = { foundation: [], features: [], transports: [] };
-  const dates: Record<Part, string | undefined> = { foundation: undefined, features: undefined, transports: undefined };
+  const sections: Record<Part, string> = { foundation: '', features: '', transports: '', modern: '' };
+  const commands: Record<Part, string[]> = { foundation: [], features: [], transports: [], modern: [] };
+  const dates: Record<Part, string | undefined> = { foundation: undefined, features: undefined, transports: undefined, modern: undefined };
   if (!existsSync(file)) return { dates, sections, commands };
   const text = readFileSync(file, 'utf8');
   const date = /^- Date: (.+)$/m.exec(text)?.[1];

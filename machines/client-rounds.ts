@@ -49,7 +49,9 @@ function isObject(value: unknown): value is JsonObject {
  */
 export function withInputRounds<R extends object>(send: RoundSender<R>, answer: InputAnswerer, maxRounds = DEFAULT_MAX_ROUNDS): Observable<RequestEvent<R>> {
   return new Observable<RequestEvent<R>>((subscriber) => {
-    const controller = new AbortController();
+    // Only a request that needs input runs handlers that could be aborted: most never make the controller.
+    let controller: AbortController | undefined;
+    let stopped = false;
     let current: Subscription | undefined;
     let rounds = 0;
     const run = (extra: JsonObject | undefined): void => {
@@ -72,7 +74,7 @@ export function withInputRounds<R extends object>(send: RoundSender<R>, answer: 
           }
           fulfil(result).then(
             (next) => {
-              if (!controller.signal.aborted) run(next);
+              if (!stopped) run(next);
             },
             (error: unknown) => subscriber.error(error),
           );
@@ -82,6 +84,7 @@ export function withInputRounds<R extends object>(send: RoundSender<R>, answer: 
       });
     };
     const fulfil = async (result: JsonObject): Promise<JsonObject> => {
+      const signal = (controller ??= new AbortController()).signal;
       const requests = isObject(result['inputRequests']) ? result['inputRequests'] : {};
       const keys = Object.keys(requests);
       const answers = await Promise.all(
@@ -90,7 +93,7 @@ export function withInputRounds<R extends object>(send: RoundSender<R>, answer: 
           if (!isObject(request) || typeof request['method'] !== 'string') {
             throw new LocalError('ProtocolViolation', `Input request ${JSON.stringify(key)} is malformed`);
           }
-          return answer(request['method'], isObject(request['params']) ? request['params'] : undefined, controller.signal);
+          return answer(request['method'], isObject(request['params']) ? request['params'] : undefined, signal);
         }),
       );
       const inputResponses: Record<string, JsonObject> = {};
@@ -101,7 +104,8 @@ export function withInputRounds<R extends object>(send: RoundSender<R>, answer: 
     };
     run(undefined);
     return () => {
-      controller.abort(new LocalError('RequestAborted', 'The caller stopped waiting'));
+      stopped = true;
+      controller?.abort(new LocalError('RequestAborted', 'The caller stopped waiting'));
       current?.unsubscribe();
     };
   });

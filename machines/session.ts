@@ -352,7 +352,10 @@ export class SessionCore implements SessionContext, McpSession, OutboundWriterEv
     // Nothing can be written any more: what finalize triggers (cancels of nested requests) must not reach it.
     this.transportGone = true;
     this.closeReason ??= error;
-    this.finalize(error ?? new LocalError('ConnectionClosed', 'The connection closed'));
+    // An error is built only when something is in flight to receive it (a stateless connection ends per request).
+    if (this.incoming.size > 0 || this.outgoing.size > 0 || this.keepalive !== undefined || this.deferred !== undefined) {
+      this.finalize(error ?? new LocalError('ConnectionClosed', 'The connection closed'));
+    }
     this.step({ type: 'TRANSPORT_CLOSED' });
   }
 
