@@ -51,13 +51,15 @@ export interface LogLevelSource {
 }
 
 /**
- * The legacy-era context: one per request, so its methods live on the prototype (no closures per call).
+ * What both eras' contexts share: they read the request, and their client calls differ only in how they travel
+ * (`callClient`). One context is made per request, so everything lives on the prototype (no closures per call).
  */
-class LegacyFeatureContext implements FeatureContext, ClientCaller {
-  constructor(
-    private readonly request: RequestContext,
-    private readonly logging: LogLevelSource,
-  ) {}
+abstract class RequestFeatureContext implements FeatureContext, ClientCaller {
+  constructor(protected readonly request: RequestContext) {}
+
+  abstract readonly round: number;
+  abstract log(level: LoggingLevel, data: unknown, logger?: string): void;
+  abstract callClient(method: InputMethod, params: JsonObject | undefined, options: InputCallOptions | undefined): Promise<JsonObject>;
 
   get signal(): AbortSignal {
     return this.request.signal;
@@ -71,19 +73,8 @@ class LegacyFeatureContext implements FeatureContext, ClientCaller {
     return this.request.meta;
   }
 
-  get round(): number {
-    return 0;
-  }
-
   progress(update: ProgressUpdate): void {
     this.request.progress(update);
-  }
-
-  log(level: LoggingLevel, data: unknown, logger?: string): void {
-    if (!this.logging.loggingEnabled) return;
-    const threshold = this.logging.logLevel(this.request.session);
-    if (threshold !== undefined && !levelAtLeast(level, threshold)) return;
-    this.request.notify('notifications/message', { level, data: data as JsonObject, ...(logger === undefined ? {} : { logger }) });
   }
 
   elicit(params: ElicitParams, options?: InputCallOptions): Promise<ElicitResult> {
@@ -98,7 +89,31 @@ class LegacyFeatureContext implements FeatureContext, ClientCaller {
     return roots(this, options);
   }
 
-  /** A prototype method, not a closure: one context is made per request. */
+  protected notifyLog(level: LoggingLevel, data: unknown, logger: string | undefined): void {
+    this.request.notify('notifications/message', { level, data: data as JsonObject, ...(logger === undefined ? {} : { logger }) });
+  }
+}
+
+/** The legacy-era context: client calls are requests on the session; logging follows the session's level. */
+class LegacyFeatureContext extends RequestFeatureContext {
+  constructor(
+    request: RequestContext,
+    private readonly logging: LogLevelSource,
+  ) {
+    super(request);
+  }
+
+  get round(): number {
+    return 0;
+  }
+
+  log(level: LoggingLevel, data: unknown, logger?: string): void {
+    if (!this.logging.loggingEnabled) return;
+    const threshold = this.logging.logLevel(this.request.session);
+    if (threshold !== undefined && !levelAtLeast(level, threshold)) return;
+    this.notifyLog(level, data, logger);
+  }
+
   callClient(method: InputMethod, params: JsonObject | undefined, options: InputCallOptions | undefined): Promise<JsonObject> {
     return this.request.request(method, params, options);
   }
@@ -108,48 +123,22 @@ class LegacyFeatureContext implements FeatureContext, ClientCaller {
  * The modern-era context: the same calls, answered from the request's input round. Logging follows the level
  * this request asked for (none when it asked for none); there is no session to remember one.
  */
-class ModernFeatureContext implements FeatureContext, ClientCaller {
+class ModernFeatureContext extends RequestFeatureContext {
   constructor(
-    private readonly request: RequestContext,
+    request: RequestContext,
     private readonly modern: ModernRequest,
-  ) {}
-
-  get signal(): AbortSignal {
-    return this.request.signal;
-  }
-
-  get session(): SessionView {
-    return this.request.session;
-  }
-
-  get meta(): JsonObject | undefined {
-    return this.request.meta;
+  ) {
+    super(request);
   }
 
   get round(): number {
     return this.modern.inputs?.round ?? 0;
   }
 
-  progress(update: ProgressUpdate): void {
-    this.request.progress(update);
-  }
-
   log(level: LoggingLevel, data: unknown, logger?: string): void {
     const threshold = this.modern.envelope.logLevel;
     if (threshold === undefined || !levelAtLeast(level, threshold)) return;
-    this.request.notify('notifications/message', { level, data: data as JsonObject, ...(logger === undefined ? {} : { logger }) });
-  }
-
-  elicit(params: ElicitParams, options?: InputCallOptions): Promise<ElicitResult> {
-    return elicit(this, this.request.session.revision, params, options);
-  }
-
-  sample(params: CreateMessageParams, options?: InputCallOptions): Promise<CreateMessageResult> {
-    return sample(this, params, options);
-  }
-
-  roots(options?: InputCallOptions): Promise<readonly Root[]> {
-    return roots(this, options);
+    this.notifyLog(level, data, logger);
   }
 
   callClient(method: InputMethod, params: JsonObject | undefined, options: InputCallOptions | undefined): Promise<JsonObject> {

@@ -17,7 +17,7 @@ import { onAbort } from '../../core/abort.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
 import { LocalError, WireError } from '../../core/errors.ts';
 import type { JsonObject, RequestId } from '../../core/jsonrpc.ts';
-import { isCreateMessageResult, isElicitResult, isRoot } from '../../core/protocol/guards.ts';
+import { answers, keyPrefix } from '../modern/input-round.ts';
 import {
   type InputMethod,
   type InputRequest,
@@ -49,27 +49,6 @@ interface PendingInput {
   readonly request: InputRequest;
   resolve(answer: JsonObject): void;
   reject(reason: unknown): void;
-}
-
-const keyPrefix: Record<InputMethod, string> = {
-  'elicitation/create': 'elicitation',
-  'sampling/createMessage': 'sampling',
-  'roots/list': 'roots',
-};
-
-/** A client's answer is untrusted: it must have the shape of the result it stands for. */
-function answers(method: InputMethod, value: unknown): value is JsonObject {
-  switch (method) {
-    case 'elicitation/create':
-      return isElicitResult(value);
-    case 'sampling/createMessage':
-      return isCreateMessageResult(value);
-    case 'roots/list': {
-      if (typeof value !== 'object' || value === null) return false;
-      const roots = (value as JsonObject)['roots'];
-      return Array.isArray(roots) && roots.every(isRoot);
-    }
-  }
 }
 
 function noop(): void {}

@@ -19,8 +19,7 @@
  * every modern task belongs to one owner and anyone who knows a task id can reach it. Task ids are random
  * UUIDs (122 random bits), so they cannot be guessed.
  */
-import { isObservable } from 'rxjs';
-import { type EffectOutcome, isEffect, runEffect } from '../../core/abort.ts';
+import { type Settled, followOutput } from './follow-output.ts';
 import { type TaskStore, TaskStoreError } from '../../core/catalog/task-store.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
 import { LocalError, WireError, toWireError } from '../../core/errors.ts';
@@ -35,7 +34,7 @@ import {
   declaresTasks,
 } from '../../core/protocol/modern-tasks.ts';
 import { type Task, isTerminalTaskStatus } from '../../core/protocol/tasks.ts';
-import type { HandlerOutput, ProgressUpdate, RequestContext, RequestHandler } from '../handler-types.ts';
+import type { HandlerOutput, RequestContext, RequestHandler } from '../handler-types.ts';
 import type { ToolEntry } from './catalog.ts';
 import type { FeatureContext } from './feature-context.ts';
 import { type TaskRunHost, ToolCallRun } from './modern-task-run.ts';
@@ -68,7 +67,6 @@ export const TASKS_EXTENSION_CAPABILITY: Readonly<Record<string, JsonObject>> = 
 /** Every modern task belongs to this owner (see the module comment). */
 const OWNER = 'io.modelcontextprotocol/tasks';
 
-type Settled = { readonly type: 'value'; readonly value: unknown } | { readonly type: 'error'; readonly error: unknown };
 
 function noop(): void {}
 
@@ -97,10 +95,6 @@ function readTaskId(params: JsonObject | undefined): string {
 
 function isPlainObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 /** The modern wire form of a stored task (durations renamed with their unit). */
@@ -215,31 +209,7 @@ class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
     } catch (error) {
       return this.settle(run, { type: 'error', error });
     }
-    const done = (settled: Settled): void => this.settle(run, settled);
-    if (isObservable(output)) {
-      let held: { value: unknown } | undefined;
-      const subscription = output.subscribe({
-        next: (value) => {
-          if (held !== undefined) run.progress(held.value as ProgressUpdate);
-          held = { value };
-        },
-        error: (error: unknown) => done({ type: 'error', error }),
-        complete: () =>
-          done(held === undefined ? { type: 'error', error: new LocalError('ProtocolViolation', 'The tool completed without a result') } : { type: 'value', value: held.value }),
-      });
-      if (run.finished) subscription.unsubscribe();
-      else run.teardown = () => subscription.unsubscribe();
-    } else if (isThenable(output)) {
-      Promise.resolve(output).then((value) => done({ type: 'value', value }), (error: unknown) => done({ type: 'error', error }));
-    } else if (isEffect(output)) {
-      runEffect(output as Parameters<typeof runEffect>[0], run.signal).then((outcome: EffectOutcome<unknown>) => {
-        if (outcome.type === 'success') done({ type: 'value', value: outcome.value });
-        else if (outcome.type === 'failure') done({ type: 'error', error: outcome.error });
-        // Interrupted: the task was cancelled, or the request ended.
-      }, (error: unknown) => done({ type: 'error', error }));
-    } else {
-      done({ type: 'value', value: output });
-    }
+    followOutput(output, run, (settled) => this.settle(run, settled));
   }
 
   /**

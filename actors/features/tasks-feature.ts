@@ -13,9 +13,9 @@
  * session asking for one gets -32602 exactly as for an unknown id, and `tasks/list` shows a session its own
  * tasks only. They are deleted when the session closes (nobody could reach them any more).
  */
-import { Observable, defer, finalize, isObservable } from 'rxjs';
+import { type Settled, followOutput } from './follow-output.ts';
+import { Observable, defer, finalize } from 'rxjs';
 import { randomUUID } from 'node:crypto';
-import { type EffectOutcome, isEffect, runEffect } from '../../core/abort.ts';
 import { type TaskStore, type TaskTtlPolicy, TaskStoreError, resolveTaskTtl } from '../../core/catalog/task-store.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
 import { LocalError, WireError, toWireError } from '../../core/errors.ts';
@@ -100,7 +100,6 @@ function failureMessage(result: CallToolResult): string {
   return `Tool execution failed: ${detail.length > 500 ? `${detail.slice(0, 500)}...` : detail}`;
 }
 
-type Settled = { readonly type: 'value'; readonly value: unknown } | { readonly type: 'error'; readonly error: unknown };
 
 /**
  * The context a task's tool handler runs under: a {@link RequestContext} that outlives the request. Its
@@ -303,32 +302,7 @@ class TaskFeatureImpl implements TasksFeature {
     } catch (error) {
       return this.finish(run, { type: 'error', error });
     }
-    const done = (settled: Settled): void => this.finish(run, settled);
-    if (isObservable(output)) {
-      let held: { value: unknown } | undefined;
-      const subscription = (output as Observable<unknown>).subscribe({
-        next: (value) => {
-          if (held !== undefined) run.progress(held.value as ProgressUpdate);
-          held = { value };
-        },
-        error: (error: unknown) => done({ type: 'error', error }),
-        complete: () =>
-          done(held === undefined ? { type: 'error', error: new LocalError('ProtocolViolation', 'The tool completed without a result') } : { type: 'value', value: held.value }),
-      });
-      // Ended (or aborted) while subscribing: stop now; otherwise an abort stops it later.
-      if (run.finished) subscription.unsubscribe();
-      else run.teardown = () => subscription.unsubscribe();
-    } else if (isThenable(output)) {
-      Promise.resolve(output).then((value) => done({ type: 'value', value }), (error: unknown) => done({ type: 'error', error }));
-    } else if (isEffect(output)) {
-      runEffect(output as Parameters<typeof runEffect>[0], run.signal).then((outcome: EffectOutcome<unknown>) => {
-        if (outcome.type === 'success') done({ type: 'value', value: outcome.value });
-        else if (outcome.type === 'failure') done({ type: 'error', error: outcome.error });
-        // Interrupted: the task was cancelled or its session closed.
-      }, (error: unknown) => done({ type: 'error', error }));
-    } else {
-      done({ type: 'value', value: output });
-    }
+    followOutput(output, run, (settled) => this.finish(run, settled));
   }
 
   /** Stores how the tool call ended: what `tasks/result` will answer, exactly as the call would have. */
@@ -428,10 +402,6 @@ class TaskFeatureImpl implements TasksFeature {
       // The session is closing.
     }
   }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 export function createTasksFeature(options: TasksFeatureOptions): TasksFeature {

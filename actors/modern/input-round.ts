@@ -33,14 +33,15 @@ export interface InputRoundSink {
   answer(result: JsonObject): void;
 }
 
-const keyPrefix: Record<InputMethod, string> = {
+/** Default keys of input requests: numbered per kind, in the order the handler asks. */
+export const keyPrefix: Record<InputMethod, string> = {
   'elicitation/create': 'elicitation',
   'sampling/createMessage': 'sampling',
   'roots/list': 'roots',
 };
 
 /** A client's answer is untrusted: it must have the shape of the result it stands for. */
-function answers(method: InputMethod, value: unknown): value is JsonObject {
+export function answers(method: InputMethod, value: unknown): value is JsonObject {
   switch (method) {
     case 'elicitation/create':
       return isElicitResult(value);
