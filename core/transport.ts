@@ -5,6 +5,9 @@
 import type { Observable } from 'rxjs';
 import type { LocalError } from './errors.ts';
 import type { WirePayload } from './jsonrpc.ts';
+import type { Implementation } from './protocol/capabilities.ts';
+import type { Limits } from './limits.ts';
+import type { ChangeFeedPort } from './server-change.ts';
 import type { LegacyRevision } from './protocol/versions.ts';
 
 /**
@@ -71,6 +74,11 @@ export interface Transport {
    */
   readonly remote?: string;
   /**
+   * The medium's own name for the session, when it has one (a Streamable HTTP session's `Mcp-Session-Id`), so an
+   * acceptor can key records of its own by it; a record kept elsewhere is how another process restores it.
+   */
+  readonly sessionId?: string | undefined;
+  /**
    * Inbound frames. Completes when the transport closes. Subscribe once: a transport feeds one session.
    */
   readonly incoming$: Observable<InboundFrame>;
@@ -94,13 +102,28 @@ export interface Transport {
 export interface SessionAcceptorPort {
   /** Which protocol eras the server serves (absent: legacy only). */
   readonly eras?: 'both' | 'legacy' | 'modern';
+  /** The server's changes, for media that carry them between processes (absent: nothing to carry). */
+  readonly changes?: ChangeFeedPort;
   accept(
     transport: Transport,
     options?: {
-      /** For connections that carry no handshake (stateless HTTP): start operating at once with these. */
-      readonly preinitialized?: { readonly revision: LegacyRevision; readonly peerCapabilities: { readonly [key: string]: unknown } };
+      /**
+       * For connections that carry no handshake (stateless HTTP) or had it elsewhere (a restored session): start
+       * operating at once with these.
+       */
+      readonly preinitialized?: {
+        readonly revision: LegacyRevision;
+        readonly peerCapabilities: { readonly [key: string]: unknown };
+        readonly peerInfo?: Implementation;
+      };
       /** The medium knows the connection speaks the modern era (2026-07-28). */
       readonly knownEra?: 'modern';
+      /**
+       * The connection continues a session that began elsewhere (another process), under this id (also the
+       * transport's `sessionId`): the handshake is not repeated (see `preinitialized`), and an acceptor that keeps
+       * records per session looks its record up instead of starting one.
+       */
+      readonly restoredSessionId?: string;
     },
   ): { readonly state: string; close(): Promise<void> };
 }

@@ -29,7 +29,7 @@ import type { ArgsOf, PromptDefinition, ResourceDefinition, SchemaInput, Templat
 import type { McpSession, SessionRuntimeOptions } from './session.ts';
 import { type ModernOptions, createModernServing } from './server-modern.ts';
 import { checkParamHeaders } from '../core/protocol/header-mirror.ts';
-import type { ServerChange } from '../actors/features/listen-feature.ts';
+import type { ChangeFeedPort, ServerChange } from '../core/server-change.ts';
 import { Subject } from 'rxjs';
 
 export interface ServerOptions {
@@ -95,6 +95,8 @@ export interface McpServer {
   readonly sessions: ReadonlySet<McpSession>;
   /** The protocol eras this server serves. */
   readonly eras: 'both' | 'legacy' | 'modern';
+  /** Its changes, for media that carry them to other processes serving the same name (NATS). */
+  readonly changes: ChangeFeedPort;
   /** Closes every session. */
   close(): Promise<void>;
 }
@@ -236,14 +238,34 @@ export function createServer(options: ServerOptions): McpServer {
       session.notify(method);
     }
   }
-  catalog.tools.changed$.subscribe(() => {
-    broadcast('notifications/tools/list_changed', (c) => c.tools?.listChanged === true);
-    changes$.next({ type: 'tools' });
-  });
-  catalog.prompts.changed$.subscribe(() => {
-    broadcast('notifications/prompts/list_changed', (c) => c.prompts?.listChanged === true);
-    changes$.next({ type: 'prompts' });
-  });
+  /** Tells this process's legacy sessions and modern listeners about a change, wherever it was made. */
+  function announce(change: ServerChange): void {
+    switch (change.type) {
+      case 'tools':
+        broadcast('notifications/tools/list_changed', (c) => c.tools?.listChanged === true);
+        break;
+      case 'prompts':
+        broadcast('notifications/prompts/list_changed', (c) => c.prompts?.listChanged === true);
+        break;
+      case 'resources':
+        broadcast('notifications/resources/list_changed', (c) => c.resources?.listChanged === true);
+        break;
+      case 'resource-updated': {
+        const set = subscribers.get(change.uri);
+        if (set !== undefined) for (const session of set) if (session.state === 'operating') session.notify('notifications/resources/updated', { uri: change.uri });
+        break;
+      }
+    }
+    changes$.next(change);
+  }
+  // Changes made here also go to other processes (through `changes`, when a medium carries them).
+  const localChanges$ = new Subject<ServerChange>();
+  const changeHere = (change: ServerChange): void => {
+    announce(change);
+    localChanges$.next(change);
+  };
+  catalog.tools.changed$.subscribe(() => changeHere({ type: 'tools' }));
+  catalog.prompts.changed$.subscribe(() => changeHere({ type: 'prompts' }));
   // Resources and templates are one list for clients: a burst touching both sends one notification.
   let resourcesPending = false;
   const resourcesChanged = (): void => {
@@ -251,8 +273,7 @@ export function createServer(options: ServerOptions): McpServer {
     resourcesPending = true;
     queueMicrotask(() => {
       resourcesPending = false;
-      broadcast('notifications/resources/list_changed', (c) => c.resources?.listChanged === true);
-      changes$.next({ type: 'resources' });
+      changeHere({ type: 'resources' });
     });
   };
   catalog.resources.changed$.subscribe(resourcesChanged);
@@ -273,10 +294,7 @@ export function createServer(options: ServerOptions): McpServer {
       return register(catalog.prompts, definition.name, buildPrompt(definition, get), 'prompt');
     },
     notifyResourceUpdated(uri) {
-      changes$.next({ type: 'resource-updated', uri });
-      const set = subscribers.get(uri);
-      if (set === undefined) return;
-      for (const session of set) if (session.state === 'operating') session.notify('notifications/resources/updated', { uri });
+      changeHere({ type: 'resource-updated', uri });
     },
     notifyElicitationComplete(session, elicitationId) {
       if (session.state === 'operating') session.notify('notifications/elicitation/complete', { elicitationId });
@@ -305,6 +323,7 @@ export function createServer(options: ServerOptions): McpServer {
     },
     sessions,
     eras,
+    changes: { local$: localChanges$.asObservable(), apply: announce },
     async close() {
       // Open listens end gracefully first (a complete result each), then every connection closes.
       ending$.next();

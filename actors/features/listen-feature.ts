@@ -15,10 +15,9 @@ import type { ServerCapabilities } from '../../core/protocol/capabilities.ts';
 import { MetaKey, type SubscriptionFilter, readSubscriptionFilter } from '../../core/protocol/modern.ts';
 import type { RequestContext, RequestHandler } from '../handler-types.ts';
 
-/** Something that changed on the server, as listeners are told about it. */
-export type ServerChange =
-  | { readonly type: 'tools' | 'prompts' | 'resources' }
-  | { readonly type: 'resource-updated'; readonly uri: string };
+import type { ServerChange } from '../../core/server-change.ts';
+
+export type { ServerChange };
 
 export interface ListenRuntime {
   readonly changes$: Observable<ServerChange>;

@@ -1,0 +1,26 @@
+/**
+ * Which codec encodes a NATS message body. JSON unless both sides said they read msgpack: the client announces
+ * it with `Mcp-Accept: msgpack` and the server answers in msgpack; from then on the client sends msgpack too.
+ * Every body says what it is in `Content-Type`, so a receiver never guesses.
+ */
+import type { MsgHdrs } from 'nats';
+import type { Codec } from '../../core/codecs/codec.ts';
+import { jsonCodec } from '../../core/codecs/json.ts';
+import { msgpackCodec } from '../../core/codecs/msgpack.ts';
+import { MSGPACK_CONTENT_TYPE, NatsHeader } from './headers.ts';
+
+export type BodyEncoding = 'json' | 'msgpack';
+
+export function codecOf(encoding: BodyEncoding): Codec {
+  return encoding === 'msgpack' ? msgpackCodec : jsonCodec;
+}
+
+/** The codec a received body was written with. */
+export function codecOfMessage(headers: MsgHdrs | undefined): Codec {
+  return headers?.get(NatsHeader.contentType) === MSGPACK_CONTENT_TYPE ? msgpackCodec : jsonCodec;
+}
+
+/** Whether a request's sender reads msgpack answers. */
+export function readsMsgpack(headers: MsgHdrs | undefined): boolean {
+  return headers?.get(NatsHeader.accept)?.includes('msgpack') === true;
+}

@@ -1,0 +1,48 @@
+/**
+ * Claim-check for answers larger than the NATS server's `max_payload` (opt-in on both sides): the server puts the
+ * encoded body into a JetStream object store and sends a small message naming it, with its SHA-256; the client
+ * fetches it, checks the digest, and deletes it. The bucket's TTL removes bodies nobody fetched.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { type NatsConnection, type ObjectStore, nanos } from 'nats';
+import { LocalError } from '../../core/errors.ts';
+import { NatsHeader } from './headers.ts';
+
+export interface ClaimCheckOptions {
+  /** Object store bucket (default `mcp_claims`). */
+  readonly bucket?: string;
+  /** How long an unfetched body is kept (default 10 minutes). */
+  readonly ttlMs?: number;
+}
+
+export const DEFAULT_CLAIM_BUCKET = 'mcp_claims';
+
+export function digestOf(body: Uint8Array): string {
+  return createHash('sha256').update(body).digest('base64');
+}
+
+/** Opens (or creates) the bucket; shared by every claim of a process. */
+export async function openClaimStore(connection: NatsConnection, options: ClaimCheckOptions): Promise<ObjectStore> {
+  const ttlMs = options.ttlMs ?? 10 * 60_000;
+  return connection.jetstream().views.os(options.bucket ?? DEFAULT_CLAIM_BUCKET, { ttl: nanos(ttlMs) });
+}
+
+/** Stores a body; returns the headers of the message that points to it. */
+export async function depositClaim(store: ObjectStore, bucket: string, body: Uint8Array): Promise<Record<string, string>> {
+  const name = randomBytes(16).toString('hex');
+  await store.putBlob({ name }, body);
+  return { [NatsHeader.claim]: name, [NatsHeader.claimBucket]: bucket, [NatsHeader.claimDigest]: digestOf(body) };
+}
+
+/** Fetches, checks and deletes a claimed body. */
+export async function redeemClaim(connection: NatsConnection, bucket: string, name: string, digest: string | undefined): Promise<Uint8Array> {
+  const store = await connection.jetstream().views.os(bucket);
+  const body = await store.getBlob(name);
+  if (body === null) throw new LocalError('TransportFailed', `The claimed answer ${name} is no longer in object store ${bucket}`);
+  if (digest === undefined || digestOf(body) !== digest) {
+    throw new LocalError('ProtocolViolation', `The claimed answer ${name} does not match its SHA-256 digest`);
+  }
+  // Best effort: the bucket's TTL removes it anyway.
+  store.delete(name).catch(() => undefined);
+  return body;
+}

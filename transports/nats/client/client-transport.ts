@@ -1,0 +1,376 @@
+/**
+ * The client side of the NATS binding: one Transport per client connection to a named MCP server.
+ *
+ * - Every request gets its own reply subject under this connection's inbox; its notifications and its one
+ *   answer arrive there. Keepalive frames arrive there too and are answered, so the server learns the
+ *   client still listens.
+ * - Before a legacy session exists, requests go to the call subject of their method (modern era, and
+ *   `initialize`); the `initialize` answer names the session, and from then on everything goes to the session
+ *   subject. The session's server requests and notifications arrive on the session inbox.
+ * - Nothing hangs: a request whose subject has no responders fails at once (or, for a legacy session whose
+ *   process died, goes to the adopt subject so another process takes the session over); a request that hears
+ *   nothing at all (answer, notification or keepalive) for `silenceMs` fails with a clear error; a request too
+ *   large for the NATS `max_payload` fails before it is sent.
+ */
+import { randomBytes } from 'node:crypto';
+import { type Msg, type MsgHdrs, type NatsConnection, type Subscription, headers as natsHeaders } from 'nats';
+import { BehaviorSubject, type Observable, Subject } from 'rxjs';
+import type { Codec } from '../../../core/codecs/codec.ts';
+import { jsonCodec } from '../../../core/codecs/json.ts';
+import { msgpackCodec } from '../../../core/codecs/msgpack.ts';
+import { LocalError } from '../../../core/errors.ts';
+import { type JsonRpcMessage, type RequestId, classify } from '../../../core/jsonrpc.ts';
+import { defaultLimits } from '../../../core/limits.ts';
+import { standardHeaders } from '../../../core/protocol/header-mirror.ts';
+import type { InboundFrame, OutboundFrame, Transport, TransportStatus } from '../../../core/transport.ts';
+import { type BodyEncoding, codecOfMessage } from '../body-codec.ts';
+import { redeemClaim } from '../claim-check.ts';
+import { isNoResponders, MSGPACK_CONTENT_TYPE, NatsHeader, replyOf } from '../headers.ts';
+import { DEFAULT_PREFIX, type ServerSubjects, isPlainSubject, serverSubjects } from '../subjects.ts';
+
+export interface NatsClientTransportOptions {
+  /** A connected `nats` client; the transport never closes it. */
+  readonly connection: NatsConnection;
+  /** The server's name (one subject token). */
+  readonly name: string;
+  /** Subject prefix (default `mcp`). */
+  readonly prefix?: string;
+  /** Ask for msgpack bodies (used once the server answers in msgpack; default JSON). */
+  readonly encoding?: BodyEncoding;
+  /** A request that hears nothing for this long fails (default 30 s; servers send keepalives every 5 s). */
+  readonly silenceMs?: number;
+  /** Accept oversized answers through the JetStream object store (default false). */
+  readonly claimCheck?: boolean;
+  /** Largest decoded message accepted (default 4 MiB). */
+  readonly maxMessageBytes?: number;
+  /** Inbox prefix (default `_INBOX`), for deployments whose permissions name the inboxes. */
+  readonly inboxPrefix?: string;
+  /**
+   * Where the server sends a legacy session's own requests and notifications (default: under this
+   * connection's inbox). A gateway names one subject per HTTP session so any replica can serve it.
+   */
+  readonly clientInbox?: string;
+  /** Continue a legacy session that already exists (a gateway replica picking up another's session). */
+  readonly resumeSession?: string;
+  /** On close, keep the legacy session open on the server (another transport will resume it). */
+  readonly keepSessionOnClose?: boolean;
+}
+
+interface Pending {
+  readonly id: RequestId;
+  readonly method: string;
+  readonly message: JsonRpcMessage;
+  readonly subject: string;
+  readonly body: Uint8Array;
+  readonly headers: MsgHdrs;
+  heardAt: number;
+  adoptions: number;
+}
+
+const MAX_ADOPTIONS = 4;
+const ADOPT_BACKOFF_MS = 50;
+const HEADER_ALLOWANCE = 1024;
+const EMPTY = new Uint8Array(0);
+
+export function natsClientTransport(options: NatsClientTransportOptions): Transport & { readonly sessionId: string | undefined } {
+  return new NatsClientTransport(options);
+}
+
+class NatsClientTransport implements Transport {
+  readonly kind = 'nats';
+  readonly remote: string;
+  readonly incoming$: Observable<InboundFrame>;
+  sessionId: string | undefined;
+  private readonly connection: NatsConnection;
+  private readonly subjects: ServerSubjects;
+  private readonly inbox: string;
+  private readonly clientInbox: string;
+  private readonly lane = randomBytes(12).toString('base64url');
+  private readonly pending = new Map<string, Pending>();
+  /** Reply token of each pending request, by request id (cancellation). */
+  private readonly tokenById = new Map<RequestId, string>();
+  /** Reply subjects of the server's own requests, by id. */
+  private readonly serverRequests = new Map<RequestId, string>();
+  private readonly inbound = new Subject<InboundFrame>();
+  private readonly status = new BehaviorSubject<TransportStatus>({ type: 'open' });
+  private readonly subscriptions: Subscription[] = [];
+  private readonly silenceMs: number;
+  private readonly maxMessageBytes: number;
+  private readonly timer: NodeJS.Timeout;
+  private sendCodec: Codec = jsonCodec;
+  private nextToken = 0;
+  private closed = false;
+
+  constructor(private readonly options: NatsClientTransportOptions) {
+    this.connection = options.connection;
+    this.subjects = serverSubjects(options.prefix ?? DEFAULT_PREFIX, options.name);
+    this.remote = `nats:${this.subjects.base}`;
+    this.silenceMs = options.silenceMs ?? 30_000;
+    this.maxMessageBytes = options.maxMessageBytes ?? defaultLimits.maxMessageBytes;
+    const prefix = options.inboxPrefix ?? '_INBOX';
+    if (!isPlainSubject(prefix)) throw new TypeError(`inbox prefix ${JSON.stringify(prefix)} is not a plain NATS subject`);
+    this.inbox = `${prefix}.${randomBytes(12).toString('hex')}`;
+    this.clientInbox = options.clientInbox ?? `${this.inbox}.s`;
+    if (!isPlainSubject(this.clientInbox)) throw new TypeError(`client inbox ${JSON.stringify(this.clientInbox)} is not a plain NATS subject`);
+    this.sessionId = options.resumeSession;
+    this.incoming$ = this.inbound.asObservable();
+    const replyPrefix = `${this.inbox}.r.`;
+    this.subscriptions.push(
+      this.connection.subscribe(`${this.inbox}.>`, {
+        callback: (error, msg) => {
+          if (error !== null) return;
+          if (msg.subject.startsWith(replyPrefix)) this.onReply(msg.subject.slice(replyPrefix.length), msg);
+          else if (msg.subject === this.clientInbox) this.onSessionInbox(msg);
+        },
+      }),
+    );
+    if (options.clientInbox !== undefined) {
+      this.subscriptions.push(
+        this.connection.subscribe(this.clientInbox, { queue: 'mcp-client', callback: (error, msg) => void (error === null && this.onSessionInbox(msg)) }),
+      );
+    }
+    this.timer = setInterval(() => this.checkSilence(), Math.max(10, Math.min(this.silenceMs / 4, 1000)));
+    this.timer.unref();
+    this.connection.closed().then(() => this.close(new LocalError('ConnectionClosed', 'The NATS connection closed')), () => undefined);
+  }
+
+  get status$(): Observable<TransportStatus> {
+    return this.status.asObservable();
+  }
+
+  send(frame: OutboundFrame): void | Promise<void> {
+    if (this.closed) return Promise.reject(new LocalError('ConnectionClosed', 'The NATS transport is closed'));
+    // One JSON-RPC message per NATS message: a batch goes as its messages.
+    const messages = Array.isArray(frame.payload) ? (frame.payload as readonly JsonRpcMessage[]) : [frame.payload as JsonRpcMessage];
+    for (const message of messages) this.sendOne(message, frame.mirror);
+    return undefined;
+  }
+
+  async close(reason?: LocalError): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.timer);
+    const sessionId = this.sessionId;
+    if (sessionId !== undefined && this.options.keepSessionOnClose !== true && !this.connection.isClosed()) {
+      const frame = natsHeaders();
+      frame.set(NatsHeader.frame, 'close');
+      frame.set(NatsHeader.sessionId, sessionId);
+      try {
+        this.connection.publish(this.subjects.session(sessionId), EMPTY, { headers: frame });
+      } catch {
+        // The NATS connection is going away too; the server's idle expiry ends the session.
+      }
+    }
+    if (sessionId === undefined && !this.connection.isClosed()) {
+      // Modern era: the processes holding this client's lane may let it go now.
+      const frame = natsHeaders();
+      frame.set(NatsHeader.frame, 'close');
+      frame.set(NatsHeader.lane, this.lane);
+      try {
+        this.connection.publish(this.subjects.cancel, EMPTY, { headers: frame });
+      } catch {
+        // Idle lanes expire anyway.
+      }
+    }
+    for (const subscription of this.subscriptions) subscription.unsubscribe();
+    this.pending.clear();
+    this.tokenById.clear();
+    this.status.next(reason === undefined ? { type: 'closed' } : { type: 'closed', reason });
+    this.status.complete();
+    this.inbound.complete();
+  }
+
+  private sendOne(message: JsonRpcMessage, mirror: Readonly<Record<string, string>> | undefined): void {
+    const classified = classify(message);
+    if (classified.kind === 'request') return this.sendRequest(classified.message, mirror);
+    if (classified.kind === 'notification') return this.sendNotification(message, classified.message.method, classified.message.params);
+    if (classified.kind === 'response') {
+      const id = classified.message.id;
+      const reply = id === undefined ? undefined : this.serverRequests.get(id);
+      if (id !== undefined) this.serverRequests.delete(id);
+      const target = reply ?? (this.sessionId === undefined ? undefined : this.subjects.session(this.sessionId));
+      if (target !== undefined) this.publish(target, message, this.sessionHeaders(), undefined);
+    }
+  }
+
+  private sendRequest(message: JsonRpcMessage & { readonly id: RequestId; readonly method: string; readonly params?: { readonly [key: string]: unknown } }, mirror: Readonly<Record<string, string>> | undefined): void {
+    const sessionId = this.sessionId;
+    const subject = sessionId !== undefined ? this.subjects.session(sessionId) : this.subjects.call(message.method);
+    if (subject === undefined) {
+      return this.undeliverable(message, new LocalError('TransportFailed', `The method ${JSON.stringify(message.method)} cannot be named in a NATS subject`));
+    }
+    const token = String(this.nextToken++);
+    const headers = natsHeaders();
+    const standard = standardHeaders(message.params === undefined ? { method: message.method } : { method: message.method, params: message.params });
+    for (const key in standard) headers.set(key, standard[key] as string);
+    if (mirror !== undefined) for (const key in mirror) headers.set(key, mirror[key] as string);
+    if (this.options.encoding === 'msgpack') headers.set(NatsHeader.accept, 'msgpack');
+    if (this.options.claimCheck === true) headers.set(NatsHeader.acceptClaim, '1');
+    if (sessionId !== undefined) headers.set(NatsHeader.sessionId, sessionId);
+    else headers.set(NatsHeader.lane, this.lane);
+    if (message.method === 'initialize') headers.set(NatsHeader.clientInbox, this.clientInbox);
+    const body = this.encode(message, headers);
+    if (body.byteLength + HEADER_ALLOWANCE > this.maxPayload()) {
+      return this.undeliverable(message, new LocalError('FrameTooLarge', `The ${message.method} request is ${body.byteLength} bytes, more than the NATS max_payload of ${this.maxPayload()} bytes allows`));
+    }
+    const entry: Pending = { id: message.id, method: message.method, message, subject, body, headers, heardAt: Date.now(), adoptions: 0 };
+    this.pending.set(token, entry);
+    this.tokenById.set(message.id, token);
+    this.publishRaw(subject, body, headers, `${this.inbox}.r.${token}`, message);
+  }
+
+  private sendNotification(message: JsonRpcMessage, method: string, params: { readonly [key: string]: unknown } | undefined): void {
+    const sessionId = this.sessionId;
+    if (sessionId !== undefined) return this.publish(this.subjects.session(sessionId), message, this.sessionHeaders(), undefined);
+    if (method !== 'notifications/cancelled') return;
+    // Modern era: the cancel goes to every process; the one holding this lane's request aborts it.
+    const requestId = params?.['requestId'];
+    const token = requestId === undefined ? undefined : this.tokenById.get(requestId as RequestId);
+    if (token !== undefined) this.forget(token);
+    const headers = natsHeaders();
+    headers.set(NatsHeader.lane, this.lane);
+    this.publish(this.subjects.cancel, message, headers, undefined);
+  }
+
+  private sessionHeaders(): MsgHdrs {
+    const headers = natsHeaders();
+    if (this.sessionId !== undefined) headers.set(NatsHeader.sessionId, this.sessionId);
+    return headers;
+  }
+
+  private encode(message: JsonRpcMessage, headers: MsgHdrs): Uint8Array {
+    if (this.sendCodec === msgpackCodec) headers.set(NatsHeader.contentType, MSGPACK_CONTENT_TYPE);
+    return this.sendCodec.encode(message);
+  }
+
+  private publish(subject: string, message: JsonRpcMessage, headers: MsgHdrs, reply: string | undefined): void {
+    const body = this.encode(message, headers);
+    if (body.byteLength + HEADER_ALLOWANCE > this.maxPayload()) {
+      return this.undeliverable(message, new LocalError('FrameTooLarge', `A ${body.byteLength}-byte message does not fit the NATS max_payload of ${this.maxPayload()} bytes`));
+    }
+    this.publishRaw(subject, body, headers, reply, message);
+  }
+
+  private publishRaw(subject: string, body: Uint8Array, headers: MsgHdrs, reply: string | undefined, message: JsonRpcMessage): void {
+    try {
+      this.connection.publish(subject, body, reply === undefined ? { headers } : { headers, reply });
+    } catch (error) {
+      this.undeliverable(message, new LocalError('TransportFailed', `NATS refused the message: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+    }
+  }
+
+  /** Fails the request a message carried (asynchronously: never inside the session's own send). */
+  private undeliverable(message: JsonRpcMessage, error: LocalError): void {
+    queueMicrotask(() => {
+      if (!this.closed) this.inbound.next({ type: 'undeliverable', payload: message, error });
+    });
+  }
+
+  private forget(token: string): Pending | undefined {
+    const entry = this.pending.get(token);
+    if (entry === undefined) return undefined;
+    this.pending.delete(token);
+    if (this.tokenById.get(entry.id) === token) this.tokenById.delete(entry.id);
+    return entry;
+  }
+
+  private onReply(token: string, msg: Msg): void {
+    const entry = this.pending.get(token);
+    if (entry === undefined) {
+      // A keepalive for a request this client gave up on: leave it unanswered, so the server stops.
+      return;
+    }
+    if (isNoResponders(msg.headers)) return this.noResponders(token, entry);
+    entry.heardAt = Date.now();
+    const frame = msg.headers?.get(NatsHeader.frame);
+    if (frame === 'keepalive') {
+      if (replyOf(msg) !== undefined) msg.respond(EMPTY);
+      return;
+    }
+    const claim = msg.headers?.get(NatsHeader.claim);
+    if (claim !== undefined && claim !== '') {
+      const bucket = msg.headers?.get(NatsHeader.claimBucket) ?? '';
+      redeemClaim(this.connection, bucket, claim, msg.headers?.get(NatsHeader.claimDigest)).then(
+        (body) => this.receiveReply(token, entry, body, msg.headers),
+        (error: unknown) => {
+          this.forget(token);
+          this.undeliverable(entry.message, error instanceof LocalError ? error : new LocalError('TransportFailed', `The claimed answer could not be fetched: ${String(error)}`));
+        },
+      );
+      return;
+    }
+    this.receiveReply(token, entry, msg.data, msg.headers);
+  }
+
+  private receiveReply(token: string, entry: Pending, body: Uint8Array, headers: MsgHdrs | undefined): void {
+    if (this.closed) return;
+    const codec = codecOfMessage(headers);
+    let payload: unknown;
+    try {
+      payload = codec.decode(body, this.maxMessageBytes);
+    } catch (error) {
+      this.inbound.next({ type: 'malformed', error: error instanceof LocalError ? error : new LocalError('DecodeFailed', String(error)) });
+      return;
+    }
+    const classified = classify(payload);
+    if (classified.kind === 'response' && classified.message.id === entry.id) {
+      this.forget(token);
+      if (codec === msgpackCodec && this.options.encoding === 'msgpack') this.sendCodec = msgpackCodec;
+      if (entry.method === 'initialize') {
+        const sessionId = headers?.get(NatsHeader.sessionId);
+        if (sessionId !== undefined && sessionId !== '' && 'result' in classified.message) this.sessionId = sessionId;
+      }
+    }
+    this.inbound.next({ type: 'message', payload, exchange: entry.id });
+  }
+
+  private onSessionInbox(msg: Msg): void {
+    if (this.closed) return;
+    let payload: unknown;
+    try {
+      payload = codecOfMessage(msg.headers).decode(msg.data, this.maxMessageBytes);
+    } catch (error) {
+      this.inbound.next({ type: 'malformed', error: error instanceof LocalError ? error : new LocalError('DecodeFailed', String(error)) });
+      return;
+    }
+    const classified = classify(payload);
+    if (classified.kind === 'request' && replyOf(msg) !== undefined) {
+      if (this.serverRequests.size >= 1024) this.serverRequests.delete(this.serverRequests.keys().next().value as RequestId);
+      this.serverRequests.set(classified.message.id, replyOf(msg) as string);
+    }
+    this.inbound.next({ type: 'message', payload });
+  }
+
+  private noResponders(token: string, entry: Pending): void {
+    const sessionId = this.sessionId;
+    if (sessionId !== undefined && entry.adoptions < MAX_ADOPTIONS) {
+      // The session's process is gone: another one takes the session over.
+      entry.adoptions++;
+      entry.heardAt = Date.now();
+      const delay = (entry.adoptions - 1) * ADOPT_BACKOFF_MS;
+      const send = (): void => {
+        if (this.pending.get(token) === entry) this.publishRaw(this.subjects.adopt, entry.body, entry.headers, `${this.inbox}.r.${token}`, entry.message);
+      };
+      if (delay === 0) send();
+      else setTimeout(send, delay).unref();
+      return;
+    }
+    this.forget(token);
+    const where = sessionId !== undefined ? `session ${sessionId} of "${this.options.name}" (no server process took it over)` : `"${this.options.name}" (${entry.subject})`;
+    this.undeliverable(entry.message, new LocalError('TransportFailed', `No MCP server answers on NATS for ${where}`));
+  }
+
+  private checkSilence(): void {
+    const cutoff = Date.now() - this.silenceMs;
+    for (const [token, entry] of this.pending) {
+      if (entry.heardAt > cutoff) continue;
+      this.forget(token);
+      const state = this.connection.isClosed() ? 'closed' : 'open';
+      this.undeliverable(entry.message, new LocalError('PeerUnresponsive', `No word from the MCP server "${this.options.name}" about ${entry.method} for ${this.silenceMs} ms (no answer, no keepalive; NATS connection ${state}): its process may have died`));
+    }
+  }
+
+  private maxPayload(): number {
+    return this.connection.info?.max_payload ?? 1024 * 1024;
+  }
+}

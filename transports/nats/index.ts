@@ -1,0 +1,14 @@
+/**
+ * rxmcp over NATS: `serveNats(server, { connection, name })` serves a server (every process serving the same
+ * name shares the load), `natsClientTransport({ connection, name })` connects a client. The wire is documented
+ * in docs/nats-binding.md.
+ */
+export { type NatsServeOptions, type NatsServing, serveNats } from './server/serve-nats.ts';
+export { type NatsClientTransportOptions, natsClientTransport } from './client/client-transport.ts';
+export type { BodyEncoding } from './body-codec.ts';
+export type { ClaimCheckOptions } from './claim-check.ts';
+export type { SessionRecordOptions } from './server/session-records.ts';
+export type { LegacySessionOptions } from './server/legacy-sessions.ts';
+export type { LaneOptions } from './server/lanes.ts';
+export { NatsHeader } from './headers.ts';
+export { serverSubjects } from './subjects.ts';

@@ -1,0 +1,85 @@
+/**
+ * Modern-era lanes. A modern request carries no session, but request ids are only unique per client, so each
+ * client connection (named by its `Mcp-Lane` header) gets a stateless server connection of its own in every
+ * process that serves it: ids stay apart, cancellations find their request, and a listen's subscription id is
+ * the client's own request id. A request without a lane gets a one-shot connection that ends with its answer.
+ * Lanes are bounded in number and close when idle.
+ */
+import type { Limits } from '../../../core/limits.ts';
+import type { SessionAcceptorPort } from '../../../core/transport.ts';
+import { ServedConnection, type ServingHost } from './served-connection.ts';
+
+export interface LaneOptions {
+  /** Lanes one process keeps at once (default 10 000). */
+  readonly maxLanes?: number;
+  /** A lane with nothing in flight closes after this long (default 60 s). */
+  readonly laneIdleMs?: number;
+  /** Limits of each lane's connection (default: the server's). */
+  readonly limits?: Partial<Limits>;
+}
+
+interface Lane {
+  readonly connection: ServedConnection;
+  readonly handle: { close(): Promise<void> };
+}
+
+export class Lanes {
+  private readonly lanes = new Map<string, Lane>();
+  private readonly maxLanes: number;
+  private readonly idleMs: number;
+
+  constructor(private readonly host: ServingHost, private readonly acceptor: SessionAcceptorPort, private readonly options: LaneOptions) {
+    this.maxLanes = options.maxLanes ?? 10_000;
+    this.idleMs = options.laneIdleMs ?? 60_000;
+  }
+
+  get size(): number {
+    return this.lanes.size;
+  }
+
+  /** The lane's connection, opened on first use; undefined when the process holds as many lanes as it may. */
+  connectionFor(laneId: string | undefined): ServedConnection | undefined {
+    if (laneId !== undefined) {
+      const found = this.lanes.get(laneId);
+      if (found !== undefined && !found.connection.isClosed) return found.connection;
+    }
+    if (this.lanes.size >= this.maxLanes) this.sweep(0);
+    if (this.lanes.size >= this.maxLanes) return undefined;
+    const key = laneId ?? `one-shot:${this.host.now()}:${Math.random()}`;
+    // The connection's callbacks need the lane, which needs the connection.
+    const made: { lane?: Lane } = {};
+    const connection = new ServedConnection(this.host, {
+      onClosed: () => {
+        if (made.lane !== undefined && this.lanes.get(key) === made.lane) this.lanes.delete(key);
+      },
+      ...(laneId === undefined ? { onIdle: () => queueMicrotask(() => void made.lane?.handle.close()) } : {}),
+    });
+    const handle = this.acceptor.accept(connection, { knownEra: 'modern', ...(this.options.limits === undefined ? {} : { limits: this.options.limits }) });
+    made.lane = { connection, handle };
+    this.lanes.set(key, made.lane);
+    return connection;
+  }
+
+  /** The lane of a cancellation, if this process holds it. */
+  existing(laneId: string): ServedConnection | undefined {
+    return this.lanes.get(laneId)?.connection;
+  }
+
+  /** The client closed its connection: its lane goes once nothing is in flight on it. */
+  close(laneId: string): void {
+    const lane = this.lanes.get(laneId);
+    if (lane !== undefined && lane.connection.inFlight === 0) void lane.handle.close();
+  }
+
+  /** Closes lanes idle for longer than `idleMs` (the configured idle time by default). */
+  sweep(idleMs = this.idleMs): void {
+    const cutoff = this.host.now() - idleMs;
+    for (const lane of this.lanes.values()) {
+      if (lane.connection.inFlight === 0 && lane.connection.lastActive <= cutoff) void lane.handle.close();
+    }
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all(Array.from(this.lanes.values(), (lane) => lane.handle.close()));
+  }
+}

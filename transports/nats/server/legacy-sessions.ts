@@ -1,0 +1,250 @@
+/**
+ * Legacy-era sessions over NATS. `initialize` arrives on the call subjects (any process of the queue group may
+ * take it); the process that answers owns the session: it subscribes to the session subject, where the client
+ * sends everything else, and records the session in JetStream KV. Server requests and notifications go to the
+ * client's session inbox with the session subject as reply subject.
+ *
+ * Takeover: when the owner dies, NATS tells the client there are no responders on the session subject; the
+ * client sends the same request to the adopt subject. The process that gets it checks that the owner is really
+ * gone (its ping subject has no responders), wins the record by compare-and-set, serves the session from its
+ * stored revision and capabilities, and handles the request. The client never initializes again. Requests that
+ * were running on the dead process end with the client's silence error (no keepalive, no answer).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Msg } from 'nats';
+import type { Codec } from '../../../core/codecs/codec.ts';
+import { ErrorCode } from '../../../core/error-codes.ts';
+import { type JsonObject, type JsonRpcMessage, type RequestId, classify } from '../../../core/jsonrpc.ts';
+import { type LegacyRevision, isLegacyRevision } from '../../../core/protocol/versions.ts';
+import type { SessionAcceptorPort } from '../../../core/transport.ts';
+import { type BodyEncoding, codecOf, readsMsgpack } from '../body-codec.ts';
+import { headerOf, isNoRespondersError, NatsHeader, replyOf } from '../headers.ts';
+import { isPlainSubject, type ServerSubjects } from '../subjects.ts';
+import { type CheckedRequest, decodeBody, malformedRefusal, refuse } from './inbound.ts';
+import { ServedConnection, type ServingHost } from './served-connection.ts';
+import type { SessionRecord, SessionRecords } from './session-records.ts';
+
+export interface LegacySessionOptions {
+  /** A session nobody used for this long is closed and forgotten (default 30 min). */
+  readonly idleMs?: number;
+  /** How long the adopter waits for the owner's ping before it calls the owner dead (default 1 s). */
+  readonly ownerPingMs?: number;
+}
+
+interface Served {
+  readonly connection: ServedConnection;
+  readonly handle: { close(): Promise<void> };
+  readonly unsubscribe: () => void;
+  /** Close ends the session for good (its record goes) unless the process is handing it over. */
+  ending: boolean;
+}
+
+export class LegacySessions {
+  private readonly sessions = new Map<string, Served>();
+  private readonly idleMs: number;
+  private readonly ownerPingMs: number;
+  private handingOver = false;
+
+  constructor(
+    private readonly host: ServingHost,
+    private readonly acceptor: SessionAcceptorPort,
+    private readonly subjects: ServerSubjects,
+    private readonly records: SessionRecords | undefined,
+    private readonly maxMessageBytes: number,
+    private readonly claimsEnabled: boolean,
+    options: LegacySessionOptions,
+  ) {
+    this.idleMs = options.idleMs ?? 30 * 60_000;
+    this.ownerPingMs = options.ownerPingMs ?? 1000;
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  has(sessionId: string): boolean {
+    return this.sessions.has(sessionId);
+  }
+
+  /** `initialize` on the call subjects: a new session owned by this process. */
+  open(request: CheckedRequest, msg: Msg, codec: Codec): void {
+    const reply = replyOf(msg) as string;
+    const clientInbox = headerOf(msg.headers, NatsHeader.clientInbox) ?? '';
+    if (!isPlainSubject(clientInbox)) {
+      return refuse(this.host.connection, reply, codec, request.id, ErrorCode.InvalidRequest, `Invalid request: initialize over NATS needs a ${NatsHeader.clientInbox} header naming a subject for the session's server requests`);
+    }
+    const sessionId = randomBytes(24).toString('base64url');
+    const encoding: BodyEncoding = readsMsgpack(msg.headers) ? 'msgpack' : 'json';
+    const params = request.params ?? {};
+    const served = this.serve(sessionId, clientInbox, encoding, async (answer) => {
+      const headers = { [NatsHeader.sessionId]: sessionId };
+      const classified = classify(answer);
+      const result = classified.kind === 'response' && 'result' in classified.message ? classified.message.result : undefined;
+      const revision = result?.['protocolVersion'];
+      if (result === undefined || typeof revision !== 'string' || !isLegacyRevision(revision)) {
+        // The handshake failed: the session will never operate.
+        queueMicrotask(() => void this.end(sessionId));
+        return headers;
+      }
+      await this.record(sessionId, {
+        revision,
+        peerCapabilities: (params['capabilities'] ?? {}) as JsonObject,
+        ...(typeof params['clientInfo'] === 'object' && params['clientInfo'] !== null ? { peerInfo: params['clientInfo'] as SessionRecord['peerInfo'] & object } : {}),
+        clientInbox,
+        encoding,
+        owner: this.host.processId,
+      });
+      return headers;
+    }, undefined);
+    served.connection.deliverRequest(request, reply, codec, this.claimsEnabled && headerOf(msg.headers, NatsHeader.acceptClaim) !== undefined);
+  }
+
+  /** A request for a session whose owner did not answer. */
+  async adopt(msg: Msg): Promise<void> {
+    const reply = replyOf(msg);
+    const sessionId = headerOf(msg.headers, NatsHeader.sessionId) ?? '';
+    const decoded = decodeBody(msg, this.maxMessageBytes);
+    const id = decoded.ok ? idOf(decoded.value) : undefined;
+    const local = this.sessions.get(sessionId);
+    if (local !== undefined) return this.dispatch(local, msg);
+    const found = this.records === undefined || sessionId === '' ? undefined : await this.records.get(sessionId);
+    if (found === undefined) {
+      if (reply !== undefined) refuse(this.host.connection, reply, decoded.codec, id, ErrorCode.InvalidRequest, `Session not found: ${sessionId === '' ? 'no session id was given' : 'the session ended or was never recorded'}; initialize a new session`);
+      return;
+    }
+    const { record, revision } = found;
+    if (record.owner !== this.host.processId && (await this.ownerAlive(record.owner))) {
+      // The owner lives but does not serve the subject (it is taking the session back, or just closed it).
+      if (reply !== undefined) refuse(this.host.connection, reply, decoded.codec, id, ErrorCode.InternalError, 'The session is being moved between server processes; retry the request');
+      return;
+    }
+    const again = this.sessions.get(sessionId);
+    if (again !== undefined) return this.dispatch(again, msg);
+    const won = await this.records!.claim(sessionId, { ...record, owner: this.host.processId }, revision);
+    const winner = this.sessions.get(sessionId);
+    if (winner !== undefined) return this.dispatch(winner, msg);
+    if (!won) {
+      // Another process took it: pass the request on to the session subject it now serves.
+      this.host.connection.publish(this.subjects.session(sessionId), msg.data, { ...(reply === undefined ? {} : { reply }), ...(msg.headers === undefined ? {} : { headers: msg.headers }) });
+      return;
+    }
+    const served = this.serve(sessionId, record.clientInbox, record.encoding, undefined, {
+      revision: record.revision as LegacyRevision,
+      peerCapabilities: record.peerCapabilities,
+      ...(record.peerInfo === undefined ? {} : { peerInfo: { name: record.peerInfo.name, version: record.peerInfo.version } }),
+    });
+    this.dispatch(served, msg);
+  }
+
+  /** Closes idle sessions. */
+  sweep(): void {
+    const cutoff = this.host.now() - this.idleMs;
+    for (const [sessionId, served] of this.sessions) {
+      if (served.connection.inFlight === 0 && served.connection.lastActive <= cutoff) void this.end(sessionId);
+    }
+  }
+
+  /**
+   * Stops serving every session. `handover` keeps their records so other processes take them over at the
+   * clients' next request (a rolling restart); otherwise the sessions end.
+   */
+  async closeAll(handover: boolean): Promise<void> {
+    this.handingOver = handover;
+    await Promise.all(Array.from(this.sessions.keys(), (sessionId) => this.end(sessionId)));
+  }
+
+  private serve(
+    sessionId: string,
+    clientInbox: string,
+    encoding: BodyEncoding,
+    onInitializeAnswer: ((answer: JsonRpcMessage) => Promise<Record<string, string>>) | undefined,
+    preinitialized: { readonly revision: LegacyRevision; readonly peerCapabilities: JsonObject; readonly peerInfo?: { readonly name: string; readonly version: string } } | undefined,
+  ): Served {
+    const subject = this.subjects.session(sessionId);
+    // The connection's callbacks need the session record, which needs the connection.
+    const made: { served?: Served } = {};
+    const connection = new ServedConnection(this.host, {
+      clientInbox,
+      sessionSubject: subject,
+      inboxCodec: codecOf(encoding),
+      ...(onInitializeAnswer === undefined ? {} : { onInitializeAnswer }),
+      onClosed: () => {
+        const served = made.served;
+        if (served === undefined || this.sessions.get(sessionId) !== served) return;
+        this.sessions.delete(sessionId);
+        served.unsubscribe();
+        if (!this.handingOver || served.ending) void this.records?.delete(sessionId).catch(() => undefined);
+      },
+    });
+    const subscription = this.host.connection.subscribe(subject, {
+      // A queue group: while a session changes hands, a message still reaches one process only.
+      queue: 'mcp-session',
+      callback: (error, msg) => {
+        if (error === null && made.served !== undefined) this.dispatch(made.served, msg);
+      },
+    });
+    const handle = this.acceptor.accept(connection, preinitialized === undefined ? undefined : { preinitialized });
+    const served: Served = { connection, handle, unsubscribe: () => subscription.unsubscribe(), ending: false };
+    made.served = served;
+    this.sessions.set(sessionId, served);
+    return served;
+  }
+
+  /** One message on a session subject (or handed over by the adopt subject). */
+  private dispatch(served: Served, msg: Msg): void {
+    const control = msg.headers?.get(NatsHeader.frame);
+    if (control === 'close') {
+      served.ending = true;
+      void served.handle.close();
+      if (replyOf(msg) !== undefined) msg.respond(new Uint8Array(0));
+      return;
+    }
+    const decoded = decodeBody(msg, this.maxMessageBytes);
+    if (!decoded.ok) {
+      if (replyOf(msg) !== undefined) {
+        const refusal = malformedRefusal(decoded.error);
+        refuse(this.host.connection, replyOf(msg) as string, decoded.codec, undefined, refusal.code, refusal.message);
+      }
+      return;
+    }
+    const classified = classify(decoded.value);
+    if (classified.kind === 'request' && replyOf(msg) !== undefined) {
+      served.connection.deliverRequest(classified.message, replyOf(msg) as string, decoded.codec, this.claimsEnabled && headerOf(msg.headers, NatsHeader.acceptClaim) !== undefined);
+      return;
+    }
+    // Notifications, answers to server requests, and whatever the session itself should refuse.
+    served.connection.deliver(decoded.value);
+  }
+
+  private async record(sessionId: string, record: SessionRecord): Promise<void> {
+    if (this.records === undefined) return;
+    try {
+      await this.records.put(sessionId, record);
+    } catch {
+      // Without a record the session still works here; only a takeover would not find it.
+    }
+  }
+
+  /** Only "no responders" proves the owner gone; a slow answer is not a death. */
+  private async ownerAlive(owner: string): Promise<boolean> {
+    try {
+      await this.host.connection.request(this.subjects.ping(owner), new Uint8Array(0), { timeout: this.ownerPingMs });
+      return true;
+    } catch (error) {
+      return !isNoRespondersError(error);
+    }
+  }
+
+  private async end(sessionId: string): Promise<void> {
+    const served = this.sessions.get(sessionId);
+    if (served === undefined) return;
+    if (!this.handingOver) served.ending = true;
+    await served.handle.close();
+  }
+}
+
+function idOf(value: unknown): RequestId | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const id = (value as Record<string, unknown>)['id'];
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}

@@ -1,0 +1,149 @@
+/**
+ * Serves an MCP server over NATS (the binding is documented in docs/nats-binding.md). Every process that serves
+ * the same name joins one queue group on the call subjects, so modern requests and new legacy sessions spread
+ * over all of them; legacy sessions stay with their process and move when it dies; changes reach every process.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Msg, NatsConnection, Subscription } from 'nats';
+import { ErrorCode } from '../../../core/error-codes.ts';
+import { defaultLimits } from '../../../core/limits.ts';
+import type { SessionAcceptorPort } from '../../../core/transport.ts';
+import { type ClaimCheckOptions, DEFAULT_CLAIM_BUCKET, openClaimStore } from '../claim-check.ts';
+import { headerOf, NatsHeader, natsHeaderLookup, replyOf } from '../headers.ts';
+import { DEFAULT_PREFIX, DEFAULT_QUEUE, serverSubjects } from '../subjects.ts';
+import { fanOutChanges } from './change-fanout.ts';
+import { checkCall, decodeBody, malformedRefusal, refuse } from './inbound.ts';
+import { startKeepalives } from './keepalive.ts';
+import { type LaneOptions, Lanes } from './lanes.ts';
+import { type LegacySessionOptions, LegacySessions } from './legacy-sessions.ts';
+import type { OpenExchange, ServingHost } from './served-connection.ts';
+import { type SessionRecordOptions, SessionRecords } from './session-records.ts';
+
+export interface NatsServeOptions {
+  /** A connected `nats` client; the binding never closes it. */
+  readonly connection: NatsConnection;
+  /** The server's name: one subject token under the prefix. */
+  readonly name: string;
+  /** Subject prefix (default `mcp`). */
+  readonly prefix?: string;
+  /** Queue group of the server processes (default `mcp-servers`). */
+  readonly queue?: string;
+  /** Keepalive interval of requests in flight (default 5 s); clients call a request dead after `silenceMs`. */
+  readonly keepaliveMs?: number;
+  /** Largest decoded message accepted (default 4 MiB; NATS `max_payload` limits it first). */
+  readonly maxMessageBytes?: number;
+  /**
+   * Legacy session records in JetStream KV so another process can take a session over (default on). `false`
+   * keeps sessions in this process only (no JetStream needed).
+   */
+  readonly sessionRecords?: SessionRecordOptions | false;
+  readonly sessions?: LegacySessionOptions;
+  readonly lanes?: LaneOptions;
+  /** Oversized answers through the JetStream object store, for clients that accept them (default off). */
+  readonly claimCheck?: ClaimCheckOptions | boolean;
+  /** Clock for idle expiry (tests). */
+  readonly now?: () => number;
+}
+
+export interface NatsServing {
+  /** This process's id in the binding (its ping subject, its session records' owner). */
+  readonly processId: string;
+  /** Open legacy sessions and modern lanes here. */
+  readonly counts: () => { readonly sessions: number; readonly lanes: number; readonly inFlight: number };
+  /**
+   * Stops serving. `handover` (the default) leaves legacy sessions' records so other processes take them over;
+   * `end` ends them. Modern listens end with their complete result first when the server closes them.
+   */
+  close(mode?: 'handover' | 'end'): Promise<void>;
+}
+
+export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServeOptions): Promise<NatsServing> {
+  const connection = options.connection;
+  const subjects = serverSubjects(options.prefix ?? DEFAULT_PREFIX, options.name);
+  const processId = randomBytes(8).toString('hex');
+  const maxMessageBytes = options.maxMessageBytes ?? defaultLimits.maxMessageBytes;
+  const eras = acceptor.eras ?? 'legacy';
+  const claimOptions = options.claimCheck === true ? {} : options.claimCheck === false || options.claimCheck === undefined ? undefined : options.claimCheck;
+  const host: ServingHost = {
+    connection,
+    processId,
+    now: options.now ?? Date.now,
+    exchanges: new Map<string, OpenExchange>(),
+    claims: claimOptions === undefined ? undefined : { bucket: claimOptions.bucket ?? DEFAULT_CLAIM_BUCKET, store: openClaimStore(connection, claimOptions) },
+  };
+  if (host.claims !== undefined) await host.claims.store;
+  const records = eras === 'modern' || options.sessionRecords === false ? undefined : await SessionRecords.open(connection, options.name, options.sessionRecords ?? {});
+  const lanes = new Lanes(host, acceptor, options.lanes ?? {});
+  const legacy = new LegacySessions(host, acceptor, subjects, records, maxMessageBytes, host.claims !== undefined, options.sessions ?? {});
+  const claimsFor = (msg: Msg): boolean => host.claims !== undefined && headerOf(msg.headers, NatsHeader.acceptClaim) !== undefined;
+
+  const onCall = (msg: Msg): void => {
+    const reply = replyOf(msg);
+    // Requests only: a message nobody can answer is dropped.
+    if (reply === undefined) return;
+    const decoded = decodeBody(msg, maxMessageBytes);
+    if (!decoded.ok) {
+      const refusal = malformedRefusal(decoded.error);
+      return refuse(connection, reply, decoded.codec, undefined, refusal.code, refusal.message);
+    }
+    const subjectMethod = msg.subject.slice(subjects.callPrefix.length);
+    const isInitialize = subjectMethod === 'initialize';
+    const checked = checkCall(decoded.value, subjectMethod, msg, !isInitialize);
+    if (!('request' in checked)) return refuse(connection, reply, decoded.codec, checked.id, checked.code, checked.message);
+    const request = checked.request;
+    if (isInitialize && eras !== 'modern') return legacy.open(request, msg, decoded.codec);
+    if (!isInitialize && eras === 'legacy') {
+      return refuse(connection, reply, decoded.codec, request.id, ErrorCode.InvalidRequest, 'Invalid request: this server speaks the legacy protocol era; send initialize first and then use the session');
+    }
+    const lane = lanes.connectionFor(headerOf(msg.headers, NatsHeader.lane));
+    if (lane === undefined) return refuse(connection, reply, decoded.codec, request.id, ErrorCode.InternalError, 'The server holds as many client lanes as it may; retry later');
+    lane.deliverRequest(request, reply, decoded.codec, claimsFor(msg), natsHeaderLookup(msg.headers));
+  };
+
+  const onCancel = (msg: Msg): void => {
+    const laneId = headerOf(msg.headers, NatsHeader.lane);
+    if (laneId === undefined) return;
+    const lane = lanes.existing(laneId);
+    if (lane === undefined) return;
+    if (headerOf(msg.headers, NatsHeader.frame) === 'close') return lanes.close(laneId);
+    const decoded = decodeBody(msg, maxMessageBytes);
+    if (decoded.ok) lane.deliver(decoded.value);
+  };
+
+  const queue = options.queue ?? DEFAULT_QUEUE;
+  const subscriptions: Subscription[] = [
+    connection.subscribe(subjects.callWildcard, { queue, callback: (error, msg) => void (error === null && onCall(msg)) }),
+    connection.subscribe(subjects.cancel, { callback: (error, msg) => void (error === null && onCancel(msg)) }),
+    connection.subscribe(subjects.ping(processId), { callback: (error, msg) => void (error === null && msg.respond(new Uint8Array(0))) }),
+  ];
+  if (eras !== 'modern') {
+    subscriptions.push(connection.subscribe(subjects.adopt, { queue, callback: (error, msg) => void (error === null && legacy.adopt(msg).catch(() => undefined)) }));
+  }
+  const stopChanges = acceptor.changes === undefined ? undefined : fanOutChanges(connection, subjects.changes, processId, acceptor.changes);
+  const keepaliveMs = options.keepaliveMs ?? 5000;
+  const stopKeepalives = startKeepalives(host, keepaliveMs);
+  const sweeper = setInterval(() => {
+    lanes.sweep();
+    legacy.sweep();
+  }, Math.min(keepaliveMs * 4, 30_000));
+  sweeper.unref();
+  // The subscriptions are in place at the NATS server before anyone is told this process serves.
+  await connection.flush();
+
+  let closed: Promise<void> | undefined;
+  return {
+    processId,
+    counts: () => ({ sessions: legacy.size, lanes: lanes.size, inFlight: host.exchanges.size }),
+    close(mode = 'handover') {
+      closed ??= (async () => {
+        for (const subscription of subscriptions) subscription.unsubscribe();
+        stopChanges?.();
+        stopKeepalives();
+        clearInterval(sweeper);
+        await Promise.all([lanes.closeAll(), legacy.closeAll(mode === 'handover')]);
+        if (!connection.isClosed()) await connection.flush().catch(() => undefined);
+      })();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,249 @@
+/**
+ * The Transport a server session sees for one NATS client connection: a modern-era lane or a legacy session.
+ * Inbound, the binding feeds it each message with the reply subject of its request as the exchange key.
+ * Outbound, it routes every frame the session sends:
+ * - an answer goes to the reply subject of its request (by exchange key, or by request id for sessions that
+ *   do not keep keys, such as a bridged stdio server);
+ * - a notification tied to a request (progress, a log line) goes to that request's reply subject;
+ * - anything else (a legacy session's server requests and notifications) goes to the client's session inbox,
+ *   with the session subject as reply subject, so the answer reaches whichever process owns the session.
+ * An answer larger than the NATS `max_payload` goes by claim-check when the client accepts it, or becomes an
+ * internal error naming the sizes: the client never waits for an answer that cannot arrive.
+ */
+import type { NatsConnection, ObjectStore } from 'nats';
+import { BehaviorSubject, type Observable, Subject } from 'rxjs';
+import type { Codec } from '../../../core/codecs/codec.ts';
+import { jsonCodec } from '../../../core/codecs/json.ts';
+import { ErrorCode } from '../../../core/error-codes.ts';
+import { LocalError } from '../../../core/errors.ts';
+import { type JsonRpcMessage, type RequestId, errorResponse } from '../../../core/jsonrpc.ts';
+import type { ExchangeKey, InboundFrame, OutboundFrame, Transport, TransportStatus } from '../../../core/transport.ts';
+import { depositClaim } from '../claim-check.ts';
+import { MSGPACK_CONTENT_TYPE, NatsHeader, newHeaders } from '../headers.ts';
+
+/** Room left in `max_payload` for the headers of a message. */
+export const HEADER_ALLOWANCE = 1024;
+
+/** One request in flight: where its answer goes and how the client wants it. */
+export interface OpenExchange {
+  readonly reply: string;
+  readonly requestId: RequestId;
+  readonly codec: Codec;
+  /** The client fetches oversized answers from the object store. */
+  readonly claim: boolean;
+  readonly connection: ServedConnection;
+  /** When something was last sent on it (keepalives fill silences). */
+  lastSent: number;
+  /** A keepalive probe is out. */
+  probing: boolean;
+}
+
+/** What every served connection of a process shares. */
+export interface ServingHost {
+  readonly connection: NatsConnection;
+  readonly processId: string;
+  readonly now: () => number;
+  /** In-flight exchanges of the whole process, for keepalives. */
+  readonly exchanges: Map<string, OpenExchange>;
+  /** The claim-check store, when the server enabled it. */
+  readonly claims: { readonly bucket: string; readonly store: Promise<ObjectStore> } | undefined;
+}
+
+export interface ServedConnectionOptions {
+  /** Legacy sessions: the client's session inbox, for frames that belong to no request. */
+  readonly clientInbox?: string;
+  /** Legacy sessions: the reply subject of server requests (the session subject). */
+  readonly sessionSubject?: string;
+  /** Legacy sessions: the codec of frames sent to the client's session inbox. */
+  readonly inboxCodec?: Codec;
+  /** Legacy `initialize`: runs before its answer goes out and returns extra headers for it. */
+  readonly onInitializeAnswer?: (answer: JsonRpcMessage) => Promise<Record<string, string>>;
+  /** The last exchange finished (one-shot lanes close then). */
+  readonly onIdle?: () => void;
+  readonly onClosed: () => void;
+}
+
+const EMPTY_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+function isAnswer(message: JsonRpcMessage): message is JsonRpcMessage & { readonly id: RequestId } {
+  return !('method' in message) && 'id' in message;
+}
+
+export class ServedConnection implements Transport {
+  readonly kind = 'nats';
+  readonly incoming$: Observable<InboundFrame>;
+  /** Reply subject of each request in flight on this connection, by request id. */
+  private readonly byId = new Map<RequestId, OpenExchange>();
+  private readonly inbound = new Subject<InboundFrame>();
+  private readonly status = new BehaviorSubject<TransportStatus>({ type: 'open' });
+  private initializeId: RequestId | undefined;
+  private closed = false;
+  /** When it last carried anything either way (idle expiry). */
+  lastActive: number;
+
+  constructor(private readonly host: ServingHost, private readonly options: ServedConnectionOptions) {
+    this.incoming$ = this.inbound.asObservable();
+    this.lastActive = host.now();
+  }
+
+  get status$(): Observable<TransportStatus> {
+    return this.status.asObservable();
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  get inFlight(): number {
+    return this.byId.size;
+  }
+
+  /** Registers a request's reply subject and hands the request to the session. */
+  deliverRequest(message: JsonRpcMessage & { readonly id: RequestId; readonly method: string }, reply: string, codec: Codec, claim: boolean, mirror?: (name: string) => string | undefined): void {
+    if (this.closed) return;
+    const open: OpenExchange = { reply, requestId: message.id, codec, claim, connection: this, lastSent: this.host.now(), probing: false };
+    // A duplicate id is the session's to refuse; its answer still needs a way back.
+    if (!this.byId.has(message.id)) this.byId.set(message.id, open);
+    this.host.exchanges.set(reply, open);
+    if (message.method === 'initialize' && this.options.onInitializeAnswer !== undefined) this.initializeId = message.id;
+    this.lastActive = this.host.now();
+    this.inbound.next(mirror === undefined ? { type: 'message', payload: message, exchange: reply } : { type: 'message', payload: message, exchange: reply, mirror });
+  }
+
+  /** A notification or an answer to a server request. */
+  deliver(payload: unknown): void {
+    if (this.closed) return;
+    this.lastActive = this.host.now();
+    this.inbound.next({ type: 'message', payload });
+  }
+
+  /** Bytes that did not decode, on the exchange of `reply` when they came as a request. */
+  deliverMalformed(error: LocalError, reply: string | undefined): void {
+    if (this.closed) return;
+    this.inbound.next(reply === undefined ? { type: 'malformed', error } : { type: 'malformed', error, exchange: reply });
+  }
+
+  /** The client's inbox for `reply` is gone: the request is cancelled (both eras). */
+  exchangeGone(reply: string): void {
+    const open = this.host.exchanges.get(reply);
+    if (open === undefined || open.connection !== this) return;
+    this.finish(open);
+    this.inbound.next({ type: 'exchange-closed', exchange: reply });
+    // The legacy era does not read a closed exchange as a cancel; the client is gone, so say it for it.
+    this.inbound.next({ type: 'message', payload: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: open.requestId, reason: 'The client is gone' } } });
+  }
+
+  send(frame: OutboundFrame): void | Promise<void> {
+    if (this.closed) return Promise.reject(new LocalError('ConnectionClosed', 'The NATS connection of this session is closed'));
+    const payload = frame.payload;
+    if (Array.isArray(payload)) {
+      let pending: Promise<void>[] | undefined;
+      for (const message of payload as readonly JsonRpcMessage[]) {
+        const sent = this.sendOne(message, frame.exchange);
+        if (sent !== undefined) (pending ??= []).push(sent);
+      }
+      return pending === undefined ? undefined : Promise.all(pending).then(() => undefined);
+    }
+    return this.sendOne(payload as JsonRpcMessage, frame.exchange);
+  }
+
+  async close(reason?: LocalError): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const open of this.byId.values()) {
+      if (this.host.exchanges.get(open.reply) === open) this.host.exchanges.delete(open.reply);
+    }
+    this.byId.clear();
+    this.status.next(reason === undefined ? { type: 'closed' } : { type: 'closed', reason });
+    this.status.complete();
+    this.inbound.complete();
+    this.options.onClosed();
+  }
+
+  private sendOne(message: JsonRpcMessage, exchange: ExchangeKey | undefined): void | Promise<void> {
+    this.lastActive = this.host.now();
+    const answer = isAnswer(message);
+    const open = answer ? this.byId.get(message.id) : typeof exchange === 'string' ? this.host.exchanges.get(exchange) : undefined;
+    if (answer) {
+      if (open === undefined) return undefined;
+      this.finish(open);
+      if (message.id === this.initializeId && this.options.onInitializeAnswer !== undefined) {
+        this.initializeId = undefined;
+        return this.options.onInitializeAnswer(message).then((headers) => this.publishAnswer(open, message, headers));
+      }
+      return this.publishAnswer(open, message, EMPTY_HEADERS);
+    }
+    if (open !== undefined && open.connection === this) {
+      open.lastSent = this.host.now();
+      return this.publish(open.reply, message, open.codec, EMPTY_HEADERS, undefined);
+    }
+    if (typeof exchange === 'string' && this.options.clientInbox === undefined) {
+      // A related notification whose request already ended: its inbox may still listen (modern lanes).
+      return this.publish(exchange, message, jsonCodec, EMPTY_HEADERS, undefined);
+    }
+    const inbox = this.options.clientInbox;
+    if (inbox === undefined) return undefined;
+    return this.publish(inbox, message, this.options.inboxCodec ?? jsonCodec, EMPTY_HEADERS, this.options.sessionSubject);
+  }
+
+  private finish(open: OpenExchange): void {
+    if (this.byId.get(open.requestId) === open) this.byId.delete(open.requestId);
+    if (this.host.exchanges.get(open.reply) === open) this.host.exchanges.delete(open.reply);
+    if (this.byId.size === 0) this.options.onIdle?.();
+  }
+
+  private publishAnswer(open: OpenExchange, message: JsonRpcMessage & { readonly id: RequestId }, headers: Readonly<Record<string, string>>): void | Promise<void> {
+    const body = open.codec.encode(message);
+    if (body.byteLength + HEADER_ALLOWANCE <= this.maxPayload()) return this.publishBody(open.reply, body, open.codec, headers, undefined);
+    const claims = this.host.claims;
+    if (open.claim && claims !== undefined) {
+      return claims.store
+        .then((store) => depositClaim(store, claims.bucket, body))
+        .then((claim) => this.publishBody(open.reply, new Uint8Array(0), open.codec, { ...headers, ...claim }, undefined))
+        .catch((error: unknown) => this.publishTooLarge(open, message.id, body.byteLength, `the object store refused it: ${String(error)}`));
+    }
+    return this.publishTooLarge(open, message.id, body.byteLength, open.claim ? 'this server has no claim-check store' : 'the client did not accept claim-checks');
+  }
+
+  private publishTooLarge(open: OpenExchange, id: RequestId, bytes: number, why: string): void {
+    const refusal = errorResponse(id, {
+      code: ErrorCode.InternalError,
+      message: `The answer is ${bytes} bytes, more than the NATS max_payload of ${this.maxPayload()} bytes allows, and ${why}`,
+      data: { bytes, maxPayload: this.maxPayload() },
+    });
+    this.publishBody(open.reply, open.codec.encode(refusal), open.codec, EMPTY_HEADERS, undefined);
+  }
+
+  private publish(subject: string, message: JsonRpcMessage, codec: Codec, headers: Readonly<Record<string, string>>, reply: string | undefined): void {
+    const body = codec.encode(message);
+    if (body.byteLength + HEADER_ALLOWANCE > this.maxPayload()) {
+      const error = new LocalError('FrameTooLarge', `A ${body.byteLength}-byte message does not fit the NATS max_payload of ${this.maxPayload()} bytes`);
+      // A server request that cannot go fails at once; a notification is dropped (the session notes it).
+      queueMicrotask(() => this.inbound.next({ type: 'undeliverable', payload: message, error }));
+      return;
+    }
+    this.publishBody(subject, body, codec, headers, reply);
+  }
+
+  private publishBody(subject: string, body: Uint8Array, codec: Codec, headers: Readonly<Record<string, string>>, reply: string | undefined): void {
+    const all = codec === jsonCodec ? headers : { ...headers, [NatsHeader.contentType]: MSGPACK_CONTENT_TYPE };
+    let hasHeaders = false;
+    for (const _ in all) {
+      hasHeaders = true;
+      break;
+    }
+    try {
+      this.host.connection.publish(subject, body, {
+        ...(hasHeaders ? { headers: newHeaders(all) } : {}),
+        ...(reply === undefined ? {} : { reply }),
+      });
+    } catch (error) {
+      // The NATS connection itself is closed: this connection is over.
+      void this.close(new LocalError('ConnectionClosed', 'The NATS connection closed', { cause: error }));
+    }
+  }
+
+  private maxPayload(): number {
+    return this.host.connection.info?.max_payload ?? 1024 * 1024;
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Legacy sessions' records in a JetStream KV bucket, so that another process can take a session over when the
+ * process that owns it dies. A record holds what a session needs to go on without a new handshake (revision,
+ * the client's capabilities and info, where its server requests go) and which process owns it. Taking over is
+ * a compare-and-set on the record's revision: of several processes that try at once, exactly one wins.
+ */
+import type { KV, NatsConnection } from 'nats';
+import type { LegacyRevision } from '../../../core/protocol/versions.ts';
+import type { BodyEncoding } from '../body-codec.ts';
+
+export interface SessionRecord {
+  readonly revision: LegacyRevision;
+  readonly peerCapabilities: { readonly [key: string]: unknown };
+  readonly peerInfo?: { readonly name: string; readonly version: string; readonly [key: string]: unknown };
+  readonly clientInbox: string;
+  readonly encoding: BodyEncoding;
+  /** The process serving it now. */
+  readonly owner: string;
+}
+
+export interface SessionRecordOptions {
+  /** KV bucket (default `mcp_sessions_<name>`). */
+  readonly bucket?: string;
+  /** How long a record outlives its last write (default 24 h): sessions nobody closed do not stay forever. */
+  readonly ttlMs?: number;
+}
+
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+
+function parse(bytes: Uint8Array): SessionRecord | undefined {
+  try {
+    const value: unknown = JSON.parse(decoder.decode(bytes));
+    if (typeof value !== 'object' || value === null) return undefined;
+    const record = value as Partial<SessionRecord>;
+    if (typeof record.revision !== 'string' || typeof record.owner !== 'string' || typeof record.clientInbox !== 'string') return undefined;
+    return value as SessionRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+export class SessionRecords {
+  private constructor(private readonly kv: KV) {}
+
+  static async open(connection: NatsConnection, name: string, options: SessionRecordOptions = {}): Promise<SessionRecords> {
+    const bucket = options.bucket ?? `mcp_sessions_${name}`;
+    const kv = await connection.jetstream().views.kv(bucket, { history: 1, ttl: options.ttlMs ?? 24 * 3_600_000 });
+    return new SessionRecords(kv);
+  }
+
+  async put(sessionId: string, record: SessionRecord): Promise<void> {
+    await this.kv.put(sessionId, encoder.encode(JSON.stringify(record)));
+  }
+
+  async get(sessionId: string): Promise<{ readonly record: SessionRecord; readonly revision: number } | undefined> {
+    const entry = await this.kv.get(sessionId);
+    if (entry === null || entry.operation !== 'PUT') return undefined;
+    const record = parse(entry.value);
+    return record === undefined ? undefined : { record, revision: entry.revision };
+  }
+
+  /** Makes `owner` the session's owner if the record is still at `revision`; false when another process won. */
+  async claim(sessionId: string, record: SessionRecord, revision: number): Promise<boolean> {
+    try {
+      await this.kv.update(sessionId, encoder.encode(JSON.stringify(record)), revision);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async delete(sessionId: string): Promise<void> {
+    await this.kv.delete(sessionId);
+  }
+}

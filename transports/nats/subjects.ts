@@ -1,0 +1,71 @@
+/**
+ * The subjects of one MCP server name on NATS. Everything lives under `<prefix>.<name>` so that NATS subject
+ * permissions can grant or refuse a whole server, one method, or the session subjects:
+ *
+ *   <prefix>.<name>.call.<method tokens>   requests without a session (modern era, and legacy `initialize`), queue group
+ *   <prefix>.<name>.s.<session id>         one legacy session's client-to-server messages, served by its owner
+ *   <prefix>.<name>.adopt                  a legacy session's request whose owner is gone, queue group
+ *   <prefix>.<name>.cancel                 modern-era cancellations, every process hears them
+ *   <prefix>.<name>.changes                list and resource changes, every process hears them
+ *   <prefix>.<name>.p.<process id>.ping    liveness of one server process
+ *
+ * The method rides in the subject with `/` turned into `.` (`tools/call` -> `call.tools.call`), so a request's
+ * subject, its `Mcp-Method` header and its body must agree.
+ */
+
+/** A subject token: no separators, wildcards or whitespace. */
+const TOKEN = /^[A-Za-z0-9_-]+$/;
+/** A full subject a peer may name (an inbox): tokens separated by dots, no wildcards. */
+const SUBJECT = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
+/** Method names that map to subject tokens one to one. */
+const METHOD = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
+
+export function isSubjectToken(value: string): boolean {
+  return TOKEN.test(value);
+}
+
+export function isPlainSubject(value: string): boolean {
+  return value.length <= 512 && SUBJECT.test(value);
+}
+
+/** The subject tokens of a method (`tools/call` -> `tools.call`), or undefined when it has no such form. */
+export function methodTokens(method: string): string | undefined {
+  return METHOD.test(method) ? method.replaceAll('/', '.') : undefined;
+}
+
+export interface ServerSubjects {
+  readonly base: string;
+  readonly callPrefix: string;
+  readonly callWildcard: string;
+  readonly adopt: string;
+  readonly cancel: string;
+  readonly changes: string;
+  call(method: string): string | undefined;
+  session(sessionId: string): string;
+  ping(processId: string): string;
+}
+
+export function serverSubjects(prefix: string, name: string): ServerSubjects {
+  if (!isPlainSubject(prefix)) throw new TypeError(`NATS subject prefix ${JSON.stringify(prefix)} must be dot-separated tokens of [A-Za-z0-9_-]`);
+  if (!isSubjectToken(name)) throw new TypeError(`MCP server name ${JSON.stringify(name)} must be one NATS subject token ([A-Za-z0-9_-]+)`);
+  const base = `${prefix}.${name}`;
+  const callPrefix = `${base}.call.`;
+  return {
+    base,
+    callPrefix,
+    callWildcard: `${base}.call.>`,
+    adopt: `${base}.adopt`,
+    cancel: `${base}.cancel`,
+    changes: `${base}.changes`,
+    call(method) {
+      const tokens = methodTokens(method);
+      return tokens === undefined ? undefined : callPrefix + tokens;
+    },
+    session: (sessionId) => `${base}.s.${sessionId}`,
+    ping: (processId) => `${base}.p.${processId}.ping`,
+  };
+}
+
+export const DEFAULT_PREFIX = 'mcp';
+/** The queue group every server process of a name joins. */
+export const DEFAULT_QUEUE = 'mcp-servers';
