@@ -24,3 +24,8 @@ export function codecOfMessage(headers: MsgHdrs | undefined): Codec {
 export function readsMsgpack(headers: MsgHdrs | undefined): boolean {
   return headers?.get(NatsHeader.accept)?.includes('msgpack') === true;
 }
+
+/** The codec of the answers to a request: msgpack when the sender reads it and this side allows it. */
+export function answerCodec(headers: MsgHdrs | undefined, received: Codec, msgpackAllowed: boolean): Codec {
+  return msgpackAllowed && readsMsgpack(headers) ? msgpackCodec : received;
+}

@@ -17,7 +17,7 @@ import { ErrorCode } from '../../../core/error-codes.ts';
 import { type JsonObject, type JsonRpcMessage, type RequestId, classify } from '../../../core/jsonrpc.ts';
 import { type LegacyRevision, isLegacyRevision } from '../../../core/protocol/versions.ts';
 import type { SessionAcceptorPort } from '../../../core/transport.ts';
-import { type BodyEncoding, codecOf, readsMsgpack } from '../body-codec.ts';
+import { type BodyEncoding, answerCodec, codecOf, readsMsgpack } from '../body-codec.ts';
 import { headerOf, isNoRespondersError, NatsHeader, replyOf } from '../headers.ts';
 import { isPlainSubject, type ServerSubjects } from '../subjects.ts';
 import { type CheckedRequest, decodeBody, malformedRefusal, refuse } from './inbound.ts';
@@ -51,7 +51,7 @@ export class LegacySessions {
     private readonly subjects: ServerSubjects,
     private readonly records: SessionRecords | undefined,
     private readonly maxMessageBytes: number,
-    private readonly claimsEnabled: boolean,
+    private readonly allowed: { readonly claims: boolean; readonly msgpack: boolean },
     options: LegacySessionOptions,
   ) {
     this.idleMs = options.idleMs ?? 30 * 60_000;
@@ -74,7 +74,7 @@ export class LegacySessions {
       return refuse(this.host.connection, reply, codec, request.id, ErrorCode.InvalidRequest, `Invalid request: initialize over NATS needs a ${NatsHeader.clientInbox} header naming a subject for the session's server requests`);
     }
     const sessionId = randomBytes(24).toString('base64url');
-    const encoding: BodyEncoding = readsMsgpack(msg.headers) ? 'msgpack' : 'json';
+    const encoding: BodyEncoding = this.allowed.msgpack && readsMsgpack(msg.headers) ? 'msgpack' : 'json';
     const params = request.params ?? {};
     const served = this.serve(sessionId, clientInbox, encoding, async (answer) => {
       const headers = { [NatsHeader.sessionId]: sessionId };
@@ -96,7 +96,7 @@ export class LegacySessions {
       });
       return headers;
     }, undefined);
-    served.connection.deliverRequest(request, reply, codec, this.claimsEnabled && headerOf(msg.headers, NatsHeader.acceptClaim) !== undefined);
+    served.connection.deliverRequest(request, reply, codec, this.allowed.claims && headerOf(msg.headers, NatsHeader.acceptClaim) !== undefined);
   }
 
   /** A request for a session whose owner did not answer. */
@@ -209,7 +209,7 @@ export class LegacySessions {
     }
     const classified = classify(decoded.value);
     if (classified.kind === 'request' && replyOf(msg) !== undefined) {
-      served.connection.deliverRequest(classified.message, replyOf(msg) as string, decoded.codec, this.claimsEnabled && headerOf(msg.headers, NatsHeader.acceptClaim) !== undefined);
+      served.connection.deliverRequest(classified.message, replyOf(msg) as string, answerCodec(msg.headers, decoded.codec, this.allowed.msgpack), this.allowed.claims && headerOf(msg.headers, NatsHeader.acceptClaim) !== undefined);
       return;
     }
     // Notifications, answers to server requests, and whatever the session itself should refuse.

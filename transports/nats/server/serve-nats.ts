@@ -8,6 +8,7 @@ import type { Msg, NatsConnection, Subscription } from 'nats';
 import { ErrorCode } from '../../../core/error-codes.ts';
 import { defaultLimits } from '../../../core/limits.ts';
 import type { SessionAcceptorPort } from '../../../core/transport.ts';
+import { answerCodec } from '../body-codec.ts';
 import { type ClaimCheckOptions, DEFAULT_CLAIM_BUCKET, openClaimStore } from '../claim-check.ts';
 import { headerOf, NatsHeader, natsHeaderLookup, replyOf } from '../headers.ts';
 import { DEFAULT_PREFIX, DEFAULT_QUEUE, serverSubjects } from '../subjects.ts';
@@ -39,6 +40,8 @@ export interface NatsServeOptions {
   readonly sessionRecords?: SessionRecordOptions | false;
   readonly sessions?: LegacySessionOptions;
   readonly lanes?: LaneOptions;
+  /** Answer in msgpack to clients that announce they read it (default true). */
+  readonly msgpack?: boolean;
   /** Oversized answers through the JetStream object store, for clients that accept them (default off). */
   readonly claimCheck?: ClaimCheckOptions | boolean;
   /** Clock for idle expiry (tests). */
@@ -74,7 +77,8 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
   if (host.claims !== undefined) await host.claims.store;
   const records = eras === 'modern' || options.sessionRecords === false ? undefined : await SessionRecords.open(connection, options.name, options.sessionRecords ?? {});
   const lanes = new Lanes(host, acceptor, options.lanes ?? {});
-  const legacy = new LegacySessions(host, acceptor, subjects, records, maxMessageBytes, host.claims !== undefined, options.sessions ?? {});
+  const legacy = new LegacySessions(host, acceptor, subjects, records, maxMessageBytes, { claims: host.claims !== undefined, msgpack: options.msgpack !== false }, options.sessions ?? {});
+  const msgpackAllowed = options.msgpack !== false;
   const claimsFor = (msg: Msg): boolean => host.claims !== undefined && headerOf(msg.headers, NatsHeader.acceptClaim) !== undefined;
 
   const onCall = (msg: Msg): void => {
@@ -91,13 +95,14 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
     const checked = checkCall(decoded.value, subjectMethod, msg, !isInitialize);
     if (!('request' in checked)) return refuse(connection, reply, decoded.codec, checked.id, checked.code, checked.message);
     const request = checked.request;
-    if (isInitialize && eras !== 'modern') return legacy.open(request, msg, decoded.codec);
+    const codec = answerCodec(msg.headers, decoded.codec, msgpackAllowed);
+    if (isInitialize && eras !== 'modern') return legacy.open(request, msg, codec);
     if (!isInitialize && eras === 'legacy') {
       return refuse(connection, reply, decoded.codec, request.id, ErrorCode.InvalidRequest, 'Invalid request: this server speaks the legacy protocol era; send initialize first and then use the session');
     }
     const lane = lanes.connectionFor(headerOf(msg.headers, NatsHeader.lane));
     if (lane === undefined) return refuse(connection, reply, decoded.codec, request.id, ErrorCode.InternalError, 'The server holds as many client lanes as it may; retry later');
-    lane.deliverRequest(request, reply, decoded.codec, claimsFor(msg), natsHeaderLookup(msg.headers));
+    lane.deliverRequest(request, reply, codec, claimsFor(msg), natsHeaderLookup(msg.headers));
   };
 
   const onCancel = (msg: Msg): void => {
