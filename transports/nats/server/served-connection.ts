@@ -32,6 +32,8 @@ export interface OpenExchange {
   /** The client fetches oversized answers from the object store. */
   readonly claim: boolean;
   readonly connection: ServedConnection;
+  /** The request's progress token, if it asked for progress. */
+  readonly progressToken?: string | number;
   /** When something was last sent on it (keepalives fill silences). */
   lastSent: number;
   /** A keepalive probe is out. */
@@ -65,6 +67,15 @@ export interface ServedConnectionOptions {
 
 const EMPTY_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
+/** `params._meta.progressToken` of a request, or `params.progressToken` of a progress notification. */
+function progressTokenOf(params: unknown, field?: 'progressToken'): string | number | undefined {
+  if (typeof params !== 'object' || params === null) return undefined;
+  const holder = field === undefined ? (params as { _meta?: unknown })._meta : params;
+  if (typeof holder !== 'object' || holder === null) return undefined;
+  const token = (holder as { progressToken?: unknown }).progressToken;
+  return typeof token === 'string' || typeof token === 'number' ? token : undefined;
+}
+
 function isAnswer(message: JsonRpcMessage): message is JsonRpcMessage & { readonly id: RequestId } {
   return !('method' in message) && 'id' in message;
 }
@@ -74,6 +85,11 @@ export class ServedConnection implements Transport {
   readonly incoming$: Observable<InboundFrame>;
   /** Reply subject of each request in flight on this connection, by request id. */
   private readonly byId = new Map<RequestId, OpenExchange>();
+  /**
+   * The same, by progress token: progress from a session that does not keep exchange keys (a bridged stdio
+   * server) still travels with its request, in order with its answer.
+   */
+  private readonly byProgressToken = new Map<string | number, OpenExchange>();
   private readonly inbound = new Subject<InboundFrame>();
   private readonly status = new BehaviorSubject<TransportStatus>({ type: 'open' });
   private initializeId: RequestId | undefined;
@@ -99,11 +115,13 @@ export class ServedConnection implements Transport {
   }
 
   /** Registers a request's reply subject and hands the request to the session. */
-  deliverRequest(message: JsonRpcMessage & { readonly id: RequestId; readonly method: string }, reply: string, codec: Codec, claim: boolean, mirror?: (name: string) => string | undefined): void {
+  deliverRequest(message: JsonRpcMessage & { readonly id: RequestId; readonly method: string; readonly params?: unknown }, reply: string, codec: Codec, claim: boolean, mirror?: (name: string) => string | undefined): void {
     if (this.closed) return;
-    const open: OpenExchange = { reply, requestId: message.id, codec, claim, connection: this, lastSent: this.host.now(), probing: false };
+    const token = progressTokenOf(message.params);
+    const open: OpenExchange = { reply, requestId: message.id, codec, claim, connection: this, lastSent: this.host.now(), probing: false, ...(token === undefined ? {} : { progressToken: token }) };
     // A duplicate id is the session's to refuse; its answer still needs a way back.
     if (!this.byId.has(message.id)) this.byId.set(message.id, open);
+    if (token !== undefined && !this.byProgressToken.has(token)) this.byProgressToken.set(token, open);
     this.host.exchanges.set(reply, open);
     if (message.method === 'initialize' && this.options.onInitializeAnswer !== undefined) this.initializeId = message.id;
     this.lastActive = this.host.now();
@@ -163,7 +181,13 @@ export class ServedConnection implements Transport {
   private sendOne(message: JsonRpcMessage, exchange: ExchangeKey | undefined): void | Promise<void> {
     this.lastActive = this.host.now();
     const answer = isAnswer(message);
-    const open = answer ? this.byId.get(message.id) : typeof exchange === 'string' ? this.host.exchanges.get(exchange) : undefined;
+    const open = answer
+      ? this.byId.get(message.id)
+      : typeof exchange === 'string'
+        ? this.host.exchanges.get(exchange)
+        : 'method' in message && message.method === 'notifications/progress'
+          ? this.byProgressToken.get(progressTokenOf(message.params, 'progressToken') as string)
+          : undefined;
     if (answer) {
       if (open === undefined) return undefined;
       this.finish(open);
@@ -188,6 +212,7 @@ export class ServedConnection implements Transport {
 
   private finish(open: OpenExchange): void {
     if (this.byId.get(open.requestId) === open) this.byId.delete(open.requestId);
+    if (open.progressToken !== undefined && this.byProgressToken.get(open.progressToken) === open) this.byProgressToken.delete(open.progressToken);
     if (this.host.exchanges.get(open.reply) === open) this.host.exchanges.delete(open.reply);
     if (this.byId.size === 0) this.options.onIdle?.();
   }
