@@ -1,0 +1,79 @@
+/**
+ * A real MCP server process on NATS for the NATS specs: `createServer` + `serveNats`. Run as
+ *   node --import tsx server-process.ts <nats url> <server name>
+ * Environment (all optional): KEEPALIVE_MS (default 200), OWNER_PING_MS (default 300), ERAS (default `both`).
+ *
+ * Tools (every result's text is JSON naming the process that answered):
+ *   whoami            {"pid"}
+ *   echo {text}       {"pid","text"}
+ *   slow {ms}         waits `ms` (aborts with the request), then {"pid","slept"}
+ * Resource `test://status` (text: this pid).
+ *
+ * stdout: `ready <pid> <binding process id>` once serveNats resolved; then one `ok <command>` per command done,
+ * and `nats <event>` for each event of its NATS connection (`nats disconnect`, `nats reconnect`).
+ * stdin, one command a line:
+ *   add-tool <name>           registers a tool (a list change every process serving the name hears)
+ *   resource-updated <uri>    announces that a resource changed
+ * The process exits when its stdin closes (so it never outlives the spec that started it).
+ */
+import { createInterface } from 'node:readline';
+import { connect } from 'nats';
+import { createServer } from '../../../machines/server.ts';
+import { serveNats } from '../../../transports/nats/index.ts';
+
+const [url, name] = process.argv.slice(2);
+if (url === undefined || name === undefined) {
+  console.error('usage: server-process.ts <nats url> <server name>');
+  process.exit(2);
+}
+const keepaliveMs = Number(process.env['KEEPALIVE_MS'] ?? 200);
+const ownerPingMs = Number(process.env['OWNER_PING_MS'] ?? 300);
+const eras = (process.env['ERAS'] ?? 'both') as 'both' | 'legacy' | 'modern';
+
+const server = createServer({ name: 'nats-fixture', version: '1.0.0', eras });
+const said = (fields: Record<string, unknown>): string => JSON.stringify({ pid: process.pid, ...fields });
+
+server.tool({ name: 'whoami' }, () => said({}));
+server.tool(
+  { name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
+  ({ text }) => said({ text }),
+);
+server.tool(
+  { name: 'slow', inputSchema: { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] } },
+  ({ ms }, context) =>
+    new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => resolve(said({ slept: ms })), Number(ms));
+      context.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        reject(new Error('aborted'));
+      });
+    }),
+);
+server.resource({ uri: 'test://status', name: 'status' }, () => ({ contents: [{ uri: 'test://status', text: String(process.pid) }] }));
+
+const connection = await connect({ servers: url, name: `fixture-${process.pid}`, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+const serving = await serveNats(server, { connection, name, keepaliveMs, sessions: { ownerPingMs } });
+console.log(`ready ${process.pid} ${serving.processId}`);
+// Connection events (`nats disconnect`, `nats reconnect`, ...), so a spec can wait until this process is back.
+void (async () => {
+  for await (const status of connection.status()) console.log(`nats ${status.type}`);
+})();
+
+const lines = createInterface({ input: process.stdin });
+lines.on('line', (line) => {
+  const [command, argument] = line.trim().split(/\s+/);
+  if (command === 'add-tool' && argument !== undefined) {
+    server.tool({ name: argument }, () => said({ tool: argument }));
+  } else if (command === 'resource-updated' && argument !== undefined) {
+    server.notifyResourceUpdated(argument);
+  } else {
+    console.error(`unknown command: ${line}`);
+    return;
+  }
+  // The change is published on NATS; flush so it has left this process before the spec is told.
+  connection.flush().then(
+    () => console.log(`ok ${line.trim()}`),
+    (error: unknown) => console.error(`flush failed: ${String(error)}`),
+  );
+});
+lines.on('close', () => process.exit(0));

@@ -1,0 +1,134 @@
+/**
+ * A legacy session's owner is cut off from NATS for a moment (not dead: its connection reconnects). While it
+ * is away the client's next request finds no responders, and another process takes the session over (the
+ * owner's ping subject has no responders either). When the old owner's connection comes back, nats.js
+ * restores its subscription to the session subject: unless it learns that it lost the session, two processes
+ * serve one session (each with its own session state), and a close reaches only one of them.
+ *
+ * This happens for real when nats-server restarts and the processes reconnect in some order (see
+ * server-restart.spec.ts); here a TCP proxy in front of the owner's connection cuts it off deterministically.
+ * Two serveNats instances in this process, each with its own NATS connection and its own server.
+ *
+ * Marked `todo`: the binding does not handle it yet (the owner never re-checks its sessions' records after a
+ * reconnect). The test runs and reports, but does not fail the suite.
+ */
+import assert from 'node:assert/strict';
+import { type Server, type Socket, createServer as tcpServer, connect as tcpConnect } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { type NatsConnection, connect } from 'nats';
+import { createServer } from '../../../machines/server.ts';
+import { type NatsServing, serveNats } from '../../../transports/nats/index.ts';
+import { type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';
+import { type NatsClient, answerOf, awaitGoneFromNats, connectClient, until } from './nats-processes.ts';
+
+const NAME = 'partition';
+
+/** A TCP proxy to nats-server that can cut every connection through it and refuse new ones for a while. */
+async function cuttableProxy(port: number): Promise<{ readonly url: string; cut(): void; restore(): void; close(): Promise<void> }> {
+  let open = true;
+  const sockets = new Set<Socket>();
+  const server: Server = tcpServer((inbound) => {
+    if (!open) return void inbound.destroy();
+    const outbound = tcpConnect({ host: '127.0.0.1', port });
+    const end = (): void => {
+      inbound.destroy();
+      outbound.destroy();
+      sockets.delete(inbound);
+      sockets.delete(outbound);
+    };
+    for (const socket of [inbound, outbound]) {
+      sockets.add(socket);
+      socket.on('error', end);
+      socket.on('close', end);
+    }
+    inbound.pipe(outbound);
+    outbound.pipe(inbound);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const proxyPort = typeof address === 'object' && address !== null ? address.port : 0;
+  return {
+    url: `nats://127.0.0.1:${proxyPort}`,
+    cut() {
+      open = false;
+      for (const socket of sockets) socket.destroy();
+    },
+    restore() {
+      open = true;
+    },
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+let nats: NatsServerProcess;
+const connections: NatsConnection[] = [];
+const servings: NatsServing[] = [];
+const clients: NatsClient[] = [];
+let proxy: Awaited<ReturnType<typeof cuttableProxy>> | undefined;
+
+async function serveAs(label: string, url: string): Promise<{ readonly serving: NatsServing; readonly connection: NatsConnection; readonly events: readonly string[] }> {
+  const server = createServer({ name: `partition-${label}`, version: '1.0.0' });
+  server.tool({ name: 'whoami' }, () => JSON.stringify({ pid: label === 'A' ? 1 : 2 }));
+  const connection = await connect({ servers: url, name: label, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+  connections.push(connection);
+  const serving = await serveNats(server, { connection, name: NAME, keepaliveMs: 200, sessions: { ownerPingMs: 300 } });
+  servings.push(serving);
+  const events: string[] = [];
+  void (async () => {
+    for await (const status of connection.status()) events.push(status.type);
+  })();
+  return { serving, connection, events };
+}
+
+async function whoami(client: NatsClient): Promise<number> {
+  return answerOf(await client.session.callTool('whoami', {}, { timeoutMs: 5000 })).pid;
+}
+
+describe('NATS: a legacy session taken over while its owner was cut off', { timeout: 30_000 }, () => {
+  before(async () => {
+    nats = await startNatsServer();
+  });
+
+  after(async () => {
+    await Promise.allSettled(clients.map((client) => client.session.close()));
+    await Promise.allSettled(servings.map((serving) => serving.close('end')));
+    await Promise.allSettled(connections.map((connection) => connection.close()));
+    await proxy?.close();
+    await nats.dispose();
+  });
+
+  test(
+    'once the old owner is back, one process serves the session',
+    { todo: 'binding bug: after a reconnect the old owner keeps serving sessions another process took over (legacy-sessions.ts never re-checks ownership)' },
+    async (t) => {
+      proxy = await cuttableProxy(nats.port);
+      const a = await serveAs('A', proxy.url);
+      const clientConnection = await connect({ servers: nats.url, name: 'client' });
+      connections.push(clientConnection);
+      const client = await connectClient(clientConnection, NAME, 'legacy', 1500);
+      clients.push(client);
+      assert.equal(await whoami(client), 1, 'A, alone, owns the session');
+      await serveAs('B', nats.url);
+
+      // A is cut off: the session's next request is taken over by B.
+      proxy.cut();
+      await awaitGoneFromNats(clientConnection, NAME, a.serving.processId);
+      assert.equal(await whoami(client), 2, 'B took the session over');
+
+      // A comes back (its connection reconnects through the proxy and restores its subscriptions).
+      proxy.restore();
+      await until(() => a.events.includes('reconnect'), 'A reconnected', 5000);
+      await a.connection.flush();
+      t.diagnostic(`A still holds ${a.serving.counts().sessions} legacy session(s) after it reconnected`);
+
+      const answeredBy: number[] = [];
+      for (let i = 0; i < 20; i++) answeredBy.push(await whoami(client));
+      t.diagnostic(`after A reconnected, answered by ${answeredBy.join(',')}`);
+      assert.deepEqual([...new Set(answeredBy)], [2], 'only the new owner (B) serves the session');
+      assert.equal(a.serving.counts().sessions, 0, 'A let the session go');
+    },
+  );
+});
