@@ -124,6 +124,8 @@ export interface SessionAcceptorPort {
        * records per session looks its record up instead of starting one.
        */
       readonly restoredSessionId?: string;
+      /** Overrides of the session limits for this connection (a NATS lane carries one client's whole traffic). */
+      readonly limits?: Partial<Limits>;
     },
   ): { readonly state: string; close(): Promise<void> };
 }

@@ -6,7 +6,12 @@
  *
  * Event ids must be unique within a session and identify their stream (the default encodes
  * `<streamId>.<sequence>`), so `replayAfter` can find the stream from the id alone.
+ *
+ * A store several processes share (replicas of a gateway, see `restoreSession`) may also implement `follow`
+ * and `endStream`: a client that lost a request stream whose request runs in another process then resumes it
+ * here and gets its events as they are appended there, up to its answer.
  */
+import type { Observable } from 'rxjs';
 
 export interface StoredEvent {
   readonly id: string;
@@ -32,6 +37,17 @@ export interface EventStore {
   replayAfter(sessionId: string, lastEventId: string): ReplayResult | undefined | Promise<ReplayResult | undefined>;
   /** Forgets a session (it ended). */
   dropSession(sessionId: string): void | Promise<void>;
+  /**
+   * Optional, with `endStream`: the events of `lastEventId`'s stream after it, then those appended later by any
+   * process, completing once that stream ended (`endStream`); undefined when the id is not one of this session's.
+   * Unsubscribing stops following. Used when the stream is not running in this process.
+   */
+  follow?(sessionId: string, lastEventId: string): Observable<StoredEvent> | undefined;
+  /**
+   * Optional, with `follow`: the request stream `streamId` is over (its answer was stored, or nothing is left to
+   * answer). Followers of it complete after its last event.
+   */
+  endStream?(sessionId: string, streamId: string): void | Promise<void>;
 }
 
 export interface InMemoryEventStoreOptions {

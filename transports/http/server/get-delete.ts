@@ -6,7 +6,8 @@
  *   this connection, taking it over from any connection still holding it; allowed even when the standalone
  *   stream is disabled, since the 2025-11-25 polling pattern depends on it.
  * - DELETE ends the session: its transport closes (the session sees its input complete), its streams end,
- *   and its id answers 404 from then on.
+ *   its events leave the store, and its id answers 404 from then on (here; other processes that restored it
+ *   hold their own copy until it expires there).
  */
 import { HEADER, MEDIA_TYPE } from '../shared/headers.ts';
 import { accepts } from '../shared/media-types.ts';
@@ -24,7 +25,7 @@ export async function handleGet(endpoint: Endpoint, req: HttpRequest, res: HttpR
   const lastEventId = req.header(HEADER.lastEventId);
   const resuming = lastEventId !== undefined && lastEventId.length > 0 && options.transport.store !== undefined;
   if (!resuming && !options.standaloneGet) return methodNotAllowed(res, 'POST, DELETE', 'this endpoint offers no standalone GET stream');
-  const transport = sessionFor(endpoint, req, res, principal);
+  const transport = await sessionFor(endpoint, req, res, principal);
   if (transport === undefined) return;
   const headers = { [HEADER.sessionId]: transport.sessionId as string };
   if (resuming) {
@@ -40,8 +41,8 @@ export async function handleGet(endpoint: Endpoint, req: HttpRequest, res: HttpR
 
 export async function handleDelete(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, principal: string | undefined): Promise<void> {
   if (endpoint.options.stateless) return methodNotAllowed(res, 'POST', 'a stateless endpoint has no sessions to end');
-  const transport = sessionFor(endpoint, req, res, principal);
+  const transport = await sessionFor(endpoint, req, res, principal);
   if (transport === undefined) return;
-  await transport.close();
+  await transport.end();
   res.respond(200, {});
 }

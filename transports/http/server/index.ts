@@ -4,7 +4,7 @@
  */
 export { createStreamableHttpServer } from './streamable-http-server.ts';
 export type { ListeningServer, StreamableHttpServer } from './streamable-http-server.ts';
-export type { LegacySseOptions, SseOptions, StreamableHttpServerOptions } from './options.ts';
+export type { LegacySseOptions, RestoredSession, SseOptions, StreamableHttpServerOptions } from './options.ts';
 export { InMemoryEventStore } from './event-store.ts';
 export type { EventStore, InMemoryEventStoreOptions, ReplayResult, StoredEvent } from './event-store.ts';
 export type { HttpRequestInfo, NativeRequest } from './http-exchange.ts';

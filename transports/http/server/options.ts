@@ -5,7 +5,8 @@
 import { type Clock, systemClock } from '../../../core/clock.ts';
 import { defaultLimits } from '../../../core/limits.ts';
 import { LEGACY_REVISIONS, type LegacyRevision } from '../../../core/protocol/versions.ts';
-import type { SessionAcceptorPort } from '../../../core/transport.ts';
+import type { Implementation } from '../../../core/protocol/capabilities.ts';
+import type { FrameOrigin, SessionAcceptorPort } from '../../../core/transport.ts';
 import { type HostPolicy, LOOPBACK_HOSTS, LOOPBACK_ORIGINS, createHostCheck, createOriginCheck } from '../shared/host-origin.ts';
 import { type EventStore, InMemoryEventStore } from './event-store.ts';
 import type { HttpRequestInfo } from './http-exchange.ts';
@@ -34,6 +35,19 @@ export interface LegacySseOptions {
   readonly messagesPath?: string;
 }
 
+/**
+ * What a process needs to serve a session that began in another one (see `restoreSession`): the outcome of its
+ * handshake. The session goes on operating with these, under the id the client sent.
+ */
+export interface RestoredSession {
+  /** The revision the session negotiated (one of `supportedVersions`, or the session is not restored). */
+  readonly revision: LegacyRevision;
+  /** The capabilities the client declared in its initialize request. */
+  readonly peerCapabilities: { readonly [key: string]: unknown };
+  /** The `clientInfo` of its initialize request. */
+  readonly peerInfo?: Implementation;
+}
+
 export interface StreamableHttpServerOptions {
   /** Where new sessions go: `createServer()` from rxmcp fits. */
   readonly server: SessionAcceptorPort;
@@ -60,6 +74,18 @@ export interface StreamableHttpServerOptions {
    * opened them. Throwing refuses the request with 401.
    */
   readonly authenticate?: (request: HttpRequestInfo) => string | undefined | Promise<string | undefined>;
+  /**
+   * Several processes serve the same sessions (replicas behind a load balancer): a request naming a session this
+   * process does not hold asks here, and a record brings the session back under the same id, as if it had
+   * always been here; undefined answers 404 as for any unknown session. Concurrent requests for one id share
+   * one call. `origin` is the caller's (its principal, with `authenticate`): return undefined when the session
+   * is not theirs, since the restored session is bound to that principal. The id is the client's header, only
+   * checked to be 1 to 256 visible ASCII characters.
+   *
+   * With it, a process letting go of a session (idle expiry, `close()`) does not drop its events from the
+   * store, which other processes may still resume from; only DELETE (the session ends) does.
+   */
+  readonly restoreSession?: (sessionId: string, origin: FrameOrigin | undefined) => Promise<RestoredSession | undefined> | RestoredSession | undefined;
   /** Where events wait for reconnecting clients (default: a bounded in-memory store); false: no resumability. */
   readonly eventStore?: EventStore | false;
   readonly sse?: SseOptions;
@@ -82,6 +108,7 @@ export interface EndpointOptions {
   readonly maxSessions: number;
   readonly idleTimeoutMs: number;
   readonly authenticate: StreamableHttpServerOptions['authenticate'];
+  readonly restoreSession: StreamableHttpServerOptions['restoreSession'];
   readonly supportedVersions: readonly LegacyRevision[];
   readonly legacySse: { readonly ssePath: string; readonly messagesPath: string } | undefined;
   readonly clock: Clock;
@@ -107,6 +134,7 @@ export function resolveOptions(options: StreamableHttpServerOptions): EndpointOp
     maxSessions: options.maxSessions ?? 1000,
     idleTimeoutMs: options.idleTimeoutMs ?? 30 * 60_000,
     authenticate: options.authenticate,
+    restoreSession: stateless ? undefined : options.restoreSession,
     supportedVersions: options.supportedVersions ?? LEGACY_REVISIONS,
     legacySse: legacy === undefined ? undefined : { ssePath: legacy.ssePath ?? '/sse', messagesPath: legacy.messagesPath ?? '/messages' },
     clock,
@@ -114,6 +142,7 @@ export function resolveOptions(options: StreamableHttpServerOptions): EndpointOp
       clock,
       store,
       stateless,
+      sharedSessions: !stateless && options.restoreSession !== undefined,
       sse: {
         retryMs: sse.retryMs ?? 1000,
         prime: sse.prime ?? true,

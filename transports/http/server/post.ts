@@ -6,7 +6,6 @@
  * - a lone initialize request without Mcp-Session-Id opens a session (its id comes back in that header).
  * Stateless endpoints serve each POST with a session of its own (stateless.ts).
  */
-import { newSessionId } from '../../../core/ids.ts';
 import type { FrameOrigin } from '../../../core/transport.ts';
 import { HEADER } from '../shared/headers.ts';
 import { isJsonContentType } from '../shared/media-types.ts';
@@ -14,7 +13,8 @@ import { shapeOf } from './body-shape.ts';
 import type { HttpRequest, HttpResponder } from './http-exchange.ts';
 import { accepted, refuse } from './replies.ts';
 import { type Endpoint, answerMode, readJson, refuseUnacceptable, sessionFor } from './session-lookup.ts';
-import { HttpSessionTransport } from './session-transport.ts';
+import { openSession } from './session-open.ts';
+import type { HttpSessionTransport } from './session-transport.ts';
 import { handleStatelessPost } from './stateless.ts';
 import { handleModernPost, isModernPost } from './modern-post.ts';
 
@@ -42,10 +42,10 @@ export async function handlePost(endpoint: Endpoint, req: HttpRequest, res: Http
     if (registry.full) {
       return refuse(res, 503, `Service Unavailable: this server holds its maximum of ${options.maxSessions} sessions; retry later`, { [HEADER.retryAfter]: '30' });
     }
-    transport = openSession(endpoint, principal);
+    transport = openSession(options, registry, principal);
     registry.hold(transport.sessionId as string, res);
   } else {
-    transport = sessionFor(endpoint, req, res, principal);
+    transport = await sessionFor(endpoint, req, res, principal);
     if (transport === undefined) return;
   }
 
@@ -59,23 +59,4 @@ export async function handlePost(endpoint: Endpoint, req: HttpRequest, res: Http
   if (mode === undefined) return refuseUnacceptable(res);
   if (mode === 'json') return transport.openJson(res, headers, body.value, origin, shape);
   await transport.openStream(res, headers, body.value, origin, shape);
-}
-
-/** A new session: its transport, registered, then handed to the server. */
-function openSession(endpoint: Endpoint, principal: string | undefined): HttpSessionTransport {
-  const { options, registry } = endpoint;
-  const id = newSessionId();
-  const transport: HttpSessionTransport = new HttpSessionTransport(id, options.transport, {
-    onClosed: () => registry.remove(id),
-    // A failed handshake leaves a session that can never operate: end it (its id then answers 404).
-    onInitializeFailed: () => void transport.close(),
-  });
-  registry.add({ id, principal, kind: 'streamable', transport });
-  try {
-    options.server.accept(transport);
-  } catch (error) {
-    void transport.close();
-    throw error;
-  }
-  return transport;
 }

@@ -11,6 +11,7 @@ import type { EndpointOptions } from './options.ts';
 import { handlePost } from './post.ts';
 import { methodNotAllowed, refuse } from './replies.ts';
 import type { Endpoint } from './session-lookup.ts';
+import { SessionRestorer } from './session-open.ts';
 import { SessionRegistry } from './session-registry.ts';
 
 export interface Router {
@@ -23,7 +24,7 @@ export interface Router {
 
 export function createRouter(options: EndpointOptions): Router {
   const registry = new SessionRegistry({ maxSessions: options.maxSessions, idleTimeoutMs: options.idleTimeoutMs, clock: options.clock });
-  const endpoint: Endpoint = { options, registry, modern: new Set() };
+  const endpoint: Endpoint = { options, registry, restorer: new SessionRestorer(options, registry), modern: new Set() };
   let closed = false;
   return {
     registry,
@@ -38,6 +39,7 @@ export function createRouter(options: EndpointOptions): Router {
     },
     async close() {
       closed = true;
+      endpoint.restorer.close();
       const reason = new LocalError('ConnectionClosed', 'The HTTP server closed');
       await Promise.all([registry.closeAll(reason), ...[...endpoint.modern].map((transport) => transport.close(reason))]);
     },

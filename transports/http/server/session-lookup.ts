@@ -10,6 +10,7 @@ import { accepts } from '../shared/media-types.ts';
 import type { HttpRequest, HttpResponder } from './http-exchange.ts';
 import type { EndpointOptions } from './options.ts';
 import { refuse } from './replies.ts';
+import type { SessionRestorer } from './session-open.ts';
 import type { SessionRegistry } from './session-registry.ts';
 import type { HttpSessionTransport } from './session-transport.ts';
 import type { Transport } from '../../../core/transport.ts';
@@ -18,6 +19,8 @@ import type { Transport } from '../../../core/transport.ts';
 export interface Endpoint {
   readonly options: EndpointOptions;
   readonly registry: SessionRegistry;
+  /** Brings back sessions this process does not hold (`restoreSession`). */
+  readonly restorer: SessionRestorer;
   /** The connections of modern-era POSTs in progress (closed with the endpoint). */
   readonly modern: Set<Transport>;
 }
@@ -67,18 +70,33 @@ export function refuseVersion(res: HttpResponder, req: HttpRequest, supported: r
   refuse(res, 400, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(req.header(HEADER.protocolVersion))} (supported: ${supported.join(', ')})`);
 }
 
+type StreamableEntry = { id: string; principal: string | undefined; kind: 'streamable'; transport: HttpSessionTransport };
+
 /**
  * The Streamable HTTP session the request names, held busy until the response finishes; or undefined once the
  * request was refused: 400 without the header, 404 for an unknown, expired, ended or someone else's session,
- * 400 for an unsupported protocol version.
+ * 400 for an unsupported protocol version. An id this process does not hold is first offered to
+ * `restoreSession` (503 when this process is full or shutting down).
  */
-export function sessionFor(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, principal: string | undefined): HttpSessionTransport | undefined {
+export async function sessionFor(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, principal: string | undefined): Promise<HttpSessionTransport | undefined> {
   const id = req.header(HEADER.sessionId);
   if (id === undefined) {
     refuse(res, 400, 'Bad Request: the Mcp-Session-Id header is required');
     return undefined;
   }
-  const entry = endpoint.registry.get<{ id: string; principal: string | undefined; kind: 'streamable'; transport: HttpSessionTransport }>(id, principal, 'streamable');
+  const { registry, restorer } = endpoint;
+  if (restorer.enabled && !registry.has(id)) {
+    const outcome = await restorer.restore(id, principal);
+    if (outcome === 'full') {
+      refuse(res, 503, `Service Unavailable: this server holds its maximum of ${endpoint.options.maxSessions} sessions; retry later`, { [HEADER.retryAfter]: '30' });
+      return undefined;
+    }
+    if (outcome === 'closed') {
+      refuse(res, 503, 'Service Unavailable: the server is shutting down');
+      return undefined;
+    }
+  }
+  const entry = registry.get<StreamableEntry>(id, principal, 'streamable');
   if (entry === undefined || entry.transport.isClosed) {
     refuse(res, 404, 'Session not found: it never existed, expired or ended; initialize a new one');
     return undefined;

@@ -43,6 +43,11 @@ export class SessionRegistry {
     return this.sessions.size >= this.options.maxSessions;
   }
 
+  /** Whether any session (of any kind or principal) has this id. */
+  has(id: string): boolean {
+    return this.sessions.has(id);
+  }
+
   add(entry: SessionEntry): void {
     const registered: Registered = { entry, busy: 0, idle: undefined };
     this.sessions.set(entry.id, registered);
@@ -68,9 +73,10 @@ export class SessionRegistry {
     });
   }
 
-  remove(id: string): void {
+  /** Forgets session `id` (only if its transport is `transport`, when given: a later session may hold the id). */
+  remove(id: string, transport?: SessionEntry['transport']): void {
     const registered = this.sessions.get(id);
-    if (registered === undefined) return;
+    if (registered === undefined || (transport !== undefined && registered.entry.transport !== transport)) return;
     registered.idle?.cancel();
     this.sessions.delete(id);
   }

@@ -8,7 +8,10 @@
  * - with resumability, every event is stored first; a stream whose connection is gone keeps collecting events
  *   for a client that comes back with `Last-Event-ID`.
  * A client that disconnects is reported as `exchange-closed` (the legacy era does not take it as a cancel).
+ * A request stream's events go on being stored after its client left, and its end is recorded with the store
+ * (`endStream`), so a client that resumes it in another process gets all of it.
  */
+import { randomBytes } from 'node:crypto';
 import { BehaviorSubject, type Observable, Subject } from 'rxjs';
 import { LocalError } from '../../../core/errors.ts';
 import type { RequestId, WirePayload } from '../../../core/jsonrpc.ts';
@@ -28,6 +31,14 @@ export interface SessionTransportHooks {
   readonly onInitializeFailed: () => void;
 }
 
+export interface SessionTransportOptions {
+  /**
+   * The session began in another process: its POST streams get ids no other process gives (`p1_<tag>`), so
+   * their events never mix with that process's streams in a shared store.
+   */
+  readonly restored?: boolean;
+}
+
 export class HttpSessionTransport implements Transport {
   readonly kind = 'http';
   readonly incoming$: Observable<InboundFrame>;
@@ -40,6 +51,12 @@ export class HttpSessionTransport implements Transport {
   private resumes: Set<PendingResume> | undefined;
   private initialize: { readonly exchange: string; readonly id: RequestId } | undefined;
   private nextExchange = 0;
+  /** Makes this process's stream ids unique in a store other processes share (restored sessions only). */
+  private readonly streamSuffix: string;
+  /** Resumed streams carried here from the store while they run elsewhere: ended when the session closes here. */
+  private followers: Set<SseConnection> | undefined;
+  /** The client ended the session (DELETE): its events go, even from a store other processes share. */
+  private ending = false;
   private closed = false;
 
   constructor(
@@ -47,12 +64,19 @@ export class HttpSessionTransport implements Transport {
     readonly sessionId: string | undefined,
     readonly settings: TransportSettings,
     private readonly hooks: SessionTransportHooks,
+    options: SessionTransportOptions = {},
   ) {
     this.incoming$ = this.inbound.asObservable();
+    this.streamSuffix = options.restored === true ? `_${randomBytes(6).toString('base64url')}` : '';
   }
 
   get status$(): Observable<TransportStatus> {
     return this.status.asObservable();
+  }
+
+  /** The client ended the session (DELETE), as opposed to this process letting go of it (expiry, shutdown). */
+  get endedByClient(): boolean {
+    return this.ending;
   }
 
   get isClosed(): boolean {
@@ -75,7 +99,7 @@ export class HttpSessionTransport implements Transport {
 
   /** A POST with requests, answered on an SSE stream. */
   openStream(res: HttpResponder, headers: HeaderMap, payload: unknown, origin: FrameOrigin | undefined, shape: { requestIds: readonly RequestId[]; otherAnswers: number; initializeId: RequestId | undefined }): void | Promise<void> {
-    const stream = new LogicalStream(`p${++this.nextExchange}`, shape.requestIds, shape.otherAnswers);
+    const stream = new LogicalStream(`p${++this.nextExchange}${this.streamSuffix}`, shape.requestIds, shape.otherAnswers);
     this.exchanges.set(stream.id, stream);
     if (shape.initializeId !== undefined && this.revision === undefined) this.initialize = { exchange: stream.id, id: shape.initializeId };
     const connection = this.connect(res, headers);
@@ -140,6 +164,12 @@ export class HttpSessionTransport implements Transport {
     return this.toStream(standalone, data, payload, kind);
   }
 
+  /** The client ended the session (DELETE): as `close`, and its events leave the store whoever shares it. */
+  end(): Promise<void> {
+    this.ending = true;
+    return this.close();
+  }
+
   close(reason?: LocalError): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.closed = true;
@@ -152,16 +182,29 @@ export class HttpSessionTransport implements Transport {
     }
     this.exchanges.clear();
     this.standalone?.disconnect();
+    if (this.followers !== undefined) for (const connection of this.followers) connection.end();
+    this.followers = undefined;
     this.inbound.complete();
     this.status.next(reason === undefined ? { type: 'closed' } : { type: 'closed', reason });
     this.status.complete();
-    const { store } = this.settings;
-    const dropped = store !== undefined && this.sessionId !== undefined ? store.dropSession(this.sessionId) : undefined;
+    const { store, sharedSessions } = this.settings;
+    // A session other processes serve too lives on there: only its end (DELETE) drops its events.
+    const drop = store !== undefined && this.sessionId !== undefined && (!sharedSessions || this.ending);
+    const dropped = drop ? store.dropSession(this.sessionId as string) : undefined;
     this.hooks.onClosed();
     return Promise.resolve(dropped).catch(() => undefined);
   }
 
   // --- internals (also used by stream-resume.ts) --------------------------------------------------------
+
+  /**
+   * Whether this transport opened the request stream `streamId` (so, once it no longer runs, it is over); false
+   * for streams another process opened for the same session.
+   */
+  openedHere(streamId: string): boolean {
+    const match = /^p(\d+)(.*)$/.exec(streamId);
+    return match !== null && match[2] === this.streamSuffix && Number(match[1]) <= this.nextExchange;
+  }
 
   /** The session's stream `streamId` if it still runs (the standalone stream is created on demand). */
   liveStream(streamId: string): LogicalStream | undefined {
@@ -173,6 +216,14 @@ export class HttpSessionTransport implements Transport {
   trackResume(pending: PendingResume, active: boolean): void {
     if (active) (this.resumes ??= new Set()).add(pending);
     else this.resumes?.delete(pending);
+  }
+
+  /** A connection carrying a stream followed from the store: ended if the session closes first. */
+  trackFollower(connection: SseConnection): void {
+    if (this.closed) return connection.end();
+    const followers = (this.followers ??= new Set());
+    followers.add(connection);
+    connection.onClose(() => void followers.delete(connection));
   }
 
   connect(res: HttpResponder, headers: HeaderMap): SseConnection {
@@ -251,10 +302,27 @@ export class HttpSessionTransport implements Transport {
       exchange.completed = true;
       if (this.exchanges.get(exchange.id) === exchange) this.exchanges.delete(exchange.id);
       exchange.disconnect();
+      this.endStream(exchange.id);
     } else {
       this.exchanges.delete(exchange.key);
     }
     if (this.settings.stateless) queueMicrotask(() => void this.close());
+  }
+
+  /**
+   * Records with the store that a request stream is over (after its answer was stored), so clients following
+   * it from other processes see it end. Failing to is not the session's problem: a follower then waits for the
+   * store to let go of the stream.
+   */
+  private endStream(streamId: string): void {
+    const { store } = this.settings;
+    if (store?.endStream === undefined || this.sessionId === undefined) return;
+    try {
+      const ended = store.endStream(this.sessionId, streamId);
+      if (ended instanceof Promise) ended.catch(() => undefined);
+    } catch {
+      // as above
+    }
   }
 
   private answerJson(exchange: JsonExchange, data: string): void {

@@ -21,6 +21,11 @@ export interface TransportSettings {
   readonly store: EventStore | undefined;
   readonly sse: SseSettings;
   readonly stateless: boolean;
+  /**
+   * Other processes serve these sessions too (`restoreSession`): a session closing here keeps its events in the
+   * store, unless the client ended it (DELETE).
+   */
+  readonly sharedSessions: boolean;
 }
 
 /** Runs `next` on a value that may be a Promise, synchronously when it is not (the in-memory fast path). */

@@ -3,15 +3,24 @@
  * The store says which stream that event belongs to and what followed; those events are written first, then
  * the stream (if it still runs) continues on this connection: a request stream until its answer, the standalone
  * stream indefinitely. Only that stream's events are replayed, never another's.
+ *
+ * A request stream that another process opened (sessions shared by replicas, `restoreSession`) cannot continue
+ * from here; with a store that can `follow` streams, its events are carried over from the store as any process
+ * appends them, until the store says it ended. Without one, the replay is all this connection gets. The
+ * standalone stream is always this process's own.
  */
+import { Subscription } from 'rxjs';
 import { encodeSseEvent, encodeSseRetry } from '../shared/sse.ts';
-import type { ReplayResult, StoredEvent } from './event-store.ts';
+import type { EventStore, ReplayResult, StoredEvent } from './event-store.ts';
 import { PendingResume } from './exchanges.ts';
 import type { HeaderMap, HttpResponder } from './http-exchange.ts';
 import type { HttpSessionTransport } from './session-transport.ts';
 import { andThen } from './settings.ts';
+import type { SseConnection } from './sse-connection.ts';
 
 export type ResumeOutcome = 'unknown' | 'closed' | undefined;
+
+type FollowingStore = EventStore & Required<Pick<EventStore, 'follow' | 'endStream'>>;
 
 export function resumeStream(transport: HttpSessionTransport, res: HttpResponder, headers: HeaderMap, lastEventId: string): ResumeOutcome | Promise<ResumeOutcome> {
   const { store } = transport.settings;
@@ -32,6 +41,10 @@ export function resumeStream(transport: HttpSessionTransport, res: HttpResponder
     if (transport.isClosed) return 'closed';
     if (result === undefined) return 'unknown';
     const stream = transport.liveStream(result.streamId);
+    if (stream === undefined && !transport.openedHere(result.streamId) && canFollow(store)) {
+      follow(transport, store, sessionId, transport.connect(res, headers), result, lastEventId);
+      return undefined;
+    }
     // A stream that goes on is primed again, so a client that loses this connection before any event still has
     // an id to come back with; a finished one only replays.
     const priming = stream !== undefined && transport.polls ? store.append(sessionId, stream.id, null) : undefined;
@@ -62,4 +75,41 @@ export function resumeStream(transport: HttpSessionTransport, res: HttpResponder
     });
   }
   return finish(replay);
+}
+
+/** `follow` is only of use with `endStream`: without it a follower could never tell that a stream ended. */
+function canFollow(store: EventStore): store is FollowingStore {
+  return store.follow !== undefined && store.endStream !== undefined;
+}
+
+/**
+ * Carries a stream running in another process: the replay, then what the store emits after its last event,
+ * until the store completes (the stream's end) or fails, the client leaves, or the session closes here. Like
+ * the replay, this ignores flow control: it is bounded by what one stream holds, and a client that stops
+ * reading is cut off by the connection's drain timeout.
+ */
+function follow(transport: HttpSessionTransport, store: FollowingStore, sessionId: string, connection: SseConnection, result: ReplayResult, lastEventId: string): void {
+  const retry = transport.settings.sse.retryMs;
+  if (transport.polls && retry > 0) void connection.write(encodeSseRetry(retry));
+  const seen = new Set<string>();
+  for (const event of result.events) {
+    seen.add(event.id);
+    void connection.event(event.message, event.id);
+  }
+  const from = result.events.at(-1)?.id ?? lastEventId;
+  const followed = store.follow(sessionId, from);
+  if (followed === undefined) return connection.end();
+  transport.trackFollower(connection);
+  // Made first: a client that left (or a session that closed) before the follow started stops it at once.
+  const following = new Subscription();
+  connection.onClose(() => following.unsubscribe());
+  following.add(
+    followed.subscribe({
+      next: (event) => {
+        if (!seen.has(event.id)) void connection.event(event.message, event.id);
+      },
+      complete: () => connection.end(),
+      error: () => connection.end(),
+    }),
+  );
 }

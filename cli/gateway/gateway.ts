@@ -1,0 +1,134 @@
+/**
+ * `rxmcp gateway`: a Streamable HTTP front (both protocol eras, plus 2024-11-05 HTTP+SSE) for MCP servers
+ * hosted on NATS. It runs no MCP session of its own: each HTTP connection is joined frame for frame to a NATS
+ * client connection (cli/gateway/forward.ts).
+ *
+ * Replicas are interchangeable. A legacy HTTP session's record (which NATS session is behind it, its revision
+ * and capabilities, the subject its server requests come to) is in JetStream KV, so any replica restores a
+ * session it has never seen; the SSE events of every session are in a JetStream stream, so a client that lost
+ * its stream resumes it with `Last-Event-ID` on any replica, even while its request still runs elsewhere.
+ */
+import { randomBytes } from 'node:crypto';
+import type { NatsConnection } from 'nats';
+import type { JsonObject } from '../../core/jsonrpc.ts';
+import type { Transport } from '../../core/transport.ts';
+import { isLegacyRevision } from '../../core/protocol/versions.ts';
+import { type StreamableHttpServer, type StreamableHttpServerOptions, createStreamableHttpServer } from '../../transports/http/index.ts';
+import { natsClientTransport } from '../../transports/nats/index.ts';
+import { forward } from './forward.ts';
+import { JetStreamEventStore } from './jetstream-event-store.ts';
+import { type GatewaySessionRecord, GatewaySessions } from './session-records.ts';
+
+export interface GatewayOptions {
+  /** A connected `nats` client (reconnecting); the gateway never closes it. */
+  readonly connection: NatsConnection;
+  /** The MCP server name on NATS. */
+  readonly name: string;
+  /** NATS subject prefix of the servers (default `mcp`). */
+  readonly prefix?: string;
+  /** HTTP options (path, allowed hosts and origins, limits, authenticate ...); `server` is the gateway's. */
+  readonly http?: Omit<StreamableHttpServerOptions, 'server' | 'restoreSession' | 'eventStore'>;
+  /** KV bucket of the gateway's sessions (default `mcp_gateway_<name>`). */
+  readonly sessionBucket?: string;
+  /** JetStream stream of SSE events (default `MCP_GATEWAY_EVENTS_<name>`). */
+  readonly eventStream?: string;
+  /** A request that hears nothing from the servers for this long fails (default 30 s). */
+  readonly silenceMs?: number;
+}
+
+export interface Gateway {
+  readonly http: StreamableHttpServer;
+  /** Closes the HTTP side; legacy sessions stay on NATS for the other replicas. */
+  close(): Promise<void>;
+}
+
+/** Whether the HTTP side ended the session itself (DELETE), rather than letting go of it here. */
+function endedByClient(front: Transport): boolean {
+  return (front as { readonly endedByClient?: boolean }).endedByClient === true;
+}
+
+function sessionIdOf(front: Transport): string | undefined {
+  const id = (front as { readonly sessionId?: unknown }).sessionId;
+  return typeof id === 'string' ? id : undefined;
+}
+
+export async function createGateway(options: GatewayOptions): Promise<Gateway> {
+  const { connection, name } = options;
+  const prefix = options.prefix ?? 'mcp';
+  const sessions = await GatewaySessions.open(connection, options.sessionBucket ?? `mcp_gateway_${name}`, 24 * 3_600_000);
+  const events = await JetStreamEventStore.create(connection, {
+    stream: options.eventStream ?? `MCP_GATEWAY_EVENTS_${name.replace(/[^A-Za-z0-9_-]/g, '_')}`,
+    // Beside the servers' subjects, never under them (a server could be named anything).
+    subjectPrefix: `${prefix}-gw.${name}.events`,
+  });
+  // Records read by restoreSession, picked up by the accept that follows it for the same session.
+  const restored = new Map<string, GatewaySessionRecord>();
+  const back = (extra: { readonly clientInbox?: string; readonly resumeSession?: string } = {}): ReturnType<typeof natsClientTransport> =>
+    natsClientTransport({
+      connection,
+      name,
+      prefix,
+      keepSessionOnClose: true,
+      ...(options.silenceMs === undefined ? {} : { silenceMs: options.silenceMs }),
+      ...extra,
+    });
+
+  const acceptor = {
+    eras: 'both' as const,
+    accept(front: Transport, acceptOptions?: { readonly knownEra?: 'modern'; readonly preinitialized?: unknown }): { readonly state: string; close(): Promise<void> } {
+      const httpSessionId = sessionIdOf(front);
+      if (acceptOptions?.knownEra === 'modern' || httpSessionId === undefined) {
+        // A modern POST (or an HTTP+SSE connection): its own NATS lane, no record.
+        const forwarding = forward(front, back());
+        return { state: 'forwarding', close: () => forwarding.close() };
+      }
+      const record = acceptOptions?.preinitialized === undefined ? undefined : restored.get(httpSessionId);
+      restored.delete(httpSessionId);
+      const clientInbox = record?.clientInbox ?? `${prefix}-gw.${name}.inbox.${randomBytes(12).toString('hex')}`;
+      const nats = back(record === undefined ? { clientInbox } : { clientInbox, resumeSession: record.natsSessionId });
+      const forwarding = forward(front, nats, {
+        onInitialized: async (request: JsonObject, result: JsonObject) => {
+          const revision = result['protocolVersion'];
+          const natsSessionId = nats.sessionId;
+          if (typeof revision !== 'string' || !isLegacyRevision(revision) || natsSessionId === undefined) return;
+          const clientInfo = request['clientInfo'] as { name?: unknown; version?: unknown } | undefined;
+          await sessions.put(httpSessionId, {
+            natsSessionId,
+            clientInbox,
+            revision,
+            peerCapabilities: (request['capabilities'] ?? {}) as JsonObject,
+            ...(typeof clientInfo?.name === 'string' && typeof clientInfo.version === 'string' ? { peerInfo: { name: clientInfo.name, version: clientInfo.version } } : {}),
+          }).catch(() => undefined);
+        },
+        onClosed: () => {
+          if (!endedByClient(front)) return;
+          // DELETE: the session ends for every replica and on the servers.
+          void sessions.delete(httpSessionId).catch(() => undefined);
+          const natsSessionId = nats.sessionId;
+          if (natsSessionId !== undefined) natsClientTransport({ connection, name, prefix, resumeSession: natsSessionId }).close().catch(() => undefined);
+        },
+      });
+      return { state: 'forwarding', close: () => forwarding.close() };
+    },
+  };
+
+  const http = createStreamableHttpServer({
+    ...options.http,
+    server: acceptor,
+    eventStore: events,
+    restoreSession: async (sessionId) => {
+      const record = await sessions.get(sessionId);
+      if (record === undefined) return undefined;
+      restored.set(sessionId, record);
+      return { revision: record.revision, peerCapabilities: record.peerCapabilities, ...(record.peerInfo === undefined ? {} : { peerInfo: record.peerInfo }) };
+    },
+  });
+
+  return {
+    http,
+    async close() {
+      await http.close();
+      await events.close();
+    },
+  };
+}

@@ -1,0 +1,320 @@
+/**
+ * An {@link EventStore} in a NATS JetStream stream, shared by every replica of an HTTP gateway: a client that
+ * lost an SSE stream resumes it at any replica, which replays it and, while the request still runs at another
+ * one, follows it live (`follow`) until its end (`endStream`).
+ *
+ * Layout:
+ * - one stream (default `MCP_GATEWAY_EVENTS`) on `<prefix>.>` (default prefix `mcp.gw.events`), bounded by age
+ *   (default 10 min) and size (default 256 MiB), dropping the oldest events first; created idempotently, so
+ *   replicas starting at once all succeed;
+ * - each event is one message on `<prefix>.<session>.<stream>`, its body the JSON-RPC message as sent; ids are
+ *   `<streamId>.<JetStream sequence>`, so a replay finds the subject and the starting point from the id alone;
+ * - a priming event is a message with the header `Mcp-Priming: 1` and no body (it only marks a position);
+ *   the end of a stream is one with `Mcp-Stream-End: 1`; neither is ever replayed;
+ * - replays and follows read with an ordered consumer filtered on the one subject, from the id's sequence + 1;
+ * - a session that ends is purged by subject filter.
+ *
+ * Tokens of subjects are the session and stream ids as they are when made of `A-Z a-z 0-9 _ -` (rxmcp's
+ * base64url session ids and `p1`-style stream ids are), otherwise `~` and the hex of their UTF-8 bytes: no
+ * `.`, `*`, `>` or whitespace ever reaches a subject, and distinct ids never share one.
+ *
+ * Events larger than the server's `max_payload` cannot be stored: `append` rejects, as the session's send does.
+ *
+ * @example
+ * ```ts
+ * import { connect } from 'nats';
+ * import { createServer } from 'rxmcp';
+ * import { createStreamableHttpServer } from 'rxmcp/http';
+ *
+ * const nc = await connect({ servers: 'nats://127.0.0.1:4222' });
+ * const eventStore = await JetStreamEventStore.create(nc, { maxAgeMs: 5 * 60_000 });
+ * const server = createServer({ name: 'gateway', version: '1.0.0' });
+ * // restoreSession reads the session records every replica shares (a JetStream KV bucket, say).
+ * const http = createStreamableHttpServer({ server, eventStore, restoreSession: (id) => sessionRecords.get(id) });
+ * ```
+ */
+import {
+  type Consumer,
+  type ConsumerMessages,
+  DiscardPolicy,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  type MsgHdrs,
+  type NatsConnection,
+  NatsError,
+  RetentionPolicy,
+  StorageType,
+  type StreamConfig,
+  headers as natsHeaders,
+  nanos,
+} from 'nats';
+import { Observable } from 'rxjs';
+import type { EventStore, ReplayResult, StoredEvent } from '../../transports/http/index.ts';
+
+export interface JetStreamEventStoreOptions {
+  /** The stream's name (default `MCP_GATEWAY_EVENTS`). */
+  readonly stream?: string;
+  /** Subjects are `<prefix>.<session>.<stream>` (default `mcp.gw.events`). */
+  readonly subjectPrefix?: string;
+  /** Events older than this are dropped (default 10 min). */
+  readonly maxAgeMs?: number;
+  /** The stream's size limit; the oldest events go first (default 256 MiB). */
+  readonly maxBytes?: number;
+  /** Where JetStream keeps the events (default `file`). */
+  readonly storage?: 'file' | 'memory';
+  /** Copies in a JetStream cluster (default 1). */
+  readonly replicas?: number;
+  /** How long a replay may take before it fails (default 10 s). */
+  readonly replayTimeoutMs?: number;
+}
+
+/** Marks a stream's end: followers complete there. */
+export const STREAM_END_HEADER = 'Mcp-Stream-End';
+/** Marks a priming event: a position in the stream, never replayed. */
+export const PRIMING_HEADER = 'Mcp-Priming';
+
+const DEFAULTS = {
+  stream: 'MCP_GATEWAY_EVENTS',
+  subjectPrefix: 'mcp.gw.events',
+  maxAgeMs: 10 * 60_000,
+  maxBytes: 256 * 1024 * 1024,
+  replayTimeoutMs: 10_000,
+} as const;
+
+/** JetStream API error codes this store tells apart. */
+const STREAM_NAME_IN_USE = 10058;
+const NO_MESSAGE_FOUND = 10037;
+
+const encoder = new TextEncoder();
+const EMPTY = new Uint8Array(0);
+
+/** The parts of an event id: its stream and the JetStream sequence it was stored at. */
+interface EventRef {
+  readonly streamId: string;
+  readonly seq: number;
+}
+
+export class JetStreamEventStore implements EventStore {
+  /** Follows and replays in progress, stopped by `close`. */
+  private readonly readers = new Map<ConsumerMessages, Consumer>();
+  private readonly followers = new Set<(error: Error) => void>();
+  private closed = false;
+
+  private constructor(
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+    private readonly stream: string,
+    private readonly prefix: string,
+    private readonly replayTimeoutMs: number,
+  ) {}
+
+  /**
+   * A store on `nc` (which stays the caller's to close), creating its stream unless it exists. Safe to call from
+   * several processes at once: the same configuration is accepted as is; a stream of that name created with
+   * other limits is used as it is, provided it takes the store's subjects.
+   */
+  static async create(nc: NatsConnection, options: JetStreamEventStoreOptions = {}): Promise<JetStreamEventStore> {
+    const stream = options.stream ?? DEFAULTS.stream;
+    const prefix = options.subjectPrefix ?? DEFAULTS.subjectPrefix;
+    if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(prefix)) throw new RangeError(`The subject prefix ${JSON.stringify(prefix)} must be dot-separated tokens of A-Z a-z 0-9 _ -`);
+    const maxAgeMs = options.maxAgeMs ?? DEFAULTS.maxAgeMs;
+    const config: Partial<StreamConfig> = {
+      name: stream,
+      subjects: [`${prefix}.>`],
+      retention: RetentionPolicy.Limits,
+      discard: DiscardPolicy.Old,
+      storage: options.storage === 'memory' ? StorageType.Memory : StorageType.File,
+      num_replicas: options.replicas ?? 1,
+      max_age: nanos(maxAgeMs),
+      max_bytes: options.maxBytes ?? DEFAULTS.maxBytes,
+      // JetStream refuses a duplicate window longer than the age limit.
+      duplicate_window: nanos(Math.min(2 * 60_000, maxAgeMs)),
+    };
+    const jsm = await nc.jetstreamManager();
+    try {
+      await jsm.streams.add(config);
+    } catch (error) {
+      if (apiErrorCode(error) !== STREAM_NAME_IN_USE) throw error;
+      const existing = await jsm.streams.info(stream);
+      if (!existing.config.subjects.includes(`${prefix}.>`)) {
+        throw new Error(`The JetStream stream ${stream} exists without the subjects ${prefix}.>`, { cause: error });
+      }
+    }
+    return new JetStreamEventStore(nc.jetstream(), jsm, stream, prefix, options.replayTimeoutMs ?? DEFAULTS.replayTimeoutMs);
+  }
+
+  /** The subject events of `streamId` in session `sessionId` are stored on. */
+  subjectOf(sessionId: string, streamId: string): string {
+    return `${this.prefix}.${subjectToken(sessionId)}.${subjectToken(streamId)}`;
+  }
+
+  async append(sessionId: string, streamId: string, message: string | null): Promise<string> {
+    this.assertOpen();
+    if (/[\r\n\0]/.test(streamId)) throw new RangeError('A stream id must not contain line breaks or NUL (it is part of SSE event ids)');
+    const subject = this.subjectOf(sessionId, streamId);
+    const ack = message === null ? await this.js.publish(subject, EMPTY, { headers: marker(PRIMING_HEADER) }) : await this.js.publish(subject, encoder.encode(message));
+    return `${streamId}.${ack.seq}`;
+  }
+
+  async replayAfter(sessionId: string, lastEventId: string): Promise<ReplayResult | undefined> {
+    this.assertOpen();
+    const ref = parseEventId(lastEventId);
+    if (ref === undefined) return undefined;
+    const subject = this.subjectOf(sessionId, ref.streamId);
+    if (!(await this.holds(subject, ref.seq))) return undefined;
+    const last = await this.lastSeq(subject);
+    const events: StoredEvent[] = [];
+    if (last === undefined || last <= ref.seq) return { streamId: ref.streamId, events };
+    const reader = await this.open(subject, ref.seq);
+    const timer = setTimeout(() => reader.stop(new Error(`The replay of ${lastEventId} took longer than ${this.replayTimeoutMs} ms`)), this.replayTimeoutMs);
+    try {
+      for await (const msg of reader) {
+        const event = eventOf(msg, ref.streamId);
+        if (event !== undefined) events.push(event);
+        // Up to what the subject held when the replay began (or, should that one be gone, to its current end).
+        if (msg.seq >= last || msg.info.pending === 0) break;
+      }
+    } finally {
+      clearTimeout(timer);
+      this.release(reader);
+    }
+    if (this.closed) throw new Error('The event store closed during the replay');
+    return { streamId: ref.streamId, events };
+  }
+
+  follow(sessionId: string, lastEventId: string): Observable<StoredEvent> | undefined {
+    const ref = parseEventId(lastEventId);
+    if (ref === undefined) return undefined;
+    const subject = this.subjectOf(sessionId, ref.streamId);
+    return new Observable<StoredEvent>((subscriber) => {
+      let stopped = false;
+      let reader: ConsumerMessages | undefined;
+      const stop = (error?: Error): void => {
+        if (stopped) return;
+        stopped = true;
+        this.followers.delete(stop);
+        if (error !== undefined) subscriber.error(error);
+        if (reader !== undefined) this.release(reader);
+      };
+      if (this.closed) return subscriber.error(new Error('The event store is closed'));
+      this.followers.add(stop);
+      const run = async (): Promise<void> => {
+        if (!(await this.holds(subject, ref.seq))) throw new Error(`No event ${lastEventId} in this session`);
+        if (stopped) return;
+        const opened = await this.open(subject, ref.seq);
+        reader = opened;
+        if (stopped) return this.release(opened);
+        for await (const msg of opened) {
+          if (msg.headers?.get(STREAM_END_HEADER) === '1') return subscriber.complete();
+          const event = eventOf(msg, ref.streamId);
+          if (event !== undefined) subscriber.next(event);
+        }
+        // The reader stopped without the stream's end: by `close`, or unsubscribed.
+        if (!stopped) throw new Error('The event store stopped following');
+      };
+      run().then(
+        () => stop(),
+        (error: unknown) => stop(error instanceof Error ? error : new Error(String(error))),
+      );
+      return () => stop();
+    });
+  }
+
+  async endStream(sessionId: string, streamId: string): Promise<void> {
+    this.assertOpen();
+    await this.js.publish(this.subjectOf(sessionId, streamId), EMPTY, { headers: marker(STREAM_END_HEADER) });
+  }
+
+  async dropSession(sessionId: string): Promise<void> {
+    this.assertOpen();
+    await this.jsm.streams.purge(this.stream, { filter: `${this.prefix}.${subjectToken(sessionId)}.>` });
+  }
+
+  /** Stops every follow (they fail) and replay; the connection stays open. Later calls reject. */
+  close(): Promise<void> {
+    this.closed = true;
+    const error = new Error('The event store closed');
+    for (const stop of [...this.followers]) stop(error);
+    for (const reader of [...this.readers.keys()]) this.release(reader);
+    return Promise.resolve();
+  }
+
+  // --- internals ----------------------------------------------------------------------------------------
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('The event store is closed');
+  }
+
+  /**
+   * Whether `seq` may be an event of `subject`: the message there is on that subject, or it is gone (aged out)
+   * and the stream did reach that far. An id of another session or stream is refused.
+   */
+  private async holds(subject: string, seq: number): Promise<boolean> {
+    try {
+      return (await this.jsm.streams.getMessage(this.stream, { seq })).subject === subject;
+    } catch (error) {
+      if (apiErrorCode(error) !== NO_MESSAGE_FOUND) throw error;
+    }
+    const info = await this.jsm.streams.info(this.stream);
+    return seq <= info.state.last_seq;
+  }
+
+  /** The sequence of the subject's last message, if it has any. */
+  private async lastSeq(subject: string): Promise<number | undefined> {
+    try {
+      return (await this.jsm.streams.getMessage(this.stream, { last_by_subj: subject })).seq;
+    } catch (error) {
+      if (apiErrorCode(error) === NO_MESSAGE_FOUND) return undefined;
+      throw error;
+    }
+  }
+
+  /** An ordered consumer of `subject` from the message after `seq`. */
+  private async open(subject: string, seq: number): Promise<ConsumerMessages> {
+    const consumer = await this.js.consumers.get(this.stream, { filterSubjects: subject, opt_start_seq: seq + 1 });
+    const messages = await consumer.consume({ max_messages: 256 });
+    this.readers.set(messages, consumer);
+    if (this.closed) this.release(messages);
+    return messages;
+  }
+
+  private release(reader: ConsumerMessages): void {
+    const consumer = this.readers.get(reader);
+    if (consumer === undefined) return;
+    this.readers.delete(reader);
+    // Ends the iteration, and deletes the ephemeral consumer on the server rather than let it expire.
+    reader.stop();
+    consumer.delete().catch(() => undefined);
+  }
+}
+
+/** `<streamId>.<seq>`; the stream id may hold dots itself. */
+function parseEventId(id: string): EventRef | undefined {
+  const dot = id.lastIndexOf('.');
+  if (dot <= 0) return undefined;
+  const seqText = id.slice(dot + 1);
+  if (!/^[1-9]\d{0,15}$/.test(seqText)) return undefined;
+  const seq = Number(seqText);
+  return Number.isSafeInteger(seq) ? { streamId: id.slice(0, dot), seq } : undefined;
+}
+
+/** One subject token for an id: as is when plain, else `~` + hex of its UTF-8 (so never `.`, `*`, `>`, space). */
+export function subjectToken(id: string): string {
+  return /^[A-Za-z0-9_-]+$/.test(id) ? id : `~${Buffer.from(id, 'utf8').toString('hex')}`;
+}
+
+function eventOf(msg: JsMsg, streamId: string): StoredEvent | undefined {
+  if (msg.headers?.get(PRIMING_HEADER) === '1' || msg.headers?.get(STREAM_END_HEADER) === '1') return undefined;
+  return { id: `${streamId}.${msg.seq}`, message: msg.string() };
+}
+
+function marker(name: string): MsgHdrs {
+  const hdrs = natsHeaders();
+  hdrs.set(name, '1');
+  return hdrs;
+}
+
+function apiErrorCode(error: unknown): number | undefined {
+  return error instanceof NatsError ? error.api_error?.err_code : undefined;
+}

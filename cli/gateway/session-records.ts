@@ -1,0 +1,48 @@
+/**
+ * The gateway's legacy HTTP sessions in JetStream KV, so every replica can serve every session: the HTTP session
+ * id maps to the NATS session behind it, with what a replica needs to restore the HTTP side (the negotiated
+ * revision and the client's capabilities) and the subject where the session's server requests arrive.
+ */
+import type { KV, NatsConnection } from 'nats';
+import type { RestoredSession } from '../../transports/http/index.ts';
+import { isLegacyRevision } from '../../core/protocol/versions.ts';
+
+export interface GatewaySessionRecord extends RestoredSession {
+  /** The NATS session the servers know. */
+  readonly natsSessionId: string;
+  /** Where the servers send this session's requests and notifications (any replica may listen). */
+  readonly clientInbox: string;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export class GatewaySessions {
+  private constructor(private readonly kv: KV) {}
+
+  static async open(connection: NatsConnection, bucket: string, ttlMs: number): Promise<GatewaySessions> {
+    return new GatewaySessions(await connection.jetstream().views.kv(bucket, { history: 1, ttl: ttlMs }));
+  }
+
+  async put(httpSessionId: string, record: GatewaySessionRecord): Promise<void> {
+    await this.kv.put(httpSessionId, encoder.encode(JSON.stringify(record)));
+  }
+
+  async get(httpSessionId: string): Promise<GatewaySessionRecord | undefined> {
+    // KV keys allow [-/_=.a-zA-Z0-9]; base64url session ids fit, anything else is not one of ours.
+    if (!/^[-_=A-Za-z0-9]{1,256}$/.test(httpSessionId)) return undefined;
+    const entry = await this.kv.get(httpSessionId);
+    if (entry === null || entry.operation !== 'PUT') return undefined;
+    try {
+      const record = JSON.parse(decoder.decode(entry.value)) as GatewaySessionRecord;
+      if (!isLegacyRevision(record.revision) || typeof record.natsSessionId !== 'string' || typeof record.clientInbox !== 'string') return undefined;
+      return record;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async delete(httpSessionId: string): Promise<void> {
+    await this.kv.delete(httpSessionId);
+  }
+}

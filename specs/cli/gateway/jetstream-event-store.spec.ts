@@ -1,0 +1,264 @@
+/**
+ * The gateway's JetStream event store against a real nats-server: two store instances on two connections play
+ * two replicas. Events one appends, the other replays and follows (live after the replay, completing at the
+ * stream's end); ids carry the stream and the JetStream sequence; sessions are purged; the stream is bounded
+ * and created idempotently; subjects never carry what ids might.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { type NatsConnection, connect } from 'nats';
+import type { Subscription } from 'rxjs';
+import { JetStreamEventStore, type JetStreamEventStoreOptions, subjectToken } from '../../../cli/gateway/jetstream-event-store.ts';
+import type { StoredEvent } from '../../../transports/http/index.ts';
+import { RawMcp, asStream, rawRequest } from '../../support/http-raw-client.ts';
+import { startNatsServer } from '../../support/nats-server.ts';
+import { answers, isMethod, messagesOf, nextMessage, resultText } from '../../transports/http-server/fixtures.ts';
+import { startReplicas } from '../../transports/http-server/replicas.ts';
+
+interface Replica extends AsyncDisposable {
+  readonly nc: NatsConnection;
+  readonly store: JetStreamEventStore;
+}
+
+/** A store on a connection of its own, as one replica holds it. */
+async function replica(url: string, options: JetStreamEventStoreOptions = {}): Promise<Replica> {
+  const nc = await connect({ servers: url, reconnect: false });
+  try {
+    const store = await JetStreamEventStore.create(nc, options);
+    return {
+      nc,
+      store,
+      async [Symbol.asyncDispose]() {
+        await store.close();
+        await nc.close();
+      },
+    };
+  } catch (error) {
+    await nc.close();
+    throw error;
+  }
+}
+
+/** Waits (at most `ms`) until `check` holds. */
+async function until(check: () => boolean | Promise<boolean>, what: string, ms = 3000): Promise<void> {
+  for (let waited = 0; !(await check()); waited += 10) {
+    if (waited >= ms) assert.fail(`not within ${ms} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Collects what a follow emits, and how it ended. */
+function collect(source: ReturnType<JetStreamEventStore['follow']>): { events: StoredEvent[]; ended: () => 'complete' | Error | undefined; subscription: Subscription } {
+  assert.ok(source !== undefined, 'follow returned no Observable');
+  const events: StoredEvent[] = [];
+  let end: 'complete' | Error | undefined;
+  const subscription = source.subscribe({
+    next: (event) => events.push(event),
+    complete: () => (end = 'complete'),
+    error: (error: unknown) => (end = error instanceof Error ? error : new Error(String(error))),
+  });
+  return { events, ended: () => end, subscription };
+}
+
+const message = (n: number): string => JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 't', progress: n } });
+
+describe('cli gateway: JetStream event store', () => {
+  test('jetstream event store - events one replica appends replay at another, ids naming stream and sequence', async () => {
+    await using server = await startNatsServer();
+    // Both replicas start at once: creating the stream twice must not fail either.
+    const [a, b] = await Promise.all([replica(server.url), replica(server.url)]);
+    await using _a = a;
+    await using _b = b;
+    const session = 'c2Vzc2lvbi1vbmU';
+    const priming = await a.store.append(session, 'p1', null);
+    const ids = [await a.store.append(session, 'p1', message(1)), await a.store.append(session, 'p2', message(100)), await a.store.append(session, 'p1', message(2)), await a.store.append('other', 'p1', message(999)), await a.store.append(session, 'p1', message(3))];
+    for (const id of [priming, ...ids]) assert.match(id, /^p[12]\.\d+$/);
+    const seqs = ids.map((id) => Number(id.split('.')[1]));
+    assert.deepEqual([...seqs].sort((x, y) => x - y), seqs, 'sequences grow in append order');
+
+    const replay = await b.store.replayAfter(session, priming);
+    assert.deepEqual(replay, {
+      streamId: 'p1',
+      events: [
+        { id: ids[0], message: message(1) },
+        { id: ids[2], message: message(2) },
+        { id: ids[4], message: message(3) },
+      ],
+    });
+    assert.deepEqual((await b.store.replayAfter(session, ids[2] as string))?.events.map((event) => event.message), [message(3)]);
+    assert.deepEqual(await b.store.replayAfter(session, ids[4] as string), { streamId: 'p1', events: [] });
+    assert.deepEqual(await b.store.replayAfter(session, ids[1] as string), { streamId: 'p2', events: [] }, "another stream's id replays that stream");
+
+    for (const bad of ['garbage', 'p1.', 'p1.0', 'p1.x', '.5', 'p1.99999999999999999']) assert.equal(await b.store.replayAfter(session, bad), undefined, bad);
+    assert.equal(await b.store.replayAfter(session, ids[3] as string), undefined, "another session's event is not this session's");
+    assert.equal(await b.store.replayAfter('other', priming), undefined);
+    assert.equal(await b.store.replayAfter(session, `p1.${seqs[4] as number + 1000}`), undefined, 'a sequence the stream never reached');
+    const jsm = await a.nc.jetstreamManager();
+    await until(async () => (await jsm.streams.info('MCP_GATEWAY_EVENTS')).state.consumer_count === 0, 'replays leave no consumers behind');
+  });
+
+  test('jetstream event store - follow replays, carries on live with what another replica appends, and completes at endStream', async () => {
+    await using server = await startNatsServer();
+    await using a = await replica(server.url);
+    await using b = await replica(server.url);
+    const session = 'follow-session';
+    const priming = await a.store.append(session, 'p1', null);
+    const first = await a.store.append(session, 'p1', message(1));
+    const followed = collect(b.store.follow(session, priming));
+    await until(() => followed.events.length === 1, 'the replayed event');
+    const more = [await a.store.append(session, 'p1', message(2)), await a.store.append(session, 'p1', null), await a.store.append(session, 'p1', message(3))];
+    await a.store.append(session, 'p2', message(200));
+    await until(() => followed.events.length === 3, 'the live events');
+    assert.equal(followed.ended(), undefined, 'still following');
+    await a.store.endStream(session, 'p1');
+    await until(() => followed.ended() !== undefined, 'the follow completed');
+    assert.equal(followed.ended(), 'complete');
+    assert.deepEqual(followed.events, [
+      { id: first, message: message(1) },
+      { id: more[0], message: message(2) },
+      { id: more[2], message: message(3) },
+    ], 'no priming events, no markers, no other stream');
+
+    // A stream that already ended: the rest of it, then complete.
+    const late = collect(b.store.follow(session, first));
+    await until(() => late.ended() !== undefined, 'the late follow completed');
+    assert.equal(late.ended(), 'complete');
+    assert.deepEqual(late.events.map((event) => event.id), [more[0], more[2]]);
+
+    assert.equal(b.store.follow(session, 'nonsense'), undefined);
+    const foreign = collect(b.store.follow('someone-else', first));
+    await until(() => foreign.ended() !== undefined, 'a foreign id fails');
+    assert.ok(foreign.ended() instanceof Error);
+  });
+
+  test('jetstream event store - unsubscribing a follow deletes its consumer; close fails the follows still running', async () => {
+    await using server = await startNatsServer();
+    await using a = await replica(server.url);
+    const b = await replica(server.url);
+    const jsm = await a.nc.jetstreamManager();
+    const consumers = async (): Promise<number> => (await jsm.streams.info('MCP_GATEWAY_EVENTS')).state.consumer_count;
+    const priming = await a.store.append('s', 'p1', null);
+    const followed = collect(b.store.follow('s', priming));
+    await until(async () => (await consumers()) === 1, 'the follow has its consumer');
+    followed.subscription.unsubscribe();
+    await until(async () => (await consumers()) === 0, 'the consumer was deleted');
+
+    const running = collect(b.store.follow('s', priming));
+    await until(async () => (await consumers()) === 1, 'the second follow has its consumer');
+    await b.store.close();
+    assert.ok(running.ended() instanceof Error, 'a closed store fails its follows');
+    await assert.rejects(async () => b.store.append('s', 'p1', message(1)));
+    await until(async () => (await consumers()) === 0, 'its consumer was deleted');
+    await b.nc.close();
+  });
+
+  test('jetstream event store - dropSession purges that session only', async () => {
+    await using server = await startNatsServer();
+    await using a = await replica(server.url);
+    await using b = await replica(server.url);
+    const primings = { gone: await a.store.append('gone', 'p1', null), kept: await a.store.append('kept', 'p1', null) };
+    for (const n of [1, 2]) {
+      await a.store.append('gone', 'p1', message(n));
+      await a.store.append('gone', 'g', message(n));
+      await a.store.append('kept', 'p1', message(n));
+    }
+    await b.store.dropSession('gone');
+    assert.deepEqual((await a.store.replayAfter('gone', primings.gone))?.events, []);
+    assert.deepEqual((await a.store.replayAfter('kept', primings.kept))?.events.map((event) => event.message), [message(1), message(2)]);
+    const jsm = await a.nc.jetstreamManager();
+    const info = await jsm.streams.info('MCP_GATEWAY_EVENTS', { subjects_filter: '>' });
+    assert.deepEqual(Object.keys(info.state.subjects ?? {}).sort(), ['mcp.gw.events.kept.p1']);
+  });
+
+  test('jetstream event store - the stream is bounded by age and size, dropping the oldest events', async () => {
+    await using server = await startNatsServer();
+    await using sized = await replica(server.url, { stream: 'SIZED', subjectPrefix: 'test.sized', maxBytes: 8 * 1024 });
+    const jsm = await sized.nc.jetstreamManager();
+    const defaults = await replica(server.url);
+    const config = (await jsm.streams.info('MCP_GATEWAY_EVENTS')).config;
+    await defaults[Symbol.asyncDispose]();
+    assert.equal(config.max_age, 10 * 60 * 1_000_000_000, 'ten minutes by default');
+    assert.equal(config.max_bytes, 256 * 1024 * 1024, '256 MiB by default');
+    assert.equal(config.discard, 'old');
+    assert.deepEqual(config.subjects, ['mcp.gw.events.>']);
+
+    const priming = await sized.store.append('s', 'p1', null);
+    const body = 'x'.repeat(500);
+    const ids: string[] = [];
+    for (let n = 0; n < 40; n++) ids.push(await sized.store.append('s', 'p1', JSON.stringify({ n, body })));
+    const state = (await jsm.streams.info('SIZED')).state;
+    assert.ok(state.bytes <= 8 * 1024, `at most 8 KiB kept (${state.bytes})`);
+    assert.ok(state.messages < 40);
+    const replay = await sized.store.replayAfter('s', priming);
+    const kept = replay?.events.map((event) => (JSON.parse(event.message) as { n: number }).n) ?? [];
+    assert.ok(kept.length > 0 && kept.length < 40);
+    assert.deepEqual(kept, Array.from({ length: kept.length }, (_, index) => 40 - kept.length + index), 'the newest, in order');
+
+    await using aged = await replica(server.url, { stream: 'AGED', subjectPrefix: 'test.aged', maxAgeMs: 300 });
+    assert.equal((await jsm.streams.info('AGED')).config.max_age, 300 * 1_000_000);
+    await aged.store.append('s', 'p1', message(1));
+    await until(async () => (await jsm.streams.info('AGED')).state.messages === 0, 'events older than max age are gone', 5000);
+  });
+
+  test('jetstream event store - creation is idempotent; a stream of that name without the subjects is refused', async () => {
+    await using server = await startNatsServer();
+    const replicas = await Promise.all([1, 2, 3].map(() => replica(server.url, { stream: 'SAME', subjectPrefix: 'test.same' })));
+    for (const each of replicas) await each[Symbol.asyncDispose]();
+    await using other = await replica(server.url, { stream: 'SAME', subjectPrefix: 'test.same', maxBytes: 1024 * 1024 });
+    const jsm = await other.nc.jetstreamManager();
+    assert.equal((await jsm.streams.info('SAME')).config.max_bytes, 256 * 1024 * 1024, 'an existing stream is used as it is');
+    await assert.rejects(() => replica(server.url, { stream: 'SAME', subjectPrefix: 'test.elsewhere' }), /without the subjects test\.elsewhere\.>/);
+    await assert.rejects(() => replica(server.url, { subjectPrefix: 'bad.*' }), RangeError);
+  });
+
+  test('jetstream event store - two HTTP replicas: a stream broken at one is resumed at the other, up to its answer', async () => {
+    await using server = await startNatsServer();
+    await using a = await replica(server.url);
+    await using b = await replica(server.url);
+    // Each HTTP replica gets its own store instance (its own connection), as separate processes would.
+    await using cluster = await startReplicas(2, (index) => ({ eventStore: index === 0 ? a.store : b.store }));
+    const [front, back] = cluster.replicas;
+    assert.ok(front !== undefined && back !== undefined);
+    const mcp = new RawMcp(front.url);
+    await mcp.initialize('2025-11-25');
+    const id = mcp.id();
+    const post = asStream(await mcp.post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'wait', arguments: { key: 'js' } } }));
+    await post.next((event) => event.data.includes('waiting'));
+    const lastSeen = post.events.at(-1)?.id;
+    assert.ok(lastSeen !== undefined);
+    post.close();
+    await post.done;
+    const resumed = asStream(await rawRequest(back.url, { method: 'GET', headers: mcp.sessionHeaders({ accept: 'text/event-stream', 'last-event-id': lastSeen }) }, mcp.checkEvent));
+    assert.equal(resumed.status, 200);
+    await front.gates.started('js');
+    front.gates.open('js');
+    assert.deepEqual((await nextMessage(resumed, isMethod('notifications/message')))['params'], { level: 'info', data: { released: 'js' } });
+    assert.equal(resultText(await nextMessage(resumed, answers(id))), 'done js');
+    assert.equal(await resumed.done, 'ended');
+    assert.equal(messagesOf(resumed).length, 2, 'nothing twice, nothing else');
+    mcp.assertClean();
+  });
+
+  test('jetstream event store - ids with dots, wildcards or spaces never reach a subject token, nor collide', async () => {
+    assert.equal(subjectToken('AbC_09-x'), 'AbC_09-x');
+    for (const id of ['a.b', 'a*', '>', 'with space', 'tab\t', '', '~41', 'é']) {
+      const token = subjectToken(id);
+      assert.doesNotMatch(token, /[.*>\s]/, id);
+      assert.ok(token.length > 0);
+    }
+    assert.notEqual(subjectToken('~41'), subjectToken('A'));
+    assert.notEqual(subjectToken('a.b'), subjectToken('a_b'));
+
+    await using server = await startNatsServer();
+    await using a = await replica(server.url);
+    const dotted = await a.store.append('x.y *>', 'p.1', message(1));
+    const plain = await a.store.append('x', 'p', message(2));
+    assert.match(dotted, /^p\.1\.\d+$/);
+    const primingDotted = await a.store.append('x.y *>', 'p.1', null);
+    await a.store.append('x.y *>', 'p.1', message(3));
+    assert.deepEqual((await a.store.replayAfter('x.y *>', primingDotted))?.events.map((event) => event.message), [message(3)]);
+    assert.equal(await a.store.replayAfter('x', dotted), undefined, 'no collision between the sessions');
+    assert.deepEqual(await a.store.replayAfter('x', plain), { streamId: 'p', events: [] });
+    await assert.rejects(async () => a.store.append('s', 'bad\nstream', message(1)), RangeError);
+  });
+});

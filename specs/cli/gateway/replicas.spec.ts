@@ -1,0 +1,149 @@
+/**
+ * Two `rxmcp gateway` replicas in front of an MCP server on NATS (a real nats-server with JetStream): a legacy
+ * HTTP session opened on one replica is served by the other, and an SSE stream broken on one resumes on the
+ * other with every remaining event, none lost or twice, while the request still runs.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { type NatsConnection, connect } from 'nats';
+import type { Observable} from 'rxjs';
+import { ReplaySubject, type Subject } from 'rxjs';
+import { createGateway, type Gateway } from '../../../cli/gateway/gateway.ts';
+import { createClient } from '../../../machines/client.ts';
+import { type McpServer, createServer } from '../../../machines/server.ts';
+import type { ListeningServer } from '../../../transports/http/index.ts';
+import { createStreamableHttpClientTransport } from '../../../transports/http/index.ts';
+import { type NatsServing, serveNats } from '../../../transports/nats/index.ts';
+import { RawMcp, type SseReply, asStream, rawRequest } from '../../support/http-raw-client.ts';
+import { type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';
+import { answers, isMethod, messagesOf, nextMessage, resultText } from '../../transports/http-server/fixtures.ts';
+
+const NAME = 'gw-spec';
+
+/** A `steps` tool whose progress and answer the test feeds, one feed per call key. */
+function stepsTool(server: McpServer, feeds: Map<string, Subject<unknown>>): void {
+  server.tool({ name: 'steps', inputSchema: { type: 'object', properties: { key: { type: 'string' } } } }, (args: Record<string, unknown>) => {
+    const feed = new ReplaySubject<unknown>();
+    feeds.set(String(args['key']), feed);
+    return feed.asObservable() as Observable<number | string>;
+  });
+  server.tool({ name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, (args: Record<string, unknown>) => ({ content: [{ type: 'text', text: String(args['text']) }] }));
+}
+
+const progressOf = (message: Record<string, unknown>): number => (message['params'] as { progress: number }).progress;
+
+async function until(check: () => boolean, what: string, ms = 5000): Promise<void> {
+  for (let waited = 0; !check(); waited += 10) {
+    if (waited >= ms) assert.fail(`not within ${ms} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('gateway replicas', () => {
+  let nats: NatsServerProcess;
+  const connections: NatsConnection[] = [];
+  const replicas: Array<{ gateway: Gateway; listening: ListeningServer }> = [];
+  let serving: NatsServing;
+  let server: McpServer;
+  const feeds = new Map<string, Subject<unknown>>();
+
+  before(async () => {
+    nats = await startNatsServer();
+    const open = async (): Promise<NatsConnection> => {
+      const made = await connect({ servers: nats.url });
+      connections.push(made);
+      return made;
+    };
+    server = createServer({ name: 'gateway-spec-server', version: '0.0.0' });
+    stepsTool(server, feeds);
+    serving = await serveNats(server, { connection: await open(), name: NAME });
+    for (let index = 0; index < 2; index++) {
+      const gateway = await createGateway({ connection: await open(), name: NAME });
+      replicas.push({ gateway, listening: await gateway.http.listen(0, '127.0.0.1') });
+    }
+  });
+
+  after(async () => {
+    for (const replica of replicas) {
+      await replica.listening.close();
+      await replica.gateway.close();
+    }
+    await serving.close('end');
+    await server.close();
+    await Promise.allSettled(connections.map((made) => made.close()));
+    await nats.dispose();
+  });
+
+  test('gateway - both eras through a replica, and a legacy session opened on one replica is served by the other', async () => {
+    const [a, b] = replicas;
+    assert.ok(a !== undefined && b !== undefined);
+    for (const era of ['legacy', 'modern'] as const) {
+      const session = await createClient({ name: 'c', version: '0', era }).connect(createStreamableHttpClientTransport(a.listening.url));
+      assert.deepEqual((await session.callTool('echo', { text: era })).content, [{ type: 'text', text: era }]);
+      await session.close();
+    }
+    const mcp = new RawMcp(a.listening.url);
+    await mcp.initialize('2025-11-25');
+    // The same session, its next request sent to replica B.
+    const onB = new RawMcp(b.listening.url);
+    onB.sessionId = mcp.sessionId;
+    onB.revision = mcp.revision;
+    const { response } = await onB.call('tools/call', { name: 'echo', arguments: { text: 'via B' } });
+    assert.equal(resultText(response), 'via B');
+    onB.assertClean();
+    mcp.assertClean();
+  });
+
+  test('gateway - an SSE stream broken on replica A resumes on replica B with no event lost or repeated', async () => {
+    const [a, b] = replicas;
+    assert.ok(a !== undefined && b !== undefined);
+    const mcp = new RawMcp(a.listening.url);
+    await mcp.initialize('2025-11-25');
+    const id = mcp.id();
+    const post = asStream(await mcp.post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'steps', arguments: { key: 'resume' }, _meta: { progressToken: 'tok' } } }));
+    await until(() => feeds.has('resume'), 'the tool started');
+    const feed = feeds.get('resume') as Subject<unknown>;
+    feed.next(1);
+    feed.next(2);
+    feed.next(3);
+    const second = await nextMessage(post, (message) => message['method'] === 'notifications/progress' && progressOf(message) === 2, 5000);
+    const lastSeen = post.events.findLast((event) => event.data === JSON.stringify(second))?.id;
+    assert.ok(lastSeen !== undefined, 'events carry ids');
+    post.close();
+    await post.done;
+    // The request runs on; its events go on being stored while no client listens.
+    feed.next(4);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    const resumed: SseReply = asStream(await rawRequest(b.listening.url, { method: 'GET', headers: mcp.sessionHeaders({ accept: 'text/event-stream', 'last-event-id': lastSeen }) }, mcp.checkEvent));
+    assert.equal(resumed.status, 200);
+    assert.equal(progressOf(await nextMessage(resumed, isMethod('notifications/progress'), 5000)), 3, 'the stored event');
+    feed.next(5);
+    assert.equal(progressOf(await nextMessage(resumed, (message) => isMethod('notifications/progress')(message) && progressOf(message) === 4, 5000)), 4, 'live, from the stream A still feeds');
+    feed.next('all done');
+    feed.complete();
+    assert.equal(resultText(await nextMessage(resumed, answers(id), 5000)), 'all done');
+    assert.equal(await resumed.done, 'ended');
+    const progress = [...messagesOf(post), ...messagesOf(resumed)].filter(isMethod('notifications/progress')).map(progressOf);
+    assert.deepEqual(progress, [1, 2, 3, 4, 5], 'every step once, in order');
+    const ids = [...post.events, ...resumed.events].map((event) => event.id).filter((value) => value !== undefined && value !== '');
+    assert.equal(new Set(ids).size, ids.length, 'no event id twice');
+    mcp.assertClean();
+  });
+
+  test('gateway - DELETE ends the session on the servers too, and its record: no replica restores it', async () => {
+    const [a, b] = replicas;
+    assert.ok(a !== undefined && b !== undefined);
+    const mcp = new RawMcp(a.listening.url);
+    await mcp.initialize('2025-11-25');
+    const before = serving.counts().sessions;
+    const deleted = await mcp.delete();
+    assert.equal(deleted.status, 200);
+    await until(() => serving.counts().sessions === before - 1, 'the NATS session to end');
+    const onB = new RawMcp(b.listening.url);
+    onB.sessionId = mcp.sessionId;
+    onB.revision = mcp.revision;
+    const reply = await onB.post({ jsonrpc: '2.0', id: onB.id(), method: 'tools/list' });
+    assert.equal(reply.status, 404, 'replica B finds no record to restore');
+  });
+});
