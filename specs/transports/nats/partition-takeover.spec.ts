@@ -9,8 +9,8 @@
  * server-restart.spec.ts); here a TCP proxy in front of the owner's connection cuts it off deterministically.
  * Two serveNats instances in this process, each with its own NATS connection and its own server.
  *
- * Marked `todo`: the binding does not handle it yet (the owner never re-checks its sessions' records after a
- * reconnect). The test runs and reports, but does not fail the suite.
+ * The binding fences: from the disconnection until it has re-read its sessions' records after the reconnection,
+ * the old owner holds their messages; a session now owned elsewhere is let go and what was held goes on to it.
  */
 import assert from 'node:assert/strict';
 import { type Server, type Socket, createServer as tcpServer, connect as tcpConnect } from 'node:net';
@@ -102,7 +102,6 @@ describe('NATS: a legacy session taken over while its owner was cut off', { time
 
   test(
     'once the old owner is back, one process serves the session',
-    { todo: 'binding bug: after a reconnect the old owner keeps serving sessions another process took over (legacy-sessions.ts never re-checks ownership)' },
     async (t) => {
       proxy = await cuttableProxy(nats.port);
       const a = await serveAs('A', proxy.url);

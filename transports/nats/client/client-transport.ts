@@ -25,6 +25,7 @@ import { standardHeaders } from '../../../core/protocol/header-mirror.ts';
 import type { InboundFrame, OutboundFrame, Transport, TransportStatus } from '../../../core/transport.ts';
 import { type BodyEncoding, codecOfMessage } from '../body-codec.ts';
 import { redeemClaim } from '../claim-check.ts';
+import { type ConnectionState, connectionState } from '../connection-state.ts';
 import { isNoResponders, MSGPACK_CONTENT_TYPE, NatsHeader, replyOf } from '../headers.ts';
 import { DEFAULT_PREFIX, type ServerSubjects, isPlainSubject, serverSubjects } from '../subjects.ts';
 
@@ -98,6 +99,7 @@ class NatsClientTransport implements Transport {
   private readonly maxMessageBytes: number;
   private readonly timer: NodeJS.Timeout;
   private sendCodec: Codec = jsonCodec;
+  private readonly state: ConnectionState;
   private nextToken = 0;
   private closed = false;
 
@@ -113,6 +115,7 @@ class NatsClientTransport implements Transport {
     this.clientInbox = options.clientInbox ?? `${this.inbox}.s`;
     if (!isPlainSubject(this.clientInbox)) throw new TypeError(`client inbox ${JSON.stringify(this.clientInbox)} is not a plain NATS subject`);
     this.sessionId = options.resumeSession;
+    this.state = connectionState(this.connection);
     this.incoming$ = this.inbound.asObservable();
     const replyPrefix = `${this.inbox}.r.`;
     this.subscriptions.push(
@@ -209,6 +212,9 @@ class NatsClientTransport implements Transport {
     if (sessionId !== undefined) headers.set(NatsHeader.sessionId, sessionId);
     else headers.set(NatsHeader.lane, this.lane);
     if (message.method === 'initialize') headers.set(NatsHeader.clientInbox, this.clientInbox);
+    if (this.state.down) {
+      return this.undeliverable(message, new LocalError('TransportFailed', `The NATS connection is down (reconnecting): the ${message.method} request was not sent`));
+    }
     const body = this.encode(message, headers);
     if (body.byteLength + HEADER_ALLOWANCE > this.maxPayload()) {
       return this.undeliverable(message, new LocalError('FrameTooLarge', `The ${message.method} request is ${body.byteLength} bytes, more than the NATS max_payload of ${this.maxPayload()} bytes allows`));
@@ -313,7 +319,9 @@ class NatsClientTransport implements Transport {
       return;
     }
     const classified = classify(payload);
-    if (classified.kind === 'response' && classified.message.id === entry.id) {
+    // A reply subject belongs to one request: its answer, or an error without an id (the server refused the
+    // request without using its id, say as a duplicate), ends it.
+    if (classified.kind === 'response' && (classified.message.id === entry.id || classified.message.id === undefined)) {
       this.forget(token);
       if (codec === msgpackCodec && this.options.encoding === 'msgpack') this.sendCodec = msgpackCodec;
       if (entry.method === 'initialize') {
@@ -365,7 +373,7 @@ class NatsClientTransport implements Transport {
     for (const [token, entry] of this.pending) {
       if (entry.heardAt > cutoff) continue;
       this.forget(token);
-      const state = this.connection.isClosed() ? 'closed' : 'open';
+      const state = this.connection.isClosed() ? 'closed' : this.state.down ? 'reconnecting' : 'open';
       this.undeliverable(entry.message, new LocalError('PeerUnresponsive', `No word from the MCP server "${this.options.name}" about ${entry.method} for ${this.silenceMs} ms (no answer, no keepalive; NATS connection ${state}): its process may have died`));
     }
   }

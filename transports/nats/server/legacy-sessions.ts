@@ -24,6 +24,9 @@ import { type CheckedRequest, decodeBody, malformedRefusal, refuse } from './inb
 import { ServedConnection, type ServingHost } from './served-connection.ts';
 import type { SessionRecord, SessionRecords } from './session-records.ts';
 
+/** Messages held for one session while its ownership is re-checked. */
+const MAX_HELD = 256;
+
 export interface LegacySessionOptions {
   /** A session nobody used for this long is closed and forgotten (default 30 min). */
   readonly idleMs?: number;
@@ -44,6 +47,8 @@ export class LegacySessions {
   private readonly idleMs: number;
   private readonly ownerPingMs: number;
   private handingOver = false;
+  /** Messages held per session while ownership is unconfirmed after a NATS disconnection. */
+  private fence: Map<string, Msg[]> | undefined;
 
   constructor(
     private readonly host: ServingHost,
@@ -125,7 +130,7 @@ export class LegacySessions {
     if (winner !== undefined) return this.dispatch(winner, msg);
     if (!won) {
       // Another process took it: pass the request on to the session subject it now serves.
-      this.host.connection.publish(this.subjects.session(sessionId), msg.data, { ...(reply === undefined ? {} : { reply }), ...(msg.headers === undefined ? {} : { headers: msg.headers }) });
+      this.passOn(sessionId, msg);
       return;
     }
     const served = this.serve(sessionId, record.clientInbox, record.encoding, undefined, {
@@ -173,14 +178,16 @@ export class LegacySessions {
         if (served === undefined || this.sessions.get(sessionId) !== served) return;
         this.sessions.delete(sessionId);
         served.unsubscribe();
-        if (!this.handingOver || served.ending) void this.records?.delete(sessionId).catch(() => undefined);
+        if (!this.handingOver || served.ending) void this.records?.deleteIfOwner(sessionId, this.host.processId).catch(() => undefined);
       },
     });
     const subscription = this.host.connection.subscribe(subject, {
       // A queue group: while a session changes hands, a message still reaches one process only.
       queue: 'mcp-session',
       callback: (error, msg) => {
-        if (error === null && made.served !== undefined) this.dispatch(made.served, msg);
+        if (error !== null || made.served === undefined) return;
+        if (this.fence !== undefined) this.hold(this.fence, sessionId, msg);
+        else this.dispatch(made.served, msg);
       },
     });
     const handle = this.acceptor.accept(connection, preinitialized === undefined ? undefined : { preinitialized });
@@ -214,6 +221,77 @@ export class LegacySessions {
     }
     // Notifications, answers to server requests, and whatever the session itself should refuse.
     served.connection.deliver(decoded.value);
+  }
+
+  /**
+   * The NATS connection dropped: while it is away another process may take these sessions over, so from now
+   * until ownership is confirmed after the reconnection, their messages are held, not served.
+   */
+  disconnected(): void {
+    this.fence ??= new Map();
+  }
+
+  /**
+   * Back on NATS (nats.js has already restored the subscriptions): each session whose record names another
+   * owner now, or no longer exists, is let go here (its record untouched) and what was held for it goes on to
+   * its session subject, where its owner listens; the others are served again, held messages first.
+   */
+  async reconnected(): Promise<void> {
+    const fence = (this.fence ??= new Map());
+    const checks = await Promise.all(Array.from(this.sessions.keys(), async (sessionId) => {
+      if (this.records === undefined) return { sessionId, ours: true };
+      try {
+        return { sessionId, ours: (await this.records.get(sessionId))?.record.owner === this.host.processId };
+      } catch {
+        // Cannot tell: keep serving rather than drop a session that may well be ours.
+        return { sessionId, ours: true };
+      }
+    }));
+    if (this.fence !== fence) return;
+    this.fence = undefined;
+    for (const { sessionId, ours } of checks) {
+      const served = this.sessions.get(sessionId);
+      const held = fence.get(sessionId) ?? [];
+      fence.delete(sessionId);
+      if (served === undefined) continue;
+      if (ours) {
+        for (const msg of held) this.dispatch(served, msg);
+        continue;
+      }
+      this.sessions.delete(sessionId);
+      served.unsubscribe();
+      void served.handle.close();
+      for (const msg of held) this.passOn(sessionId, msg);
+    }
+    // Sessions opened meanwhile (none are fenced at birth) and anything else held are served now.
+    for (const [sessionId, held] of fence) {
+      const served = this.sessions.get(sessionId);
+      for (const msg of held) {
+        if (served !== undefined) this.dispatch(served, msg);
+        else this.passOn(sessionId, msg);
+      }
+    }
+  }
+
+  private hold(fence: Map<string, Msg[]>, sessionId: string, msg: Msg): void {
+    let held = fence.get(sessionId);
+    if (held === undefined) fence.set(sessionId, (held = []));
+    if (held.length >= MAX_HELD) {
+      const reply = replyOf(msg);
+      if (reply !== undefined) refuse(this.host.connection, reply, decodeBody(msg, this.maxMessageBytes).codec, undefined, ErrorCode.InternalError, 'The session is being re-checked after a NATS reconnection; retry the request');
+      return;
+    }
+    held.push(msg);
+  }
+
+  /** Publishes a session message again, to whichever process serves the session subject. */
+  private passOn(sessionId: string, msg: Msg): void {
+    const reply = replyOf(msg);
+    try {
+      this.host.connection.publish(this.subjects.session(sessionId), msg.data, { ...(reply === undefined ? {} : { reply }), ...(msg.headers === undefined ? {} : { headers: msg.headers }) });
+    } catch {
+      // The connection went away again; the client's silence limit ends its wait.
+    }
   }
 
   private async record(sessionId: string, record: SessionRecord): Promise<void> {

@@ -12,6 +12,7 @@ import { answerCodec } from '../body-codec.ts';
 import { type ClaimCheckOptions, DEFAULT_CLAIM_BUCKET, openClaimStore } from '../claim-check.ts';
 import { headerOf, NatsHeader, natsHeaderLookup, replyOf } from '../headers.ts';
 import { DEFAULT_PREFIX, DEFAULT_QUEUE, serverSubjects } from '../subjects.ts';
+import { connectionState } from '../connection-state.ts';
 import { fanOutChanges } from './change-fanout.ts';
 import { checkCall, decodeBody, malformedRefusal, refuse } from './inbound.ts';
 import { startKeepalives } from './keepalive.ts';
@@ -124,6 +125,11 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
   if (eras !== 'modern') {
     subscriptions.push(connection.subscribe(subjects.adopt, { queue, callback: (error, msg) => void (error === null && legacy.adopt(msg).catch(() => undefined)) }));
   }
+  // A legacy session's owner re-checks its sessions after every NATS reconnection (see LegacySessions).
+  const stopWatching = records === undefined ? () => undefined : connectionState(connection).on((event) => {
+    if (event === 'disconnect') legacy.disconnected();
+    else void legacy.reconnected().catch(() => undefined);
+  });
   const stopChanges = acceptor.changes === undefined ? undefined : fanOutChanges(connection, subjects.changes, processId, acceptor.changes);
   const keepaliveMs = options.keepaliveMs ?? 5000;
   const stopKeepalives = startKeepalives(host, keepaliveMs);
@@ -143,6 +149,7 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
       closed ??= (async () => {
         for (const subscription of subscriptions) subscription.unsubscribe();
         stopChanges?.();
+        stopWatching();
         stopKeepalives();
         clearInterval(sweeper);
         await Promise.all([lanes.closeAll(), legacy.closeAll(mode === 'handover')]);

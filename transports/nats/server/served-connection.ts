@@ -199,6 +199,9 @@ export class ServedConnection implements Transport {
     }
     if (open !== undefined && open.connection === this) {
       open.lastSent = this.host.now();
+      // An error without an id (the refusal of a request whose id it could not use, such as a duplicate) is
+      // still the last word on its exchange: the exchange ends, or its keepalives would go on forever.
+      if (!('method' in message)) this.finish(open);
       return this.publish(open.reply, message, open.codec, EMPTY_HEADERS, undefined);
     }
     if (typeof exchange === 'string' && this.options.clientInbox === undefined) {

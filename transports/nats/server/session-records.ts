@@ -70,7 +70,10 @@ export class SessionRecords {
     }
   }
 
-  async delete(sessionId: string): Promise<void> {
+  /** Deletes the record if `owner` still owns the session (a process that lost it must not end it for all). */
+  async deleteIfOwner(sessionId: string, owner: string): Promise<void> {
+    const found = await this.get(sessionId);
+    if (found === undefined || found.record.owner !== owner) return;
     await this.kv.delete(sessionId);
   }
 }

@@ -1,0 +1,40 @@
+/**
+ * Whether a NATS connection is up, shared by everything that uses the connection (one status watcher per
+ * connection, however many transports use it). nats.js drops what is published while it is disconnected, so
+ * callers fail such sends at once instead of letting them wait for an answer that cannot come.
+ */
+import type { NatsConnection } from 'nats';
+
+export interface ConnectionState {
+  /** The client library is reconnecting. */
+  readonly down: boolean;
+  /** Called on each disconnect and reconnect; returns the unsubscribe. */
+  on(listener: (event: 'disconnect' | 'reconnect') => void): () => void;
+}
+
+const states = new WeakMap<NatsConnection, ConnectionState>();
+
+export function connectionState(connection: NatsConnection): ConnectionState {
+  const known = states.get(connection);
+  if (known !== undefined) return known;
+  const listeners = new Set<(event: 'disconnect' | 'reconnect') => void>();
+  let down = false;
+  const state: ConnectionState = {
+    get down() {
+      return down;
+    },
+    on(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+  states.set(connection, state);
+  void (async () => {
+    for await (const status of connection.status()) {
+      if (status.type !== 'disconnect' && status.type !== 'reconnect') continue;
+      down = status.type === 'disconnect';
+      for (const listener of listeners) listener(status.type);
+    }
+  })().catch(() => undefined);
+  return state;
+}
