@@ -12,8 +12,7 @@ import type { JsonObject } from '../../core/jsonrpc.ts';
 import type { CallToolResult, LoggingMessageParams, ResourceUpdatedParams, Tool } from '../../core/protocol/index.ts';
 import type { ListChange } from '../../machines/client-session-api.ts';
 import { createSessionAcceptor } from '../../machines/server-session.ts';
-import { type Accept, answersTo, clientPair, notificationsOf, paramsOf, rejectionOf, requestsOf, textOf } from '../support/client-pair.ts';
-import { settle } from '../support/test-clock.ts';
+import { type Accept, answersTo, clientPair, notificationsOf, paramsOf, rejectionOf, requestsOf, settle, textOf } from '../support/client-pair.ts';
 
 test('client api - callTool$ emits the progress values, then the result', async () => {
   const pair = await clientPair({

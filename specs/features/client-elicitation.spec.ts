@@ -10,8 +10,7 @@ import { LocalError, isLocalError, isWireError, urlElicitationRequired } from '.
 import type { ElicitParams, ElicitRequestURLParams, ElicitRequestedSchema, ElicitResult } from '../../core/protocol/elicitation.ts';
 import type { LegacyRevision } from '../../core/protocol/versions.ts';
 import type { McpServer } from '../../machines/server.ts';
-import { type ClientSetup, clientPair, paramsOf, rejectionOf, requestsOf, textOf } from '../support/client-pair.ts';
-import { settle } from '../support/test-clock.ts';
+import { type ClientSetup, clientPair, paramsOf, rejectionOf, requestsOf, settle, textOf } from '../support/client-pair.ts';
 
 /** Every field type 2025-11-25 allows, each with a default. */
 const everyField: ElicitRequestedSchema = {

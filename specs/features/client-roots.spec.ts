@@ -9,8 +9,7 @@ import { isLocalError } from '../../core/errors.ts';
 import type { Root } from '../../core/protocol/roots.ts';
 import type { McpServer } from '../../machines/server.ts';
 import type { McpSession } from '../../machines/session.ts';
-import { clientPair, notificationsOf, requestsOf, textOf } from '../support/client-pair.ts';
-import { settle } from '../support/test-clock.ts';
+import { clientPair, notificationsOf, requestsOf, settle, textOf } from '../support/client-pair.ts';
 
 const projectRoots: readonly Root[] = [
   { uri: 'file:///home/ada/project', name: 'Project' },

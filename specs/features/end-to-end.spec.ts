@@ -12,8 +12,8 @@ import { isLocalError } from '../../core/errors.ts';
 import type { CallToolResult, CreateMessageParams, SamplingMessageContentBlock, ElicitRequestFormParams, ElicitRequestedSchema, LoggingMessageParams, Root } from '../../core/protocol/index.ts';
 import type { LegacyRevision } from '../../core/protocol/versions.ts';
 import type { ClientSetup } from '../support/client-pair.ts';
-import { type ClientPair, answersTo, clientPair, methodsOf, notificationsOf, paramsOf, requestsOf } from '../support/client-pair.ts';
-import { mapsOf, settle, waitFor } from '../support/test-clock.ts';
+import { type ClientPair, answersTo, clientPair, methodsOf, notificationsOf, paramsOf, requestsOf, settle } from '../support/client-pair.ts';
+import { mapsOf, waitFor } from '../support/test-clock.ts';
 
 const tripSchema: ElicitRequestedSchema = {
   type: 'object',

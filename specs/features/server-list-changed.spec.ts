@@ -9,7 +9,7 @@ import { isLocalError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
 import type { ListChange } from '../../machines/client-session-api.ts';
 import type { McpServer, Registration } from '../../machines/server.ts';
-import { type Connection, featureServer, isRecord } from '../support/feature-pair.ts';
+import { type Connection, featureServer, isRecord, settle } from '../support/feature-pair.ts';
 
 const TOOLS = 'notifications/tools/list_changed';
 const PROMPTS = 'notifications/prompts/list_changed';
@@ -101,6 +101,7 @@ describe('server list_changed', () => {
     const a = await h.connect();
     const b = await h.connect();
     await a.client.close();
+    await settle(); // the server hears of the close (over NATS, one message later)
     h.server.tool({ name: 'after-close' }, () => 'ok');
     await b.settle();
     assert.equal(a.serverSent(TOOLS).length, 0);

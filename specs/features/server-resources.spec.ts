@@ -8,7 +8,7 @@ import { isLocalError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
 import type { ResourceUpdatedParams } from '../../core/protocol/index.ts';
 import type { McpSession } from '../../machines/session.ts';
-import { featurePair, featureServer, wireErrorOf } from '../support/feature-pair.ts';
+import { featurePair, featureServer, settle, wireErrorOf } from '../support/feature-pair.ts';
 
 const png = Buffer.from([0x89, 0x50, 0x4e, 0x47]).toString('base64');
 
@@ -184,6 +184,7 @@ describe('server resources: subscriptions', () => {
     assert.ok(probe.reads > 0, 'positive control: the server looks at a subscribed session when notifying');
     assert.equal(a.serverSent('notifications/resources/updated').length, 1);
     await a.client.close();
+    await settle(); // the server hears of the close (over NATS, one message later)
     assert.equal(a.session.state, 'closed');
     assert.equal(h.server.sessions.has(a.session), false);
     assert.equal(h.server.sessions.has(b.session), true);

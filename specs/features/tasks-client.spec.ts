@@ -10,8 +10,7 @@ import { isLocalError } from '../../core/errors.ts';
 import type { CallToolResult } from '../../core/protocol/tools.ts';
 import type { Task } from '../../core/protocol/tasks.ts';
 import type { McpServer } from '../../machines/server.ts';
-import { settle } from '../support/test-clock.ts';
-import { deferred, paramsOf, sentWith, taskPair } from './tasks-harness.ts';
+import { deferred, paramsOf, sentWith, settle, taskPair } from './tasks-harness.ts';
 
 function watch(pair: { session: { taskUpdates$(taskId: string): Observable<Task> } }, taskId: string) {
   const seen: Task[] = [];

@@ -1,7 +1,8 @@
 /**
  * The pair the task specs run on: a `createServer` server with tasks enabled and `createClient` clients,
- * linked by the memory transport, both ends of every link checked by the schema oracle (with the sender's
- * role) and recorded, every timer on one {@link TestClock} (polling, ttl expiry). Built like
+ * linked by the spec medium (the memory transport, or NATS: see specs/support/nats-medium.ts), both ends of
+ * every link checked by the schema oracle (with the sender's role) and recorded, every timer on one
+ * {@link TestClock} (polling, ttl expiry). Built like
  * `connectPair` in specs/support/test-clock.ts, on the public API.
  *
  *   const pair = await taskPair({ setup: (server) => server.tool(...) });
@@ -17,9 +18,13 @@ import type { ClientSession } from '../../machines/client-session-api.ts';
 import { type McpServer, type ServerOptions, createServer } from '../../machines/server.ts';
 import type { McpSession } from '../../machines/session.ts';
 import type { Transport } from '../../core/transport.ts';
-import { createMemoryPair } from '../../transports/memory/index.ts';
+import { WAIT_MS, within } from '../support/harness.ts';
+import { type SpecAcceptor, SpecMedium, settle, specClock } from '../support/nats-medium.ts';
 import { type SchemaOracle, withSchemaOracle } from '../support/schema-oracle.ts';
-import { TestClock, assertIdle, recordSends, settle } from '../support/test-clock.ts';
+import { type TestClock, type WireRecord, assertIdle, recordSends } from '../support/test-clock.ts';
+
+/** The medium's settle and clock (memory: as always; NATS: waits until the traffic comes to rest). */
+export { medium, settle, specClock } from '../support/nats-medium.ts';
 
 export interface TaskPairOptions {
   /** Server options over the defaults (`tasks: {}`). */
@@ -29,7 +34,7 @@ export interface TaskPairOptions {
   readonly client?: Partial<Omit<ClientOptions, 'name' | 'version' | 'session'>>;
   readonly protocolVersion?: LegacyRevision;
   readonly setup?: (server: McpServer) => void;
-  /** The clock (default: a new one), for stores built by the test. */
+  /** The clock (default: a new {@link specClock}), for stores built by the test. */
   readonly clock?: TestClock;
   /** Server notifications of these methods are dropped before the wire (not delivered, recorded or checked). */
   readonly dropServerNotifications?: readonly string[];
@@ -53,7 +58,7 @@ export interface TaskPair extends TaskLink {
 }
 
 export async function taskPair(options: TaskPairOptions = {}): Promise<TaskPair> {
-  const clock = options.clock ?? new TestClock();
+  const clock = options.clock ?? specClock();
   const server = createServer({
     name: 'rxmcp-task-spec-server',
     version: '1.0.0',
@@ -70,30 +75,38 @@ export async function taskPair(options: TaskPairOptions = {}): Promise<TaskPair>
     session: { clock },
   });
   const links: TaskLink[] = [];
+  const medium = new SpecMedium();
+  const dropped = new Set(options.dropServerNotifications);
+  const acceptor: SpecAcceptor<{ session: McpSession; serverWire: WireRecord; oracle: SchemaOracle }> = {
+    eras: server.eras,
+    changes: server.changes,
+    accept(serverEnd, acceptOptions) {
+      const serverSide = withSchemaOracle(serverEnd, { role: 'server' });
+      const serverWire = recordSends(serverSide.transport);
+      const serverTransport: Transport = dropped.size === 0 ? serverWire.transport : {
+        ...serverWire.transport,
+        incoming$: serverWire.transport.incoming$,
+        get status$() {
+          return serverWire.transport.status$;
+        },
+        send: (frame) => {
+          const payload = frame.payload as unknown as JsonObject;
+          if (typeof payload['method'] === 'string' && payload['id'] === undefined && dropped.has(payload['method'])) return undefined;
+          return serverWire.transport.send(frame);
+        },
+      };
+      return { session: server.accept(serverTransport, acceptOptions), serverWire, oracle: serverSide.oracle };
+    },
+  };
   const link = async (): Promise<TaskLink> => {
-    const [clientEnd, serverEnd] = createMemoryPair();
-    const serverSide = withSchemaOracle(serverEnd, { role: 'server' });
-    const clientSide = withSchemaOracle(clientEnd, { role: 'client' });
-    const serverWire = recordSends(serverSide.transport);
-    const dropped = new Set(options.dropServerNotifications);
-    const serverTransport: Transport = dropped.size === 0 ? serverWire.transport : {
-      ...serverWire.transport,
-      incoming$: serverWire.transport.incoming$,
-      get status$() {
-        return serverWire.transport.status$;
-      },
-      send: (frame) => {
-        const payload = frame.payload as unknown as JsonObject;
-        if (typeof payload['method'] === 'string' && payload['id'] === undefined && dropped.has(payload['method'])) return undefined;
-        return serverWire.transport.send(frame);
-      },
-    };
+    const connection = medium.link(acceptor);
+    const clientSide = withSchemaOracle(await connection.ready, { role: 'client' });
     const clientWire = recordSends(clientSide.transport);
-    const serverSession = server.accept(serverTransport);
     const session = await client.connect(clientWire.transport);
     await settle();
+    const { session: serverSession, serverWire, oracle: serverOracle } = await within(connection.first, WAIT_MS, 'the server side of the link');
     assert.equal(serverSession.state, 'operating');
-    const made: TaskLink = { session, serverSession, clientSent: clientWire.sent, serverSent: serverWire.sent, oracles: [clientSide.oracle, serverSide.oracle] };
+    const made: TaskLink = { session, serverSession, clientSent: clientWire.sent, serverSent: serverWire.sent, oracles: [clientSide.oracle, serverOracle] };
     links.push(made);
     return made;
   };
@@ -105,16 +118,21 @@ export async function taskPair(options: TaskPairOptions = {}): Promise<TaskPair>
     client,
     link,
     async finish() {
-      await settle();
-      for (const each of links) {
-        if (each.session.session.state !== 'closed') assertIdle(each.session.session, 'client');
-        if (each.serverSession.state !== 'closed') assertIdle(each.serverSession, 'server');
+      try {
+        await settle();
+        for (const each of links) {
+          if (each.session.session.state !== 'closed') assertIdle(each.session.session, 'client');
+          if (each.serverSession.state !== 'closed') assertIdle(each.serverSession, 'server');
+        }
+        for (const each of links) await each.session.close();
+        await settle();
+        assert.equal(server.sessions.size, 0, 'the server forgot every closed session');
+        assert.equal(clock.pending, 0, 'every timer was cancelled (task expiry timers included)');
+        for (const each of links) for (const oracle of each.oracles) oracle.assertClean();
+        medium.assertReceivedClean();
+      } finally {
+        await medium.close();
       }
-      for (const each of links) await each.session.close();
-      await settle();
-      assert.equal(server.sessions.size, 0, 'the server forgot every closed session');
-      assert.equal(clock.pending, 0, 'every timer was cancelled (task expiry timers included)');
-      for (const each of links) for (const oracle of each.oracles) oracle.assertClean();
     },
   };
 }

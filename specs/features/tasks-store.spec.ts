@@ -9,8 +9,7 @@ import { type Observable, take } from 'rxjs';
 import { InMemoryTaskStore, resolveTaskTtl } from '../../core/catalog/task-store.ts';
 import type { Task } from '../../core/protocol/tasks.ts';
 import type { McpServer } from '../../machines/server.ts';
-import { TestClock, settle } from '../support/test-clock.ts';
-import { deferred, sentWith, taskPair, wireError } from './tasks-harness.ts';
+import { deferred, sentWith, settle, specClock, taskPair, wireError } from './tasks-harness.ts';
 
 const quickTool = (server: McpServer): void => {
   server.tool({ name: 'quick', execution: { taskSupport: 'optional' } }, () => 'ok');
@@ -132,7 +131,7 @@ describe('tasks - behaviour: ttl and expiry', () => {
 
 describe('tasks - behaviour: limits and session close', () => {
   test('tasks - a full store refuses new tasks with a clear -32603, per requestor and overall', async () => {
-    const clock = new TestClock();
+    const clock = specClock();
     const store = new InMemoryTaskStore({ clock, maxTasksPerOwner: 2, maxTasks: 3 });
     const pair = await taskPair({ clock, server: { tasks: { store } }, setup: quickTool });
     const other = await pair.link();
@@ -149,7 +148,7 @@ describe('tasks - behaviour: limits and session close', () => {
   });
 
   test('tasks - closing a session aborts its running tasks, deletes its tasks and cancels their timers', async () => {
-    const clock = new TestClock();
+    const clock = specClock();
     const store = new InMemoryTaskStore({ clock });
     let aborted = 0;
     const pair = await taskPair({

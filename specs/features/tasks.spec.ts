@@ -10,8 +10,7 @@ import { WireError, isLocalError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
 import type { CallToolResult } from '../../core/protocol/tools.ts';
 import type { McpServer } from '../../machines/server.ts';
-import { settle } from '../support/test-clock.ts';
-import { RELATED, announced, deferred, metaOf, paramsOf, sentWith, taskPair, track, wireError } from './tasks-harness.ts';
+import { RELATED, announced, deferred, metaOf, paramsOf, sentWith, settle, taskPair, track, wireError } from './tasks-harness.ts';
 
 const text = (result: CallToolResult): string => result.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
 

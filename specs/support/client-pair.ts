@@ -1,7 +1,7 @@
 /**
  * A public-API pair for the client feature specs: a `createServer` server and a `createClient` client,
- * linked by the in-memory transport, both ends wrapped by the schema oracle (with the sender's role) and
- * recorded, all timers on one {@link TestClock}.
+ * linked by the spec medium (the in-memory transport, or NATS: see nats-medium.ts), both ends wrapped by the
+ * schema oracle (with the sender's role) and recorded, all timers on one {@link TestClock}.
  *
  *   const pair = await clientPair({ protocolVersion: '2025-11-25', client: { sampling }, setup: (s) => s.tool(...) });
  *   ... pair.session.callTool(...) ...
@@ -18,9 +18,13 @@ import { type ClientOptions, type McpClient, createClient } from '../../machines
 import type { ClientSession } from '../../machines/client-session-api.ts';
 import { type McpServer, type ServerOptions, createServer } from '../../machines/server.ts';
 import type { McpSession, SessionRuntimeOptions } from '../../machines/session.ts';
-import { createMemoryPair } from '../../transports/memory/index.ts';
+import { WAIT_MS, within } from './harness.ts';
+import { type SpecAcceptor, SpecMedium, settle, specClock } from './nats-medium.ts';
 import { type SchemaOracle, withSchemaOracle } from './schema-oracle.ts';
-import { TestClock, assertIdle, recordSends, settle } from './test-clock.ts';
+import { type TestClock, type WireRecord, assertIdle, recordSends } from './test-clock.ts';
+
+/** The medium's settle (memory: microtasks and immediates; NATS: until the traffic comes to rest). */
+export { medium, settle } from './nats-medium.ts';
 
 export type ServerSetup = Omit<ServerOptions, 'name' | 'version'>;
 export type ClientSetup = Omit<ClientOptions, 'name' | 'version' | 'protocolVersion'>;
@@ -66,8 +70,14 @@ export interface ClientPair extends Link {
 export const SERVER_NAME = 'rxmcp-client-spec-server';
 export const CLIENT_NAME = 'rxmcp-client-spec-client';
 
+interface ServerSide {
+  readonly session: McpSession;
+  readonly serverWire: WireRecord;
+  readonly oracle: SchemaOracle;
+}
+
 export async function clientPair(options: ClientPairOptions): Promise<ClientPair> {
-  const clock = new TestClock();
+  const clock = specClock();
   const server = createServer({ name: SERVER_NAME, version: '1.0.0', ...options.server, session: { clock, ...options.server?.session } });
   options.setup?.(server);
   const client = createClient({ era: 'legacy',
@@ -77,18 +87,36 @@ export async function clientPair(options: ClientPairOptions): Promise<ClientPair
     protocolVersion: options.protocolVersion,
     session: { clock, ...options.client?.session },
   });
-  const defaultAccept: Accept = options.accept ?? ((transport, runtime) => server.accept(transport, runtime));
+  const serverAccept: Accept = (transport, runtime) => server.accept(transport, runtime);
+  const defaultAccept: Accept = options.accept ?? serverAccept;
   const links: Link[] = [];
+  const medium = new SpecMedium();
+  const acceptors = new Map<Accept, SpecAcceptor<ServerSide>>();
+
+  /** Serves `accept` over the medium: each server side checked by the oracle and recorded. */
+  function acceptorFor(accept: Accept): SpecAcceptor<ServerSide> {
+    const known = acceptors.get(accept);
+    if (known !== undefined) return known;
+    const made: SpecAcceptor<ServerSide> = {
+      // Only the createServer server serves both eras and has changes; a low-level acceptor serves legacy sessions.
+      ...(accept === serverAccept ? { eras: server.eras, changes: server.changes } : { eras: 'legacy' as const }),
+      accept(transport, acceptOptions) {
+        const serverOracle = withSchemaOracle(transport, { role: 'server' });
+        const serverWire = recordSends(serverOracle.transport);
+        return { session: accept(serverWire.transport, { ...acceptOptions, clock }), serverWire, oracle: serverOracle.oracle };
+      },
+    };
+    acceptors.set(accept, made);
+    return made;
+  }
 
   async function link(accept: Accept = defaultAccept): Promise<Link> {
-    const [clientEnd, serverEnd] = createMemoryPair();
-    const serverOracle = withSchemaOracle(serverEnd, { role: 'server' });
-    const clientOracle = withSchemaOracle(clientEnd, { role: 'client' });
-    const serverWire = recordSends(serverOracle.transport);
+    const connection = medium.link(acceptorFor(accept));
+    const clientOracle = withSchemaOracle(await connection.ready, { role: 'client' });
     const clientWire = recordSends(clientOracle.transport);
-    const serverSession = accept(serverWire.transport, { clock });
     const session = await client.connect(clientWire.transport);
     await settle();
+    const { session: serverSession, serverWire, oracle: serverOracle } = await within(connection.first, WAIT_MS, 'the server side of the link');
     assert.equal(serverSession.state, 'operating', 'the server session operates after the handshake');
     assert.equal(session.session.revision, options.protocolVersion, 'the negotiated revision is the one the test asked for');
     const made: Link = {
@@ -98,7 +126,7 @@ export async function clientPair(options: ClientPairOptions): Promise<ClientPair
       serverSent: serverWire.sent,
       clientSentAfterClose: clientWire.sentAfterClose,
       serverSentAfterClose: serverWire.sentAfterClose,
-      oracles: [clientOracle.oracle, serverOracle.oracle],
+      oracles: [clientOracle.oracle, serverOracle],
     };
     links.push(made);
     return made;
@@ -113,23 +141,28 @@ export async function clientPair(options: ClientPairOptions): Promise<ClientPair
     links,
     link,
     async finish() {
-      await settle();
-      for (const each of links) {
-        if (each.session.session.state !== 'closed') assertIdle(each.session.session);
-        if (each.serverSession.state !== 'closed') assertIdle(each.serverSession);
+      try {
+        await settle();
+        for (const each of links) {
+          if (each.session.session.state !== 'closed') assertIdle(each.session.session);
+          if (each.serverSession.state !== 'closed') assertIdle(each.serverSession);
+        }
+        for (const each of links) await each.session.close();
+        await settle();
+        for (const each of links) {
+          assert.equal(each.session.session.state, 'closed', 'the client session closed');
+          assert.equal(each.serverSession.state, 'closed', 'the server session closed with its transport');
+          assert.deepEqual(each.clientSentAfterClose, [], 'the client sent nothing after close');
+          assert.deepEqual(each.serverSentAfterClose, [], 'the server sent nothing after close');
+        }
+        assert.equal(server.sessions.size, 0, 'the server forgot every closed session');
+        assert.equal(client.sessions.size, 0, 'the client forgot every closed session');
+        assert.equal(clock.pending, 0, 'every timer was cancelled');
+        for (const each of links) for (const oracle of each.oracles) oracle.assertClean();
+        medium.assertReceivedClean();
+      } finally {
+        await medium.close();
       }
-      for (const each of links) await each.session.close();
-      await settle();
-      for (const each of links) {
-        assert.equal(each.session.session.state, 'closed', 'the client session closed');
-        assert.equal(each.serverSession.state, 'closed', 'the server session closed with its transport');
-        assert.deepEqual(each.clientSentAfterClose, [], 'the client sent nothing after close');
-        assert.deepEqual(each.serverSentAfterClose, [], 'the server sent nothing after close');
-      }
-      assert.equal(server.sessions.size, 0, 'the server forgot every closed session');
-      assert.equal(client.sessions.size, 0, 'the client forgot every closed session');
-      assert.equal(clock.pending, 0, 'every timer was cancelled');
-      for (const each of links) for (const oracle of each.oracles) oracle.assertClean();
     },
   };
 }

@@ -1,8 +1,9 @@
 /**
  * Helpers for the server feature specs: a real `createServer(...)` serving real `createClient(...)` sessions over
- * `createMemoryPair()`, with BOTH ends of every pair logged and checked by the schema oracle. A spec builds one
- * harness per test, connects one or more clients (each choosing its protocol revision), and ends with
- * `assertClean()`, which fails when any message either side sent violates the schema of the negotiated revision.
+ * the spec medium (`createMemoryPair()`, or NATS: see nats-medium.ts), with BOTH ends of every pair logged and
+ * checked by the schema oracle. A spec builds one harness per test, connects one or more clients (each choosing
+ * its protocol revision), and ends with `assertClean()`, which fails when any message either side sent violates
+ * the schema of the negotiated revision.
  *
  * A raw connection (`connectRaw`) puts a hand-written client in front of the server, for requests the project's
  * client would refuse to send (invalid params, undeclared capabilities). Its own messages are not checked (they
@@ -17,11 +18,13 @@ import { type ClientOptions, createClient } from '../../machines/client.ts';
 import type { ClientSession } from '../../machines/client-session-api.ts';
 import { type McpServer, type ServerOptions, createServer } from '../../machines/server.ts';
 import type { McpSession } from '../../machines/session.ts';
-import { createMemoryPair, type MemoryTransport } from '../../transports/memory/index.ts';
 import { type JsonRecord, WAIT_MS, type WireLog, type WireResponse, delay, isRecord, isResponseTo, spyTransport, within } from './harness.ts';
+import { medium, settle, type SpecAcceptor, SpecMedium } from './nats-medium.ts';
 import { type SchemaOracle, withSchemaOracle } from './schema-oracle.ts';
 
 export { WAIT_MS, delay, isRecord, within, type JsonRecord, type WireResponse };
+/** The medium's settle (memory: microtasks and immediates; NATS: until the traffic comes to rest). */
+export { medium, settle } from './nats-medium.ts';
 
 /** The legacy revisions a client can ask for; feature specs run per revision where the revision matters. */
 export const REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const satisfies readonly LegacyRevision[];
@@ -83,35 +86,49 @@ function sentOf(log: WireLog, method: string): JsonRecord[] {
   );
 }
 
-/** A server built with `createServer(options)`; register on `harness.server`, then connect clients. */
+interface ServerSide {
+  readonly session: McpSession;
+  readonly serverWire: WireLog;
+}
+
+/**
+ * A server built with `createServer(options)`; register on `harness.server`, then connect clients. Connections
+ * run over the spec medium (memory, or NATS: see nats-medium.ts).
+ */
 export function featureServer(options: Partial<ServerOptions> = {}): FeatureHarness {
   const server = createServer({ name: 'feature-spec-server', version: '0.0.0', ...options });
+  const links = new SpecMedium();
   const oracles: SchemaOracle[] = [];
   const connections: Connection[] = [];
-  const rawEnds: MemoryTransport[] = [];
+  const rawEnds: Transport[] = [];
   let rawIds = 0;
 
-  const accept = (serverEnd: Transport): { session: McpSession; serverWire: WireLog } => {
-    const side = instrument(serverEnd);
-    oracles.push(side.oracle);
-    const session = server.accept(side.transport);
-    side.log.track(session);
-    return { session, serverWire: side.log };
+  const acceptor: SpecAcceptor<ServerSide> = {
+    eras: server.eras,
+    changes: server.changes,
+    accept(serverEnd, acceptOptions) {
+      const side = instrument(serverEnd);
+      oracles.push(side.oracle);
+      const session = server.accept(side.transport, acceptOptions);
+      side.log.track(session);
+      return { session, serverWire: side.log };
+    },
   };
 
   const close = async (): Promise<void> => {
     await Promise.all(connections.map((connection) => connection.client.close()));
     await Promise.all(rawEnds.map((end) => end.close()));
     await server.close();
+    await links.close();
+    links.assertReceivedClean();
   };
 
   return {
     server,
     connections,
     async connect(connectOptions = {}) {
-      const [clientEnd, serverEnd] = createMemoryPair();
-      const { session, serverWire } = accept(serverEnd);
-      const clientSide = instrument(clientEnd);
+      const link = links.link(acceptor);
+      const clientSide = instrument(await link.ready);
       oracles.push(clientSide.oracle);
       const client = createClient({ era: 'legacy',
         ...clientInfo,
@@ -120,6 +137,9 @@ export function featureServer(options: Partial<ServerOptions> = {}): FeatureHarn
       });
       const handle = await within(client.connect(clientSide.transport), WAIT_MS, 'client.connect');
       clientSide.log.track(handle.session);
+      const { session, serverWire } = await within(link.first, WAIT_MS, 'the server side of the connection');
+      // Over NATS the client's notifications/initialized is still on its way: connected means operating on both ends.
+      if (medium === 'nats') await settle();
       const connection: Connection = {
         client: handle,
         session,
@@ -133,9 +153,9 @@ export function featureServer(options: Partial<ServerOptions> = {}): FeatureHarn
       return connection;
     },
     connectRaw() {
-      const [peerEnd, serverEnd] = createMemoryPair();
+      const link = links.link(acceptor);
+      const peerEnd = link.transport;
       rawEnds.push(peerEnd);
-      const { session, serverWire } = accept(serverEnd);
       const received: unknown[] = [];
       const waiters = new Set<{ readonly id: RequestId; readonly resolve: (response: WireResponse) => void }>();
       peerEnd.incoming$.subscribe((frame) => {
@@ -155,8 +175,13 @@ export function featureServer(options: Partial<ServerOptions> = {}): FeatureHarn
         return within(answer, WAIT_MS, `the answer to raw ${method}`);
       };
       return {
-        session,
-        serverWire,
+        // Over NATS the server side exists once the first request arrived.
+        get session() {
+          return link.side().session;
+        },
+        get serverWire() {
+          return link.side().serverWire;
+        },
         received,
         async initialize(protocolVersion = '2025-11-25', capabilities = {}) {
           const response = await call('initialize', { protocolVersion, capabilities, clientInfo });
@@ -169,6 +194,7 @@ export function featureServer(options: Partial<ServerOptions> = {}): FeatureHarn
     assertClean() {
       if (oracles.length === 0) throw new AssertionError({ message: 'no connection was made, so nothing was checked' });
       for (const oracle of oracles) oracle.assertClean();
+      links.assertReceivedClean();
     },
     close,
     [Symbol.asyncDispose]: close,
@@ -206,4 +232,7 @@ export async function wireErrorOf(promise: Promise<unknown>, code: number): Prom
 }
 
 /** Waits `ms` and returns (only to give traffic that should NOT happen a chance to show up). */
-export const quiet = (ms = 20): Promise<void> => delay(ms);
+export const quiet = async (ms = 20): Promise<void> => {
+  await delay(ms);
+  if (medium === 'nats') await settle();
+};

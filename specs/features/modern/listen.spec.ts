@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import type { JsonObject } from '../../../core/jsonrpc.ts';
-import { TestClock, settle } from '../../support/test-clock.ts';
-import { META, type Message, type ModernHarness, type ModernPeer, type WireResponse, delay, errorOf, isNotification, metaOf, modernServer, resultOf, warmUp } from './modern-peer.ts';
+import { TestClock } from '../../support/test-clock.ts';
+import { META, type Message, type ModernHarness, type ModernPeer, type WireResponse, delay, errorOf, isNotification, metaOf, modernServer, resultOf, settle, warmUp } from './modern-peer.ts';
 
 before(warmUp);
 

@@ -1,9 +1,11 @@
 /**
- * Helpers for the modern-era (2026-07-28) server specs over the memory transport: a real `createServer(...)`,
- * and hand-written modern clients in front of it. Each client connection is one memory pair whose server end is
- * logged and wrapped by the schema oracle (checked against 2026-07-28 by default, since a modern connection has
- * no handshake the oracle could learn the revision from), so `assertClean()` fails on anything the server sent
- * that the 2026-07-28 schema does not allow (including requests, which a modern server never sends).
+ * Helpers for the modern-era (2026-07-28) server specs over the spec medium (memory, or NATS: see
+ * specs/support/nats-medium.ts): a real `createServer(...)`, and hand-written modern clients in front of it.
+ * Each client connection is one link whose server end is logged and wrapped by the schema oracle (checked
+ * against 2026-07-28 by default, since a modern connection has no handshake the oracle could learn the revision
+ * from), so `assertClean()` fails on anything the server sent that the 2026-07-28 schema does not allow
+ * (including requests, which a modern server never sends). Over NATS a connection may have several server
+ * sides (a lane per process and lifetime, a legacy session after `initialize`); each is checked.
  *
  * The client side is raw on purpose: the specs send envelopes the project's own client would never produce.
  */
@@ -11,11 +13,27 @@ import { AssertionError } from 'node:assert';
 import type { JsonObject, RequestId } from '../../../core/jsonrpc.ts';
 import { type McpServer, type ServerOptions, createServer } from '../../../machines/server.ts';
 import type { McpSession } from '../../../machines/session.ts';
-import { createMemoryPair, type MemoryTransport } from '../../../transports/memory/index.ts';
+import type { Transport } from '../../../core/transport.ts';
 import { WAIT_MS, type WireLog, type WireResponse, delay, isRecord, isResponseTo, spyTransport } from '../../support/harness.ts';
+import { type SpecAcceptor, SpecMedium } from '../../support/nats-medium.ts';
 import { type SchemaOracle, withSchemaOracle } from '../../support/schema-oracle.ts';
 
 export { WAIT_MS, delay, isRecord, type WireResponse };
+/** The medium's settle (memory: microtasks and immediates; NATS: until the traffic comes to rest). */
+export { medium, settle } from '../../support/nats-medium.ts';
+
+/**
+ * Why a spec cannot hold over NATS (used as `{ skip: medium === 'nats' && OVER_NATS.… }`): the binding's own
+ * documented rules (docs/nats-binding.md) decide these cases before any session sees the message.
+ */
+export const OVER_NATS = {
+  /** No connection carries an era: the subject does. */
+  eraBySubject:
+    'over NATS the era is chosen per message by the binding, not by a connection\'s first request: a request without a session goes to a modern lane, and initialize on the call subject always opens a new legacy session (docs/nats-binding.md)',
+  /** A legacy-only server: the binding itself refuses sessionless requests. */
+  legacyOnlyRefusedByBinding:
+    'over NATS the binding itself refuses a sessionless request to a legacy-only server (-32600 "send initialize first", docs/nats-binding.md): no session exists to be awaiting initialize',
+} as const;
 
 export const MODERN = '2026-07-28';
 
@@ -62,14 +80,15 @@ export function withEnvelope(params: JsonObject = {}, options: EnvelopeOptions =
 
 export type Message = Readonly<Record<string, unknown>>;
 
-/** A hand-written modern client on one memory connection. */
+/** A hand-written modern client on one connection. */
 export interface ModernPeer {
+  /** The server's session for this connection (over NATS: the newest one, once a request arrived). */
   readonly session: McpSession;
   readonly oracle: SchemaOracle;
   readonly wire: WireLog;
   /** Every message the server sent on this connection, in order. */
   readonly received: readonly unknown[];
-  readonly transport: MemoryTransport;
+  readonly transport: Transport;
   /** Sends any JSON value as is. */
   send(message: unknown): void;
   /** A fresh request id. */
@@ -105,16 +124,33 @@ export function isMessage(value: unknown): value is Message {
   return isRecord(value);
 }
 
-/** Accepts a new connection on `server` and puts a hand-written client in front of it. */
-export function connectPeer(server: McpServer, oracleRevision: string | null = MODERN): ModernPeer {
-  const [clientEnd, serverEnd] = createMemoryPair();
-  const spied = spyTransport(serverEnd);
-  const { transport, oracle } = withSchemaOracle(spied.transport, {
-    role: 'server',
-    ...(oracleRevision === null ? {} : { revision: () => oracleRevision }),
-  });
-  const session = server.accept(transport);
-  spied.log.track(session);
+/** One server side of a peer's connection. */
+interface PeerSide {
+  readonly session: McpSession;
+  readonly oracle: SchemaOracle;
+  readonly wire: WireLog;
+}
+
+/** Accepts server sides for `server`: logged, and checked by the oracle against the revision their peer asked for. */
+function peerAcceptor(server: McpServer): SpecAcceptor<PeerSide, string | null> {
+  return {
+    eras: server.eras,
+    changes: server.changes,
+    accept(serverEnd, acceptOptions, oracleRevision) {
+      const spied = spyTransport(serverEnd);
+      // null: learn the revision (a legacy session's handshake).
+      const { transport, oracle } = withSchemaOracle(spied.transport, { role: 'server', revision: () => oracleRevision() ?? undefined });
+      const session = server.accept(transport, acceptOptions);
+      spied.log.track(session);
+      return { session, oracle, wire: spied.log };
+    },
+  };
+}
+
+/** Opens a new connection to `server` through `links` and puts a hand-written client in front of it. */
+function connectPeer(links: SpecMedium, acceptor: SpecAcceptor<PeerSide, string | null>, oracleRevision: string | null): { peer: ModernPeer; sides: readonly PeerSide[] } {
+  const link = links.link(acceptor, { tag: oracleRevision, ...(oracleRevision === null ? {} : { revision: oracleRevision }) });
+  const clientEnd = link.transport;
   const received: unknown[] = [];
   const taken = new Set<number>();
   const waiters = new Set<{ predicate: (message: Message) => boolean; resolve: (message: Message) => void }>();
@@ -163,10 +199,16 @@ export function connectPeer(server: McpServer, oracleRevision: string | null = M
     send({ jsonrpc: '2.0', id, method, params: withEnvelope(params, options) });
     return { id, response };
   };
-  return {
-    session,
-    oracle,
-    wire: spied.log,
+  const peer: ModernPeer = {
+    get session() {
+      return link.side().session;
+    },
+    get oracle() {
+      return link.side().oracle;
+    },
+    get wire() {
+      return link.side().wire;
+    },
     received,
     transport: clientEnd,
     send,
@@ -191,26 +233,35 @@ export function connectPeer(server: McpServer, oracleRevision: string | null = M
     },
     close: () => clientEnd.close(),
   };
+  return { peer, sides: link.sides };
 }
 
 /** A server built with `createServer(options)`; register on `harness.server`, then connect modern clients. */
 export function modernServer(options: Partial<ServerOptions> = {}): ModernHarness {
   const server = createServer({ name: 'modern-spec-server', version: '1.2.3', ...options });
-  const peers: ModernPeer[] = [];
+  const links = new SpecMedium();
+  const acceptor = peerAcceptor(server);
+  const peers: Array<{ readonly peer: ModernPeer; readonly sides: readonly PeerSide[] }> = [];
   const close = async (): Promise<void> => {
-    await Promise.all(peers.map((peer) => peer.close()));
+    await Promise.all(peers.map(({ peer }) => peer.close()));
     await server.close();
+    await links.close();
+    links.assertReceivedClean();
   };
   return {
     server,
     connect(connectOptions = {}) {
-      const peer = connectPeer(server, connectOptions.oracleRevision === undefined ? MODERN : connectOptions.oracleRevision);
-      peers.push(peer);
-      return peer;
+      const made = connectPeer(links, acceptor, connectOptions.oracleRevision === undefined ? MODERN : connectOptions.oracleRevision);
+      peers.push(made);
+      return made.peer;
     },
     assertClean() {
       if (peers.length === 0) throw new AssertionError({ message: 'no connection was made, so nothing was checked' });
-      for (const peer of peers) peer.oracle.assertClean();
+      for (const { sides } of peers) {
+        if (sides.length === 0) throw new AssertionError({ message: 'nothing reached the server on a connection, so nothing was checked' });
+        for (const side of sides) side.oracle.assertClean();
+      }
+      links.assertReceivedClean();
     },
     close,
     [Symbol.asyncDispose]: close,

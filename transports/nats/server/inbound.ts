@@ -63,9 +63,16 @@ export function checkCall(value: unknown, subjectMethod: string, msg: Msg, moder
   }
   const lookup = natsHeaderLookup(msg.headers);
   const problem = checkStandardHeaders(lookup, params === undefined ? { method } : { method, params: params as JsonObject });
-  // MCP-Protocol-Version belongs to the modern era; a legacy initialize names its version in the body.
-  if (problem !== undefined && !(problem.reason === 'missing' && problem.header === 'MCP-Protocol-Version' && !modern)) {
+  // MCP-Protocol-Version belongs to the modern era (a legacy initialize names its version in the body), and it
+  // mirrors the envelope: a body that names no version gets the session's envelope error instead.
+  const missingVersion = problem?.reason === 'missing' && problem.header === 'MCP-Protocol-Version';
+  if (problem !== undefined && !(missingVersion && (!modern || !namesVersion(params)))) {
     return { code: ErrorCode.HeaderMismatch, message: `Header mismatch: ${problem.message}`, id };
   }
   return { request: message as CheckedRequest };
+}
+
+function namesVersion(params: unknown): boolean {
+  const meta = typeof params === 'object' && params !== null ? (params as { _meta?: unknown })._meta : undefined;
+  return typeof meta === 'object' && meta !== null && typeof (meta as Record<string, unknown>)['io.modelcontextprotocol/protocolVersion'] === 'string';
 }
