@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import type { JsonObject } from '../../../core/jsonrpc.ts';
-import { ALL_INPUT_CAPABILITIES, META, MODERN, type ModernHarness, OVER_NATS, errorOf, medium, metaOf, modernServer, resultOf, warmUp } from './modern-peer.ts';
+import { ALL_INPUT_CAPABILITIES, META, MODERN, type ModernHarness, errorOf, metaOf, modernServer, resultOf, warmUp } from './modern-peer.ts';
 
 before(warmUp);
 
