@@ -4,21 +4,39 @@
  *
  *   rxmcp serve [--port N] [--host H] [--stdio]   the demo server on Streamable HTTP (or stdio)
  *   rxmcp demo                                   a client and a server in one process, in memory
+ *   rxmcp bridge to-nats|from-nats ...           a stdio MCP server onto NATS, or a NATS-hosted server onto stdio
+ *   rxmcp gateway --name S [--nats URL] ...      a Streamable HTTP front for the NATS-hosted server S
  */
+import { bridgeUsage, runBridge } from './bridge/index.ts';
 import { runDemo } from './demo.ts';
+import { parseGatewayArgs, runGateway } from './gateway/command.ts';
 import { parseServeArgs, serve } from './serve.ts';
 
 const usage = `usage: rxmcp <command>
 
 commands:
   serve [--port N] [--host H] [--stdio]   run the demo server on Streamable HTTP at 127.0.0.1 (default port 3000), or on stdio
-  demo                                    run an in-process client and server and show the protocol at work`;
+  demo                                    run an in-process client and server and show the protocol at work
+  bridge to-nats|from-nats ...            serve a stdio MCP server on NATS, or a NATS-hosted server on stdio
+                                          (rxmcp bridge --help)
+  gateway --name S [--nats URL] [--prefix P] [--host H] [--port N] [--path /mcp]
+                                          serve the NATS-hosted MCP server S on Streamable HTTP (replicas share
+                                          sessions and SSE events through JetStream)`;
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command] = argv;
   switch (command) {
     case 'serve':
       await serve(parseServeArgs(argv.slice(1)), (line) => process.stdout.write(`${line}\n`));
+      return 0;
+    case 'bridge':
+      if (argv[1] === undefined || argv[1] === '--help' || argv[1] === 'help') {
+        process.stdout.write(`${bridgeUsage}\n`);
+        return argv[1] === undefined ? 2 : 0;
+      }
+      return runBridge(argv.slice(1), (line) => process.stderr.write(`rxmcp bridge: ${line}\n`));
+    case 'gateway':
+      await runGateway(parseGatewayArgs(argv.slice(1)), (line) => process.stdout.write(`${line}\n`));
       return 0;
     case 'demo':
       await runDemo((line) => process.stdout.write(`${line}\n`));

@@ -1,0 +1,137 @@
+/**
+ * A `SessionAcceptorPort` that serves each session with a stdio MCP server process of its own (a stdio server
+ * serves one client), for `rxmcp bridge to-nats`.
+ *
+ * - A new session spawns the command and pipes the session's frames to it unchanged, both ways (pipe.ts). The
+ *   session's first frames (its `initialize`) wait in the pipe while the process starts.
+ * - A session taken over from a bridge process that died (`preinitialized`) gets a fresh process too, which
+ *   first hears the handshake replayed (replayed-handshake.ts).
+ * - The process exiting ends the session; the session ending stops the process (stdin end, SIGTERM, SIGKILL).
+ * - At most `maxChildren` processes run: a session beyond that gets a clear JSON-RPC error and is closed.
+ */
+import { ErrorCode } from '../../core/error-codes.ts';
+import { classify, errorResponse } from '../../core/jsonrpc.ts';
+import type { SessionAcceptorPort, Transport } from '../../core/transport.ts';
+import { type EnvInheritance, type StdioClientTransport, spawnStdioServer } from '../../transports/stdio/index.ts';
+import { pendingTransport } from './pending-transport.ts';
+import { type Pipe, pipeTransports } from './pipe.ts';
+import { type AgreedHandshake, replayHandshake } from './replayed-handshake.ts';
+
+export interface ChildAcceptorOptions {
+  readonly command: string;
+  readonly args: readonly string[];
+  /** Variables for each child, over the inherited base. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** The inherited base of each child's environment (default `safe`, see transports/stdio). */
+  readonly inheritEnv?: EnvInheritance;
+  /** Most server processes at once (default 100). */
+  readonly maxChildren?: number;
+  /** How long a stopping child may take after its stdin ended, and again after SIGTERM (default 2000 ms each). */
+  readonly stopWaitMs?: number;
+  /** How long a new child may take to answer a replayed `initialize` (default 30 s). */
+  readonly replayTimeoutMs?: number;
+  /** Diagnostics, one line each (the CLI writes them to stderr). */
+  readonly report: (line: string) => void;
+}
+
+export interface ChildAcceptor extends SessionAcceptorPort {
+  /** Sessions (and so server processes) open now. */
+  readonly size: number;
+  /** Ends every session and stops every process. */
+  closeAll(): Promise<void>;
+}
+
+interface Bridged {
+  readonly pipe: Pipe;
+  state: 'open' | 'closed';
+}
+
+export const DEFAULT_MAX_CHILDREN = 100;
+
+export function childAcceptor(options: ChildAcceptorOptions): ChildAcceptor {
+  const maxChildren = options.maxChildren ?? DEFAULT_MAX_CHILDREN;
+  const open = new Set<Bridged>();
+  const label = [options.command, ...options.args].join(' ');
+
+  const spawnChild = async (): Promise<StdioClientTransport> => {
+    const child = await spawnStdioServer({
+      command: options.command,
+      args: options.args,
+      stderr: 'pipe',
+      ...(options.env === undefined ? {} : { env: options.env }),
+      ...(options.inheritEnv === undefined ? {} : { inheritEnv: options.inheritEnv }),
+      ...(options.stopWaitMs === undefined ? {} : { shutdown: { stdinCloseWaitMs: options.stopWaitMs, sigtermWaitMs: options.stopWaitMs } }),
+    });
+    const pid = child.pid;
+    child.stderr$.subscribe((line) => options.report(`[pid ${pid}] ${line}`));
+    void child.exited.then((exit) => options.report(`server process ${pid} exited (${exit.signal ?? `code ${String(exit.code)}`})`));
+    return child;
+  };
+
+  return {
+    eras: 'legacy',
+    get size() {
+      return open.size;
+    },
+    accept(transport, acceptOptions) {
+      if (open.size >= maxChildren) {
+        options.report(`refused a session: ${open.size} server processes run already (--max-children ${maxChildren})`);
+        return refuse(transport, `This bridge already runs ${maxChildren} server processes, its limit (rxmcp bridge --max-children); try again later`);
+      }
+      const agreed: AgreedHandshake | undefined = acceptOptions?.preinitialized;
+      const making = spawnChild().then(
+        (child) => {
+          options.report(`server process ${child.pid} started for ${agreed === undefined ? 'a new session' : `a session taken over (replaying its ${agreed.revision} handshake)`} (${open.size} of at most ${maxChildren} running)`);
+          return agreed === undefined ? (child as Transport) : replayHandshake(child, agreed, options.replayTimeoutMs === undefined ? {} : { timeoutMs: options.replayTimeoutMs });
+        },
+        (error: unknown) => {
+          options.report(`could not start ${label}: ${error instanceof Error ? error.message : String(error)}`);
+          throw error;
+        },
+      );
+      // Subscribed at once: the binding hands the session its first frame as soon as accept returns.
+      const pipe = pipeTransports(transport, pendingTransport(making, 'stdio'), { names: ['the NATS session', 'the server process'], report: options.report });
+      const bridged: Bridged = { pipe, state: 'open' };
+      open.add(bridged);
+      void pipe.done.then(() => {
+        bridged.state = 'closed';
+        open.delete(bridged);
+      });
+      return {
+        get state() {
+          return bridged.state;
+        },
+        close: () => pipe.close(),
+      };
+    },
+    async closeAll() {
+      await Promise.all(Array.from(open, (bridged) => bridged.pipe.close()));
+    },
+  };
+}
+
+/** Answers every request of a session this bridge cannot take with `message`, then closes it. */
+function refuse(transport: Transport, message: string): { readonly state: string; close(): Promise<void> } {
+  let state = 'closing';
+  const close = async (): Promise<void> => {
+    subscription.unsubscribe();
+    await transport.close();
+    state = 'closed';
+  };
+  const subscription = transport.incoming$.subscribe((frame) => {
+    if (frame.type !== 'message') return;
+    const classified = classify(frame.payload);
+    if (classified.kind !== 'request') return;
+    const answer = errorResponse(classified.message.id, { code: ErrorCode.InternalError, message });
+    void Promise.resolve()
+      .then(() => transport.send({ payload: answer }))
+      .catch(() => undefined)
+      .then(close);
+  });
+  return {
+    get state() {
+      return state;
+    },
+    close,
+  };
+}

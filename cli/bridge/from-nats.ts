@@ -1,0 +1,41 @@
+/**
+ * `rxmcp bridge from-nats`: presents an MCP server on NATS as a stdio server, for clients that launch their
+ * servers as programs (desktop apps). This process's stdin and stdout are piped, frame for frame, to a NATS
+ * client transport; stdout carries JSON-RPC only, every diagnostic goes to stderr. It ends when stdin ends (the
+ * client is gone), on SIGINT/SIGTERM, or when the NATS connection is lost.
+ */
+import { natsClientTransport, serverSubjects } from '../../transports/nats/index.ts';
+import { stdioServerTransport } from '../../transports/stdio/index.ts';
+import type { FromNatsArgs } from './args.ts';
+import { eraGate } from './era-gate.ts';
+import { pipeTransports } from './pipe.ts';
+import { connectNats } from './connect.ts';
+import { onStopSignal } from './signals.ts';
+
+export async function bridgeFromNats(args: FromNatsArgs, report: (line: string) => void): Promise<number> {
+  const subjects = serverSubjects(args.prefix ?? 'mcp', args.name);
+  const connection = await connectNats(args.nats, `rxmcp bridge from-nats ${subjects.base}`);
+  const nats = natsClientTransport({
+    connection,
+    name: args.name,
+    ...(args.prefix === undefined ? {} : { prefix: args.prefix }),
+    ...(args.silenceMs === undefined ? {} : { silenceMs: args.silenceMs }),
+  });
+  const stdio = stdioServerTransport();
+  const local = args.era === undefined ? stdio : eraGate(stdio, args.era);
+  const pipe = pipeTransports(local, nats, { names: ['the stdio client', `NATS ${subjects.base}`], answerMalformedFrom: 'a', report });
+  report(`bridging stdio to ${subjects.base} on NATS ${args.nats}${args.era === undefined ? '' : ` (${args.era} era only)`}`);
+  const removeSignals = onStopSignal((signal) => {
+    report(`stopping (${signal})`);
+    void pipe.close();
+  });
+  const end = await pipe.done;
+  removeSignals();
+  const natsLost = end.first === 'b' || connection.isClosed();
+  if (!connection.isClosed()) await connection.drain().catch(() => connection.close());
+  if (natsLost) {
+    report(`the NATS side ended${end.reason === undefined ? '' : `: ${end.reason.message}`}`);
+    return 1;
+  }
+  return 0;
+}
