@@ -3,9 +3,13 @@
  * file:line. For finding hotspots, e.g. after `ping-roundtrip.ts --profile=rxmcp`.
  *
  *   npx tsx bench/cpuprofile-top.ts <file.cpuprofile> [--top=25] [--maps=<maps.json>] [--callers] [--inclusive]
+ *        [--under=transports/nats]
  *
  * `--inclusive` adds the repo functions with the most total time (self plus everything they called), and the
  * split of the busy (non-idle) time between the repo's code, node_modules, node's internals and natives.
+ * `--under=<path>` adds the repo functions under that path (e.g. `transports/nats`) by total time, each with
+ * what it spent in its direct callees (everything below them, by callee), so that a layer's own costs show apart
+ * from the layers it calls.
  * `--callers` adds a second table: the self time of natives (`set natives`, `get name`, ...) and of tsx's
  * `__name` helper, charged to the nearest repo function above them in the stack (who paid for them).
  *
@@ -123,5 +127,45 @@ if (hasFlag('inclusive')) {
   console.log('\nrepo functions by total time (self + callees), % of busy time:');
   for (const [key, us] of [...total].sort((a, b) => b[1] - a[1]).slice(0, argInt('top', 25))) {
     console.log(`  ${fmt((100 * us) / busyUs, 1).padStart(5)} %  ${fmt(us / 1000, 1).padStart(8)} ms  ${key}`);
+  }
+}
+
+const under = argValue('under');
+if (under !== undefined) {
+  const parentOf = new Map<number, ProfileNode>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node);
+  const keyOf = (node: ProfileNode): string => `${node.callFrame.functionName || '(anonymous)'}  ${where(node.callFrame)}`;
+  const inside = (node: ProfileNode): boolean => node.callFrame.url.startsWith('file:') && where(node.callFrame).startsWith(under);
+  // Per function under the path: total time (recursion counted once), its self time, and its time per direct callee.
+  const totals = new Map<string, { total: number; self: number; callees: Map<string, number> }>();
+  let busyUs = 0;
+  profile.samples.forEach((id, i) => {
+    const node = byNode.get(id);
+    const delta = profile.timeDeltas[i + 1] ?? 0;
+    if (node === undefined || node.callFrame.functionName === '(idle)') return;
+    busyUs += delta;
+    const seen = new Set<string>();
+    let below: ProfileNode | undefined;
+    for (let up: ProfileNode | undefined = node; up !== undefined; below = up, up = parentOf.get(up.id)) {
+      if (!inside(up) || up.callFrame.functionName === '__name') continue;
+      const key = keyOf(up);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const entry = totals.get(key) ?? { total: 0, self: 0, callees: new Map<string, number>() };
+      totals.set(key, entry);
+      entry.total += delta;
+      if (below === undefined) entry.self += delta;
+      else entry.callees.set(keyOf(below), (entry.callees.get(keyOf(below)) ?? 0) + delta);
+    }
+  });
+  const pct = (us: number): string => `${fmt((100 * us) / busyUs, 1).padStart(5)} %`;
+  const ownSelf = [...totals.values()].reduce((sum, entry) => sum + entry.self, 0);
+  console.log(`\nself time of the functions under ${under}: ${pct(ownSelf).trim()} of busy time (${fmt(ownSelf / 1000, 0)} ms)`);
+  console.log(`functions under ${under} by total time, % of busy time (${fmt(busyUs / 1000, 0)} ms), with self time and the direct callees they spent it in:`);
+  for (const [key, entry] of [...totals].sort((a, b) => b[1].total - a[1].total).slice(0, argInt('top', 25))) {
+    console.log(`  ${pct(entry.total)}  ${fmt(entry.total / 1000, 1).padStart(8)} ms  ${key}  (self ${pct(entry.self).trim()})`);
+    for (const [callee, us] of [...entry.callees].sort((a, b) => b[1] - a[1]).slice(0, 6)) {
+      if (us / busyUs >= 0.002) console.log(`             ${pct(us)}  -> ${callee}`);
+    }
   }
 }

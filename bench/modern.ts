@@ -35,7 +35,7 @@ export interface ModernRun {
 }
 
 /** HEAD, plus the runtime's uncommitted files (specs, docs and bench/ aside): what exactly was measured. */
-function revision(): string {
+export function revision(): string {
   const git = (...args: string[]): string => {
     try {
       return execFileSync('git', args, { cwd: repoRoot, encoding: 'utf8' });

@@ -4,8 +4,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 
-export type Part = 'foundation' | 'features' | 'transports' | 'modern';
-export const parts: readonly Part[] = ['foundation', 'features', 'transports', 'modern'];
+export type Part = 'foundation' | 'features' | 'transports' | 'modern' | 'nats';
+export const parts: readonly Part[] = ['foundation', 'features', 'transports', 'modern', 'nats'];
 
 /** The scripts whose commands belong to a part (to sort the previous "Commands run" list). */
 const scripts: Record<Part, readonly string[]> = {
@@ -13,6 +13,7 @@ const scripts: Record<Part, readonly string[]> = {
   features: ['tools-call.ts', 'tools-list-scaling.ts'],
   transports: ['stdio-calls.ts', 'http-calls.ts', 'transport-programs.ts', 'http-idle-sessions.ts'],
   modern: ['modern-calls.ts'],
+  nats: ['nats-calls.ts'],
 };
 
 export interface PreviousReport {
@@ -25,12 +26,12 @@ export interface PreviousReport {
 }
 
 const partOf = (heading: string): Part | undefined =>
-  heading.startsWith('Foundation') ? 'foundation' : heading.startsWith('Features') ? 'features' : heading.startsWith('Transports') ? 'transports' : heading.startsWith('Modern') ? 'modern' : undefined;
+  heading.startsWith('Foundation') ? 'foundation' : heading.startsWith('Features') ? 'features' : heading.startsWith('Transports') ? 'transports' : heading.startsWith('Modern') ? 'modern' : heading.startsWith('NATS') ? 'nats' : undefined;
 
 export function readPreviousReport(file: string): PreviousReport {
-  const sections: Record<Part, string> = { foundation: '', features: '', transports: '', modern: '' };
-  const commands: Record<Part, string[]> = { foundation: [], features: [], transports: [], modern: [] };
-  const dates: Record<Part, string | undefined> = { foundation: undefined, features: undefined, transports: undefined, modern: undefined };
+  const sections: Record<Part, string> = { foundation: '', features: '', transports: '', modern: '', nats: '' };
+  const commands: Record<Part, string[]> = { foundation: [], features: [], transports: [], modern: [], nats: [] };
+  const dates: Record<Part, string | undefined> = { foundation: undefined, features: undefined, transports: undefined, modern: undefined, nats: undefined };
   if (!existsSync(file)) return { dates, sections, commands };
   const text = readFileSync(file, 'utf8');
   const date = /^- Date: (.+)$/m.exec(text)?.[1];

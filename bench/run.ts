@@ -1,11 +1,13 @@
 /**
  * All benchmarks, rxmcp against the official SDK 1.x: the foundation (ping round trips, heap per idle
  * session; bench/foundation.ts), the features (tools/call, tools/list scaling; bench/features.ts) and the
- * transports (tools/call over stdio and HTTP, memory per idle HTTP session; bench/transports.ts); and the modern
- * era (revision 2026-07-28 tools/call over stdio and HTTP, rxmcp against the official SDK 2.x; bench/modern.ts). Each
- * benchmark runs in fresh child processes; the report goes to bench/RESULTS.md. `npm run bench` runs this.
+ * transports (tools/call over stdio and HTTP, memory per idle HTTP session; bench/transports.ts); the modern
+ * era (revision 2026-07-28 tools/call over stdio and HTTP, rxmcp against the official SDK 2.x; bench/modern.ts); and
+ * NATS (tools/call over the NATS binding against raw nats.js floors, with a scale-out over server processes;
+ * bench/nats.ts, which starts its own nats-server). Each benchmark runs in fresh child processes; the report goes
+ * to bench/RESULTS.md. `npm run bench` runs this.
  *
- *   npx tsx bench/run.ts [--only=foundation,features,transports,modern] [--no-foundation] [--no-features] [--no-transports] [--no-modern]
+ *   npx tsx bench/run.ts [--only=foundation,features,transports,modern,nats] [--no-foundation] [--no-features] [--no-transports] [--no-modern] [--no-nats]
  *                        [--rounds=7] [--count=20000] [--warmup=5000] [--n=10000] [--no-suite] [--no-strip]
  *                        [--call-rounds=7] [--call-count=20000] [--call-warmup=5000] [--window=64]
  *                        [--list-sessions=1,100,1000]
@@ -13,9 +15,11 @@
  *                        [--http-rounds=5] [--http-count=5000] [--http-warmup=1000] [--http-sessions=200]
  *                        [--http-session-count=10000] [--idle-sessions=2000]
  *                        [--modern-rounds=7] [--modern-sample-ms=400] [--modern-warmup-ms=1500] [--modern-levels=1,8,64]
+ *                        [--nats-rounds=5] [--nats-sample-ms=1000] [--nats-warmup-ms=1500] [--nats-levels=1,64]
+ *                        [--nats-scale=1,2,3|none] [--nats-clients=4]
  *
  * The headline figures run the sources under tsx, as the project runs them; unless `--no-strip`, they are
- * measured again with types stripped only (bench/strip-types.mjs; the modern part runs under tsx only). Parts not run keep their sections of the
+ * measured again with types stripped only (bench/strip-types.mjs; the modern and NATS parts run under tsx only). Parts not run keep their sections of the
  * previous RESULTS.md. A benchmark, not a test: it reports the figures against their targets and never fails on them.
  */
 import { writeFileSync } from 'node:fs';
@@ -26,6 +30,7 @@ import { foundationMarkdown, measureFoundation } from './foundation.ts';
 import { type Loader, argInt, argValue, fmt, hasFlag, repoRoot } from './lib.ts';
 import { type Part, parts, readPreviousReport, stamp } from './results-file.ts';
 import { measureModern, modernMarkdown } from './modern.ts';
+import { measureNats, natsMarkdown } from './nats.ts';
 import { measureTransports } from './transports.ts';
 import { transportsMarkdown } from './transports-markdown.ts';
 
@@ -68,6 +73,16 @@ if (selected('modern')) {
     levels: argValue('modern-levels') ?? '1,8,64',
   }));
 }
+if (selected('nats')) {
+  produced.nats = natsMarkdown(await measureNats({
+    rounds: argInt('nats-rounds', 5),
+    sampleMs: argInt('nats-sample-ms', 1_000),
+    warmupMs: argInt('nats-warmup-ms', 1_500),
+    levels: argValue('nats-levels') ?? '1,64',
+    scale: argValue('nats-scale') ?? '1,2,3',
+    clients: argInt('nats-clients', 4),
+  }));
+}
 const loadAfter = os.loadavg();
 const elapsedMin = (Date.now() - startedAt.getTime()) / 60_000;
 
@@ -82,12 +97,13 @@ const cpu = os.cpus();
 
 const markdown = `# Benchmark results
 
-Produced by \`npm run bench\` (that is \`npx tsx bench/run.ts\`: foundation, features, transports and modern, about 14 min on 2 cores);
+Produced by \`npm run bench\` (that is \`npx tsx bench/run.ts\`: foundation, features, transports, modern and NATS, about 17 min on 2 cores);
 this report's last run was \`${invocation}\` (${ran.join(', ') || 'nothing'}, ${fmt(elapsedMin, 1)} min)${kept.length > 0 ? `; kept from the previous report: ${kept.map((part) => `${part}${previous.dates[part] === undefined ? '' : ` (measured ${previous.dates[part]})`}`).join(', ')}` : ''}.
 Foundation: \`ping\` round trips and heap per idle session. Features: \`tools/call\` and \`tools/list\` scaling.
 Transports: \`tools/call\` over stdio and Streamable HTTP, memory per idle HTTP session.
 Modern: \`tools/call\` in the 2026-07-28 era over stdio and Streamable HTTP, rxmcp against the official SDK 2.x.
-Parts run alone: \`npx tsx bench/run.ts --only=transports\` (or \`foundation\`, \`features\`, \`modern\`, comma-separated); \`--no-strip\` halves the time
+NATS: \`tools/call\` over the NATS binding (both eras, JSON and msgpack) against raw nats.js request/reply floors, and a scale-out over server processes.
+Parts run alone: \`npx tsx bench/run.ts --only=transports\` (or \`foundation\`, \`features\`, \`modern\`, \`nats\`, comma-separated); \`--no-strip\` halves the time
 (tsx figures only); \`--no-<part>\` skips one.
 
 - Date: ${startedAt.toISOString()}
