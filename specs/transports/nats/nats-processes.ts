@@ -215,6 +215,9 @@ export interface Load {
  * `concurrency` workers, each calling `call` again as soon as its last call finished, until `stop()`, until
  * `maxCalls` calls started, or until `maxMs` passed, whichever comes first.
  */
+/** Pause of a load worker after a failed call. */
+const FAILURE_BACKOFF_MS = 50;
+
 export function startLoad(concurrency: number, maxCalls: number, maxMs: number, call: (n: number) => Promise<Outcome>): Load {
   const outcomes: Outcome[] = [];
   const deadline = Date.now() + maxMs;
@@ -223,7 +226,11 @@ export function startLoad(concurrency: number, maxCalls: number, maxMs: number, 
   const worker = async (): Promise<void> => {
     while (!stopped && started < maxCalls && Date.now() < deadline) {
       const n = started++;
-      outcomes.push(await call(n));
+      const outcome = await call(n);
+      outcomes.push(outcome);
+      // A failed call backs off a little, as a real client would: calls that fail at once (NATS down) must not
+      // use up the whole budget of the load before the outage ends.
+      if (!outcome.ok) await sleep(FAILURE_BACKOFF_MS);
     }
   };
   const done = Promise.all(Array.from({ length: concurrency }, worker)).then(() => undefined);
