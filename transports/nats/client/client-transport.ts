@@ -25,6 +25,7 @@ import { standardHeaders } from '../../../core/protocol/header-mirror.ts';
 import type { InboundFrame, OutboundFrame, Transport, TransportStatus } from '../../../core/transport.ts';
 import { type BodyEncoding, codecOfMessage } from '../body-codec.ts';
 import { redeemClaim } from '../claim-check.ts';
+import { fitsPayload, maxPayloadOf } from '../payload-limit.ts';
 import { type ConnectionState, connectionState } from '../connection-state.ts';
 import { isNoResponders, MSGPACK_CONTENT_TYPE, NatsHeader, replyOf } from '../headers.ts';
 import { DEFAULT_PREFIX, type ServerSubjects, isPlainSubject, serverSubjects } from '../subjects.ts';
@@ -70,7 +71,6 @@ interface Pending {
 
 const MAX_ADOPTIONS = 4;
 const ADOPT_BACKOFF_MS = 50;
-const HEADER_ALLOWANCE = 1024;
 const EMPTY = new Uint8Array(0);
 
 export function natsClientTransport(options: NatsClientTransportOptions): Transport & { readonly sessionId: string | undefined } {
@@ -216,8 +216,8 @@ class NatsClientTransport implements Transport {
       return this.undeliverable(message, new LocalError('TransportFailed', `The NATS connection is down (reconnecting): the ${message.method} request was not sent`));
     }
     const body = this.encode(message, headers);
-    if (body.byteLength + HEADER_ALLOWANCE > this.maxPayload()) {
-      return this.undeliverable(message, new LocalError('FrameTooLarge', `The ${message.method} request is ${body.byteLength} bytes, more than the NATS max_payload of ${this.maxPayload()} bytes allows`));
+    if (!fitsPayload(this.connection, body.byteLength)) {
+      return this.undeliverable(message, new LocalError('FrameTooLarge', `The ${message.method} request is ${body.byteLength} bytes, more than the NATS max_payload of ${maxPayloadOf(this.connection)} bytes allows`));
     }
     const entry: Pending = { id: message.id, method: message.method, message, subject, body, headers, heardAt: Date.now(), adoptions: 0 };
     this.pending.set(token, entry);
@@ -251,8 +251,8 @@ class NatsClientTransport implements Transport {
 
   private publish(subject: string, message: JsonRpcMessage, headers: MsgHdrs, reply: string | undefined): void {
     const body = this.encode(message, headers);
-    if (body.byteLength + HEADER_ALLOWANCE > this.maxPayload()) {
-      return this.undeliverable(message, new LocalError('FrameTooLarge', `A ${body.byteLength}-byte message does not fit the NATS max_payload of ${this.maxPayload()} bytes`));
+    if (!fitsPayload(this.connection, body.byteLength)) {
+      return this.undeliverable(message, new LocalError('FrameTooLarge', `A ${body.byteLength}-byte message does not fit the NATS max_payload of ${maxPayloadOf(this.connection)} bytes`));
     }
     this.publishRaw(subject, body, headers, reply, message);
   }
@@ -378,7 +378,4 @@ class NatsClientTransport implements Transport {
     }
   }
 
-  private maxPayload(): number {
-    return this.connection.info?.max_payload ?? 1024 * 1024;
-  }
 }

@@ -20,9 +20,7 @@ import { type JsonRpcMessage, type RequestId, errorResponse } from '../../../cor
 import type { ExchangeKey, InboundFrame, OutboundFrame, Transport, TransportStatus } from '../../../core/transport.ts';
 import { depositClaim } from '../claim-check.ts';
 import { MSGPACK_CONTENT_TYPE, NatsHeader, newHeaders } from '../headers.ts';
-
-/** Room left in `max_payload` for the headers of a message. */
-export const HEADER_ALLOWANCE = 1024;
+import { fitsPayload, maxPayloadOf } from '../payload-limit.ts';
 
 /** One request in flight: where its answer goes and how the client wants it. */
 export interface OpenExchange {
@@ -222,7 +220,7 @@ export class ServedConnection implements Transport {
 
   private publishAnswer(open: OpenExchange, message: JsonRpcMessage & { readonly id: RequestId }, headers: Readonly<Record<string, string>>): void | Promise<void> {
     const body = open.codec.encode(message);
-    if (body.byteLength + HEADER_ALLOWANCE <= this.maxPayload()) return this.publishBody(open.reply, body, open.codec, headers, undefined);
+    if (fitsPayload(this.host.connection, body.byteLength)) return this.publishBody(open.reply, body, open.codec, headers, undefined);
     const claims = this.host.claims;
     if (open.claim && claims !== undefined) {
       return claims.store
@@ -236,16 +234,16 @@ export class ServedConnection implements Transport {
   private publishTooLarge(open: OpenExchange, id: RequestId, bytes: number, why: string): void {
     const refusal = errorResponse(id, {
       code: ErrorCode.InternalError,
-      message: `The answer is ${bytes} bytes, more than the NATS max_payload of ${this.maxPayload()} bytes allows, and ${why}`,
-      data: { bytes, maxPayload: this.maxPayload() },
+      message: `The answer is ${bytes} bytes, more than the NATS max_payload of ${maxPayloadOf(this.host.connection)} bytes allows, and ${why}`,
+      data: { bytes, maxPayload: maxPayloadOf(this.host.connection) },
     });
     this.publishBody(open.reply, open.codec.encode(refusal), open.codec, EMPTY_HEADERS, undefined);
   }
 
   private publish(subject: string, message: JsonRpcMessage, codec: Codec, headers: Readonly<Record<string, string>>, reply: string | undefined): void {
     const body = codec.encode(message);
-    if (body.byteLength + HEADER_ALLOWANCE > this.maxPayload()) {
-      const error = new LocalError('FrameTooLarge', `A ${body.byteLength}-byte message does not fit the NATS max_payload of ${this.maxPayload()} bytes`);
+    if (!fitsPayload(this.host.connection, body.byteLength)) {
+      const error = new LocalError('FrameTooLarge', `A ${body.byteLength}-byte message does not fit the NATS max_payload of ${maxPayloadOf(this.host.connection)} bytes`);
       // A server request that cannot go fails at once; a notification is dropped (the session notes it).
       queueMicrotask(() => this.inbound.next({ type: 'undeliverable', payload: message, error }));
       return;
@@ -269,9 +267,5 @@ export class ServedConnection implements Transport {
       // The NATS connection itself is closed: this connection is over.
       void this.close(new LocalError('ConnectionClosed', 'The NATS connection closed', { cause: error }));
     }
-  }
-
-  private maxPayload(): number {
-    return this.host.connection.info?.max_payload ?? 1024 * 1024;
   }
 }
