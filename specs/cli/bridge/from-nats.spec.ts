@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { type NatsConnection, connect } from 'nats';
+import { filter, firstValueFrom, timeout } from 'rxjs';
 import { z } from 'zod';
 import { createClient } from '../../../machines/client.ts';
 import { type McpServer, createServer } from '../../../machines/server.ts';
@@ -45,12 +46,17 @@ before(async () => {
 });
 
 after(async () => {
-  await Promise.allSettled(clients.map((client) => client.close()));
-  await serving?.close('end');
-  await server?.close();
-  await connection?.close();
-  assert.deepEqual(await killChildren(), [], 'every process had ended by itself');
-  await nats?.dispose();
+  let leftovers: string[] = [];
+  try {
+    await Promise.allSettled(clients.map((client) => client.close()));
+    await serving?.close('end');
+    await server?.close();
+    await connection?.close();
+    leftovers = await killChildren();
+  } finally {
+    await nats?.dispose();
+  }
+  assert.deepEqual(leftovers, [], 'every process had ended by itself');
 });
 
 /** The SDK 1.x client, launching `rxmcp bridge from-nats` as its stdio server. */
@@ -112,7 +118,10 @@ describe('rxmcp bridge from-nats: an SDK client reaches a NATS-hosted server ove
       onprogress: (event) => void progress.push([event.progress, event.total]),
     });
     assert.equal(textOf(done), 'Long running operation completed. Duration: 0.3 seconds, Steps: 3.');
-    assert.deepEqual(progress, [[1, 3], [2, 3], [3, 3]]);
+    // server-everything sends its last progress right before the answer; the SDK 1.x client handles a
+    // notification a microtask after reading it, so when both arrive in one read the last progress is too late.
+    assert.ok(progress.length >= 2, JSON.stringify(progress));
+    assert.deepEqual(progress, [[1, 3], [2, 3], [3, 3]].slice(0, progress.length));
     await client.close();
     await until(() => !isRunning(pid), 'the from-nats bridge exited', PROCESS_MS);
     await until(() => bridge.childPids().length === 1 && bridge.childPids().every((child) => !isRunning(child)), 'the session\'s server-everything process stopped', PROCESS_MS);
@@ -149,5 +158,29 @@ describe('rxmcp bridge from-nats --era', { timeout: 90_000 }, () => {
   test('bridge from-nats - --era modern: a legacy-only client (SDK 1.x) is refused with a message naming the flag', async () => {
     await assert.rejects(sdkThroughBridge('hosted', '--era', 'modern'), /2026-07-28 protocol era only \(rxmcp bridge from-nats --era modern\)/);
     await until(() => !isRunning(launched.at(-1) as number), 'the bridge exited', PROCESS_MS);
+  });
+});
+
+describe('rxmcp bridge from-nats: a client that does not wait for the handshake', { timeout: 60_000 }, () => {
+  test('bridge from-nats - a request before initialize, to a legacy-only server, is refused for its era (not for a header)', async () => {
+    assert.ok(nats !== undefined && connection !== undefined);
+    const legacyServer = createServer({ name: 'legacy-only', version: '0.0.0', eras: 'legacy' });
+    const legacyServing = await serveNats(legacyServer, { connection, name: 'legacy-only' });
+    try {
+      const transport = await spawnStdioServer({ ...bridgeCommand('from-nats', '--nats', nats.url, '--name', 'legacy-only'), stderr: 'pipe', shutdown: { stdinCloseWaitMs: PROCESS_MS } });
+      trackChild(transport.pid, 'rxmcp bridge from-nats legacy-only');
+      const answer = firstValueFrom(transport.incoming$.pipe(filter((frame) => frame.type === 'message'), timeout(PROCESS_MS)));
+      await transport.send({ payload: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+      assert.deepEqual((await answer).type === 'message' ? (await answer).payload : undefined, {
+        jsonrpc: '2.0',
+        id: 1,
+        error: { code: -32600, message: 'Invalid request: this server speaks the legacy protocol era; send initialize first and then use the session' },
+      });
+      await transport.close();
+      assert.deepEqual(await transport.exited, { code: 0, signal: null });
+    } finally {
+      await legacyServing.close('end');
+      await legacyServer.close();
+    }
   });
 });

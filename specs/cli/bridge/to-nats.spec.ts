@@ -27,10 +27,15 @@ before(async () => {
 });
 
 after(async () => {
-  await Promise.allSettled(sessions.map((session) => session.close()));
-  await Promise.allSettled(connections.map((connection) => connection.close()));
-  assert.deepEqual(await killChildren(), [], 'every bridge and server process had ended');
-  await nats?.dispose();
+  let leftovers: string[] = [];
+  try {
+    await Promise.allSettled(sessions.map((session) => session.close()));
+    await Promise.allSettled(connections.map((connection) => connection.close()));
+    leftovers = await killChildren();
+  } finally {
+    await nats?.dispose();
+  }
+  assert.deepEqual(leftovers, [], 'every bridge and server process had ended');
 });
 
 async function connectClient(name: string, options: { readonly roots?: boolean } = {}): Promise<ClientSession> {
@@ -102,7 +107,7 @@ describe('rxmcp bridge to-nats: limits and failures', { timeout: 90_000 }, () =>
     const bridge = await startToNats(nats.url, 'limited', { flags: ['--max-children', '1'] });
     const first = await connectClient('limited');
     await assert.rejects(connectClient('limited'), (error: unknown) => isWireError(error) && /already runs 1 server processes, its limit/.test(error.message));
-    assert.match(bridge.stderr(), /refused a session: 1 server processes run already \(--max-children 1\)/);
+    await bridge.waitFor(/refused a session: 1 server processes run already \(--max-children 1\)/, 'it reported the refusal');
     await first.close();
     await until(() => bridge.childPids().every((pid) => !isRunning(pid)), 'the first session\'s process ended', PROCESS_MS);
     const again = await connectClient('limited');
@@ -115,7 +120,7 @@ describe('rxmcp bridge to-nats: limits and failures', { timeout: 90_000 }, () =>
     assert.ok(nats !== undefined);
     const bridge = await startToNats(nats.url, 'broken', { command: ['/nonexistent/mcp-server'] });
     await assert.rejects(connectClient('broken'), (error: unknown) => /could not start \/nonexistent\/mcp-server: ENOENT/.test(String(error)));
-    assert.match(bridge.stderr(), /could not start \/nonexistent\/mcp-server: ENOENT/);
+    await bridge.waitFor(/could not start \/nonexistent\/mcp-server: ENOENT/, 'it reported the failed start');
     assert.deepEqual(await stopBridge(bridge), { code: 0, signal: null });
   });
 });
@@ -145,6 +150,22 @@ describe('rxmcp bridge to-nats: takeover when a bridge process dies', { timeout:
     assert.match(textOf(await session.callTool('get-roots-list', {}, { timeoutMs: 10_000 })), /bridge root/);
     await session.close();
     await until(() => other.childPids().every((pid) => !isRunning(pid)), 'closing the session stopped the new process', PROCESS_MS);
+    assert.deepEqual(await stopBridge(other), { code: 0, signal: null });
+  });
+  test('bridge to-nats --handover - SIGTERM the owner: it stops its process but leaves the session, which the other bridge takes over', async () => {
+    assert.ok(nats !== undefined);
+    const bridges = await Promise.all([startToNats(nats.url, 'handover', { flags: ['--handover'] }), startToNats(nats.url, 'handover', { flags: ['--handover'] })]);
+    const session = await connectClient('handover');
+    assert.equal(textOf(await session.callTool('echo', { message: 'before' })), 'Echo: before');
+    const owner = bridges.find((bridge) => bridge.childPids().length === 1);
+    const other = bridges.find((bridge) => bridge !== owner);
+    assert.ok(owner !== undefined && other !== undefined);
+
+    assert.deepEqual(await stopBridge(owner), { code: 0, signal: null }, owner.stderr());
+    assert.match(owner.stderr(), /stopping \(SIGTERM\): leaving 1 session\(s\)/);
+    assert.equal(textOf(await session.callTool('echo', { message: 'after' }, { timeoutMs: PROCESS_MS })), 'Echo: after');
+    assert.match(other.stderr(), /started for a session taken over/);
+    await session.close();
     assert.deepEqual(await stopBridge(other), { code: 0, signal: null });
   });
 });
