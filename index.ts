@@ -25,6 +25,7 @@ export type { SessionDiagnostic } from './actors/session-context.ts';
 export { WireError, LocalError, isLocalError, isWireError, toWireError, type LocalErrorCode } from './core/errors.ts';
 export { ErrorCode } from './core/error-codes.ts';
 export { defaultLimits, type Limits } from './core/limits.ts';
+export { type BackpressureOptions, type BackpressurePolicy, type FlowStatus, defaultBackpressure } from './core/backpressure.ts';
 export { systemClock, type Clock, type TimerHandle } from './core/clock.ts';
 export type { Transport, InboundFrame, OutboundFrame, TransportStatus, ExchangeKey } from './core/transport.ts';
 export type { JsonObject, JsonRpcMessage, JsonRpcRequest, JsonRpcNotification, JsonRpcResponse, RequestId } from './core/jsonrpc.ts';
@@ -40,6 +41,7 @@ export {
 } from './core/protocol/versions.ts';
 export { jsonCodec, createStreamDecoder, encodeFrame, type Codec, type DecodedItem, type StreamDecoder } from './core/codecs/index.ts';
 export { createServer, type McpServer, type ServerOptions, type ServerTaskOptions, type Registration } from './machines/server.ts';
+export { createSessionHost, type HostEvent, type HostMetrics, type SessionHost, type SessionHostOptions } from './machines/session-host.ts';
 export {
   InMemoryTaskStore,
   TaskStoreError,

@@ -70,6 +70,12 @@ export interface RequestContext {
   request<R extends object = JsonObject>(method: string, params?: JsonObject, options?: PromiseRequestOptions): Promise<R>;
   /** Sends a notification related to this request. */
   notify(method: string, params?: JsonObject): void;
+  /**
+   * Settles when more may be sent: at once, unless the session's backpressure policy is `pause` and the peer
+   * is not keeping up (then once it caught up). A handler that streams a lot awaits it between sends. Rejects
+   * if the session closes first.
+   */
+  whenWritable(): Promise<void>;
   /** Modern era (2026-07-28) only: what this request declared about its sender, and its input round. */
   readonly modern?: ModernRequest | undefined;
 }

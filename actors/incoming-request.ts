@@ -157,6 +157,10 @@ export class IncomingRequest implements RequestContext, RunningRequest {
     this.sessionContext.writer.write(exchange === undefined ? { payload: message } : { payload: message, exchange });
   }
 
+  whenWritable(): Promise<void> {
+    return this.sessionContext.writer.whenWritable();
+  }
+
   /** Requests made for this one end with it: they share its signal unless given their own. */
   private relatedSpec<O extends RequestOptions>(method: string, params: JsonObject | undefined, options: O) {
     const signal = options.signal === undefined ? this.signal : AbortSignal.any([options.signal, this.signal]);

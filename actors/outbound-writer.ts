@@ -3,33 +3,68 @@
  *
  * It hands frames to the transport while the transport accepts them at once; when the transport answers with
  * a Promise (backpressure) it queues further frames until that settles. The queue is bounded: a full queue
- * means the peer is not reading, and the writer reports it instead of growing.
+ * means the peer is not reading, and the writer reports it instead of growing. What happens before that point
+ * (a `slow` report, producers held back, progress merged, a stall timer) follows the session's backpressure
+ * policy (core/backpressure.ts). The slow-consumer state is allocated only while a peer is slow, so sessions
+ * whose peers keep up pay nothing for it.
  */
+import type { Backpressure, FlowStatus } from '../core/backpressure.ts';
+import type { Clock, TimerHandle } from '../core/clock.ts';
 import { LocalError } from '../core/errors.ts';
+import type { JsonObject } from '../core/jsonrpc.ts';
 import type { OutboundFrame, Transport } from '../core/transport.ts';
 
 export interface OutboundWriterEvents {
-  /** The queue is full; the frame was not queued. */
+  /** The peer is not reading: the queue overflowed or stayed slow too long. The frame was not queued. */
   readonly onOverflow: (error: LocalError) => void;
   /** The transport refused a frame (closed or failed). */
   readonly onFailure: (error: LocalError) => void;
   /** Whether frames may still be written (false once the session closed: then frames are dropped). */
   readonly isWritable: () => boolean;
+  /** The peer became a slow consumer, or keeps up again. */
+  readonly onFlow: (status: FlowStatus) => void;
 }
+
+/** Held only while the peer is slow. */
+interface SlowState {
+  stall: TimerHandle | undefined;
+  /** Producers waiting for the queue to drain (policy `pause`). */
+  waiters: Array<{ resolve: () => void; reject: (error: LocalError) => void }> | undefined;
+}
+
+const resolved = Promise.resolve();
 
 export class OutboundWriter {
   private queue: OutboundFrame[] | undefined;
   private waiting = false;
+  private slow: SlowState | undefined;
 
   constructor(
     private readonly transport: Transport,
     private readonly maxQueued: number,
+    private readonly backpressure: Backpressure,
+    private readonly clock: Clock,
     private readonly events: OutboundWriterEvents,
   ) {}
 
   /** Frames waiting for the transport. */
   get queued(): number {
     return this.queue?.length ?? 0;
+  }
+
+  /** Whether the peer counts as a slow consumer now. */
+  get isSlow(): boolean {
+    return this.slow !== undefined;
+  }
+
+  /**
+   * Settles when a producer may go on: at once unless the policy is `pause` and the peer is slow, then once
+   * the queue drained to half the slow mark. Rejects when the session closes first.
+   */
+  whenWritable(): Promise<void> {
+    const slow = this.slow;
+    if (slow === undefined || this.backpressure.policy !== 'pause') return resolved;
+    return new Promise((resolve, reject) => (slow.waiters ??= []).push({ resolve, reject }));
   }
 
   write(frame: OutboundFrame): void {
@@ -39,18 +74,21 @@ export class OutboundWriter {
       return;
     }
     const queue = (this.queue ??= []);
+    if (this.slow !== undefined && this.backpressure.policy === 'pause' && this.mergeProgress(queue, frame)) return;
     if (queue.length >= this.maxQueued) {
       this.events.onOverflow(
-        new LocalError('QueueFull', `The outbound queue is full (${this.maxQueued} frames): the peer is not reading`),
+        new LocalError('SlowConsumer', `The outbound queue is full (${this.maxQueued} frames): the peer is not reading`),
       );
       return;
     }
     queue.push(frame);
+    if (this.slow === undefined && queue.length >= this.backpressure.slowAfterFrames) this.becomeSlow(queue.length);
   }
 
-  /** Drops queued frames (the session is closing). */
-  discard(): void {
+  /** Drops queued frames (the session is closing); producers waiting to write are told. */
+  discard(reason?: LocalError): void {
     this.queue = undefined;
+    this.endSlow(reason ?? new LocalError('ConnectionClosed', 'The session closed'), false);
   }
 
   private send(frame: OutboundFrame): void {
@@ -73,13 +111,78 @@ export class OutboundWriter {
     while (queue !== undefined && queue.length > 0 && !this.waiting && this.events.isWritable()) {
       this.send(queue.shift() as OutboundFrame);
     }
+    const slow = this.slow;
+    if (slow === undefined) return;
+    if ((this.queue?.length ?? 0) < this.backpressure.flowingBelowFrames) this.endSlow(undefined, true);
+    else {
+      // The peer read something: the stall clock starts again.
+      slow.stall?.cancel();
+      slow.stall = this.armStall();
+    }
   }
 
   private fail(error: unknown): void {
     this.waiting = false;
     this.queue = undefined;
-    this.events.onFailure(
-      error instanceof LocalError ? error : new LocalError('TransportFailed', 'The transport failed to send a frame', { cause: error }),
+    const local = error instanceof LocalError ? error : new LocalError('TransportFailed', 'The transport failed to send a frame', { cause: error });
+    this.endSlow(local, false);
+    this.events.onFailure(local);
+  }
+
+  private becomeSlow(queued: number): void {
+    this.slow = { stall: this.armStall(), waiters: undefined };
+    this.events.onFlow({ type: 'slow', queued });
+  }
+
+  private armStall(): TimerHandle | undefined {
+    const ms = this.backpressure.stallTimeoutMs;
+    return Number.isFinite(ms) ? this.clock.setTimeout(() => this.onStalled(), ms) : undefined;
+  }
+
+  private onStalled(): void {
+    if (this.slow === undefined) return;
+    this.events.onOverflow(
+      new LocalError('SlowConsumer', `The peer read nothing for ${this.backpressure.stallTimeoutMs} ms while ${this.queued} frames waited for it`),
     );
   }
+
+  /** Leaves the slow state: waiting producers go on (`flowing`) or are told why they never will. */
+  private endSlow(failure: LocalError | undefined, flowing: boolean): void {
+    const slow = this.slow;
+    if (slow === undefined) return;
+    this.slow = undefined;
+    slow.stall?.cancel();
+    const waiters = slow.waiters;
+    if (waiters !== undefined) {
+      for (const waiter of waiters) {
+        if (failure === undefined) waiter.resolve();
+        else waiter.reject(failure);
+      }
+    }
+    if (flowing) this.events.onFlow({ type: 'flowing' });
+  }
+
+  /**
+   * A progress report for a request whose earlier report still waits replaces that one in place: a peer that
+   * is behind learns the latest progress, not every step of it.
+   */
+  private mergeProgress(queue: OutboundFrame[], frame: OutboundFrame): boolean {
+    const token = progressTokenOf(frame);
+    if (token === undefined) return false;
+    for (let i = queue.length - 1; i >= 0; i--) {
+      const queued = queue[i] as OutboundFrame;
+      if (progressTokenOf(queued) === token && queued.exchange === frame.exchange) {
+        queue[i] = frame;
+        return true;
+      }
+    }
+    return false;
+  }
+}
+
+function progressTokenOf(frame: OutboundFrame): string | number | undefined {
+  const payload = frame.payload as { method?: unknown; params?: JsonObject };
+  if (payload.method !== 'notifications/progress') return undefined;
+  const token = payload.params?.['progressToken'];
+  return typeof token === 'string' || typeof token === 'number' ? token : undefined;
 }

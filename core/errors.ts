@@ -56,6 +56,12 @@ export type LocalErrorCode =
   | 'MethodNotInRevision'
   /** A bounded queue is full. */
   | 'QueueFull'
+  /** The peer stopped reading: its outbound queue overflowed or stayed stalled too long (the session is dropped). */
+  | 'SlowConsumer'
+  /** A session host holds its maximum of sessions and refused another. */
+  | 'SessionLimit'
+  /** A session saw no traffic for its idle timeout and was closed. */
+  | 'IdleTimeout'
   /** An inbound frame is larger than the limit. */
   | 'FrameTooLarge'
   /** An inbound frame could not be decoded. */

@@ -104,6 +104,12 @@ export interface SessionAcceptorPort {
   readonly eras?: 'both' | 'legacy' | 'modern';
   /** The server's changes, for media that carry them between processes (absent: nothing to carry). */
   readonly changes?: ChangeFeedPort;
+  /**
+   * Why a new session would be refused now (a session host at its maximum, or shutting down), if it would be.
+   * Media ask before opening a session, so they refuse it cleanly (HTTP 503, an error answer) instead of
+   * doing work for it; `accept` throws the same error if asked anyway.
+   */
+  refusal?(): LocalError | undefined;
   accept(
     transport: Transport,
     options?: {

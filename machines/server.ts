@@ -189,6 +189,29 @@ export function createServer(options: ServerOptions): McpServer {
     const own = state.get(session)?.subscriptions;
     if (own !== undefined) for (const uri of own) dropSubscriber(uri, session);
   };
+  // The runtime each session keeps: one object per distinct runtime passed in (a host passes the same one for
+  // every session), so sessions do not each hold a copy and a closure.
+  const runtimes = new WeakMap<SessionRuntimeOptions, SessionRuntimeOptions>();
+  function mergeRuntime(runtime: SessionRuntimeOptions | undefined): SessionRuntimeOptions {
+    const own = runtime?.onClosed ?? options.session?.onClosed;
+    return {
+      ...options.session,
+      ...runtime,
+      onClosed: own === undefined ? onClosed : (session, reason) => {
+        onClosed(session);
+        own(session, reason);
+      },
+    };
+  }
+  const defaultRuntime = mergeRuntime(undefined);
+  function runtimeFor(runtime: SessionRuntimeOptions | undefined): SessionRuntimeOptions {
+    if (runtime === undefined) return defaultRuntime;
+    // Options made for one connection (a stateless request's) are merged as they come, not remembered.
+    if (runtime.preinitialized !== undefined || runtime.knownEra !== undefined || runtime.limits !== undefined) return mergeRuntime(runtime);
+    let merged = runtimes.get(runtime);
+    if (merged === undefined) runtimes.set(runtime, (merged = mergeRuntime(runtime)));
+    return merged;
+  }
   const serverInfo = {
     name: options.name,
     version: options.version,
@@ -308,16 +331,7 @@ export function createServer(options: ServerOptions): McpServer {
       }
     },
     accept(transport, runtime) {
-      const own = runtime?.onClosed ?? options.session?.onClosed;
-      const merged: SessionRuntimeOptions = {
-        ...options.session,
-        ...runtime,
-        onClosed: own === undefined ? onClosed : (session, reason) => {
-          onClosed(session);
-          own(session, reason);
-        },
-      };
-      const session = acceptor.accept(transport, merged);
+      const session = acceptor.accept(transport, runtimeFor(runtime));
       sessions.add(session);
       return session;
     },

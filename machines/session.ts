@@ -12,6 +12,7 @@ import { type KeepaliveOptions, startKeepalive } from '../actors/keepalive.ts';
 import { OutboundWriter, type OutboundWriterEvents } from '../actors/outbound-writer.ts';
 import { type OutgoingRequestSpec, outgoingRequest, outgoingRequest$ } from '../actors/outgoing-request.ts';
 import type { PendingRequest, RunningRequest, SessionContext, SessionDiagnostic } from '../actors/session-context.ts';
+import { type BackpressureOptions, type FlowStatus, resolveBackpressure } from '../core/backpressure.ts';
 import { type Clock, type TimerHandle, systemClock } from '../core/clock.ts';
 import { LocalError } from '../core/errors.ts';
 import { type JsonObject, type RequestId, notification } from '../core/jsonrpc.ts';
@@ -41,6 +42,10 @@ export interface SessionRuntimeOptions {
   readonly keepalive?: KeepaliveOptions;
   /** Called once when the session has closed (one shared function, so it costs no closure per session). */
   readonly onClosed?: (session: McpSession, reason: LocalError | undefined) => void;
+  /** What happens when the peer stops reading (default: the session is dropped once its queue overflows). */
+  readonly backpressure?: BackpressureOptions;
+  /** Called when the peer becomes a slow consumer or keeps up again (one shared function, like `onClosed`). */
+  readonly onFlow?: (session: McpSession, status: FlowStatus) => void;
   /**
    * Server only: start already operating, as if this handshake had happened. For connections that carry no
    * handshake of their own (a stateless HTTP request): requests to the client are then refused clearly,
@@ -67,6 +72,21 @@ export interface McpSession extends SessionView {
   readonly state$: Observable<LifecycleState>;
   /** Things handled without failing anything: dropped late responses, malformed frames, handler errors. */
   readonly diagnostics$: Observable<SessionDiagnostic>;
+  /** `slow` when the peer stops keeping up with what is sent, `flowing` once it caught up; completes on close. */
+  readonly flow$: Observable<FlowStatus>;
+  /** Whether the peer counts as a slow consumer now. */
+  readonly isSlow: boolean;
+  /** Frames waiting for the transport now. */
+  readonly queuedFrames: number;
+  /** Requests in flight now, both ways (handlers running here, requests awaiting the peer's answer). */
+  readonly inFlight: number;
+  /** When the last frame arrived from the peer (or the session started), on the session's clock. */
+  readonly lastActivityAt: number;
+  /**
+   * Settles when a producer may send more: at once, unless the backpressure policy is `pause` and the peer is
+   * slow (then once it caught up). Rejects if the session closes first.
+   */
+  whenWritable(): Promise<void>;
   /** Settles when the session has closed, with the reason it closed for, if any. */
   readonly closed: Promise<LocalError | undefined>;
   /** The server's instructions (client sessions). */
@@ -104,6 +124,7 @@ export class SessionCore implements SessionContext, McpSession, OutboundWriterEv
   peerInfo: Implementation | undefined;
   instructions: string | undefined;
   envelope: JsonObject | undefined;
+  lastActivityAt: number;
   private snapshot: LifecycleSnapshot;
   private lastId = 0;
   private deferred: Array<() => void> | undefined;
@@ -111,6 +132,7 @@ export class SessionCore implements SessionContext, McpSession, OutboundWriterEv
   private keepalive: TimerHandle | undefined;
   private stateSubject: BehaviorSubject<LifecycleState> | undefined;
   private diagnosticsSubject: Subject<SessionDiagnostic> | undefined;
+  private flowSubject: Subject<FlowStatus> | undefined;
   private closedPromise: Promise<LocalError | undefined> | undefined;
   private resolveClosed: ((reason: LocalError | undefined) => void) | undefined;
   private closeReason: LocalError | undefined;
@@ -129,7 +151,8 @@ export class SessionCore implements SessionContext, McpSession, OutboundWriterEv
     this.limits = resolveLimits(runtime.limits);
     this.clock = runtime.clock ?? systemClock;
     this.snapshot = initialLifecycle(machine);
-    this.writer = new OutboundWriter(transport, this.limits.maxOutboundQueue, this);
+    this.lastActivityAt = this.clock.now();
+    this.writer = new OutboundWriter(transport, this.limits.maxOutboundQueue, resolveBackpressure(runtime.backpressure), this.clock, this);
     const preinitialized = runtime.preinitialized;
     if (preinitialized !== undefined && role === 'server') {
       this.revision = preinitialized.revision;
@@ -151,6 +174,7 @@ export class SessionCore implements SessionContext, McpSession, OutboundWriterEv
 
   /** Observer of the transport's frames. */
   next(frame: InboundFrame): void {
+    this.lastActivityAt = this.clock.now();
     routeFrame(this, frame);
   }
 
@@ -184,6 +208,28 @@ export class SessionCore implements SessionContext, McpSession, OutboundWriterEv
   get diagnostics$(): Observable<SessionDiagnostic> {
     this.diagnosticsSubject ??= new Subject<SessionDiagnostic>();
     return this.diagnosticsSubject.asObservable();
+  }
+
+  get flow$(): Observable<FlowStatus> {
+    this.flowSubject ??= new Subject<FlowStatus>();
+    if (this.state === 'closed') this.flowSubject.complete();
+    return this.flowSubject.asObservable();
+  }
+
+  get isSlow(): boolean {
+    return this.writer.isSlow;
+  }
+
+  get queuedFrames(): number {
+    return this.writer.queued;
+  }
+
+  get inFlight(): number {
+    return this.incoming.size + this.outgoing.size;
+  }
+
+  whenWritable(): Promise<void> {
+    return this.writer.whenWritable();
   }
 
   get closed(): Promise<LocalError | undefined> {
@@ -374,11 +420,12 @@ export class SessionCore implements SessionContext, McpSession, OutboundWriterEv
   }
 
   private onClosed(): void {
-    this.writer.discard();
+    this.writer.discard(this.closeReason);
     this.subscription?.unsubscribe();
     this.subscription = undefined;
     this.stateSubject?.complete();
     this.diagnosticsSubject?.complete();
+    this.flowSubject?.complete();
     this.resolveClosed?.(this.closeReason);
     this.resolveClosed = undefined;
     this.runtime.onClosed?.(this, this.closeReason);
@@ -396,6 +443,11 @@ export class SessionCore implements SessionContext, McpSession, OutboundWriterEv
 
   onFailure(error: LocalError): void {
     this.onTransportGone(error);
+  }
+
+  onFlow(status: FlowStatus): void {
+    this.flowSubject?.next(status);
+    this.runtime.onFlow?.(this, status);
   }
 
 }

@@ -27,6 +27,11 @@ export interface FeatureContext {
   /** Logs to the client, honouring the level it chose. */
   log(level: LoggingLevel, data: unknown, logger?: string): void;
   /**
+   * Settles when more may be sent: at once, unless the session's backpressure policy is `pause` and the client
+   * is not keeping up. A handler that streams many notifications awaits it between them.
+   */
+  whenWritable(): Promise<void>;
+  /**
    * Modern era: which round of a multi round-trip request this is (0 the first time). The handler runs again
    * from the start on each round, with the answers of earlier rounds available at once. Legacy era: always 0.
    */
@@ -75,6 +80,10 @@ abstract class RequestFeatureContext implements FeatureContext, ClientCaller {
 
   progress(update: ProgressUpdate): void {
     this.request.progress(update);
+  }
+
+  whenWritable(): Promise<void> {
+    return this.request.whenWritable();
   }
 
   elicit(params: ElicitParams, options?: InputCallOptions): Promise<ElicitResult> {

@@ -179,6 +179,10 @@ export class ToolCallRun implements RequestContext, InputRound {
     if (this.phase === 'request') this.call.notify(method, params);
   }
 
+  whenWritable(): Promise<void> {
+    return this.phase === 'request' ? this.call.whenWritable() : Promise.resolve();
+  }
+
   request$<R extends object = JsonObject>(method: string, params?: JsonObject, options?: RequestOptions): Observable<RequestEvent<R>> {
     if (this.phase === 'request') return this.call.request$<R>(method, params, options);
     return throwError(() => this.noRequests(method));

@@ -35,6 +35,8 @@ export interface TaskPeer {
   request<R extends object = JsonObject>(method: string, params?: JsonObject, options?: PromiseRequestOptions): Promise<R>;
   request$<R extends object = JsonObject>(method: string, params?: JsonObject, options?: RequestOptions): Observable<RequestEvent<R>>;
   notify(method: string, params?: JsonObject): void;
+  /** Settles when more may be sent (see {@link RequestContext.whenWritable}). */
+  whenWritable?(): Promise<void>;
 }
 
 export interface TasksFeatureOptions extends TaskTtlPolicy {
@@ -163,6 +165,10 @@ class TaskRun implements RequestContext {
   notify(method: string, params?: JsonObject): void {
     if (this.finished) return;
     this.send(method, withRelated(params, this.related));
+  }
+
+  whenWritable(): Promise<void> {
+    return this.peer.whenWritable?.() ?? Promise.resolve();
   }
 
   request<R extends object = JsonObject>(method: string, params?: JsonObject, options: PromiseRequestOptions = {}): Promise<R> {

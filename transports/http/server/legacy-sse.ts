@@ -13,6 +13,7 @@ import { isJsonContentType } from '../shared/media-types.ts';
 import type { HttpRequest, HttpResponder } from './http-exchange.ts';
 import { SSE_HEADERS, accepted, refuse } from './replies.ts';
 import { type Endpoint, readJson } from './session-lookup.ts';
+import { sessionRefusal } from './session-open.ts';
 import type { SessionEntry } from './session-registry.ts';
 import { SseConnection } from './sse-connection.ts';
 
@@ -62,9 +63,8 @@ export class LegacySseTransport implements Transport {
 /** GET on the SSE path: a new session on a new stream. */
 export function openLegacySession(endpoint: Endpoint, res: HttpResponder, principal: string | undefined, messagesPath: string): void {
   const { options, registry } = endpoint;
-  if (registry.full) {
-    return refuse(res, 503, `Service Unavailable: this server holds its maximum of ${options.maxSessions} sessions; retry later`, { [HEADER.retryAfter]: '30' });
-  }
+  const refusal = sessionRefusal(options, registry);
+  if (refusal !== undefined) return refuse(res, 503, refusal, { [HEADER.retryAfter]: '30' });
   const id = newSessionId();
   const { clock, sse } = options.transport;
   const connection = new SseConnection(res.openStream(200, SSE_HEADERS), { clock, keepAliveMs: sse.keepAliveMs, drainTimeoutMs: sse.drainTimeoutMs });

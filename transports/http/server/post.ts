@@ -13,7 +13,7 @@ import { shapeOf } from './body-shape.ts';
 import type { HttpRequest, HttpResponder } from './http-exchange.ts';
 import { accepted, refuse } from './replies.ts';
 import { type Endpoint, answerMode, readJson, refuseUnacceptable, sessionFor } from './session-lookup.ts';
-import { openSession } from './session-open.ts';
+import { openSession, sessionRefusal } from './session-open.ts';
 import type { HttpSessionTransport } from './session-transport.ts';
 import { handleStatelessPost } from './stateless.ts';
 import { handleModernPost, isModernPost } from './modern-post.ts';
@@ -39,9 +39,8 @@ export async function handlePost(endpoint: Endpoint, req: HttpRequest, res: Http
       return refuse(res, 400, 'Bad Request: the Mcp-Session-Id header is required (only a lone initialize request starts a session)');
     }
     if (answerMode(req.header(HEADER.accept), options.responseMode) === undefined) return refuseUnacceptable(res);
-    if (registry.full) {
-      return refuse(res, 503, `Service Unavailable: this server holds its maximum of ${options.maxSessions} sessions; retry later`, { [HEADER.retryAfter]: '30' });
-    }
+    const refusal = sessionRefusal(options, registry);
+    if (refusal !== undefined) return refuse(res, 503, refusal, { [HEADER.retryAfter]: '30' });
     transport = openSession(options, registry, principal);
     registry.hold(transport.sessionId as string, res);
   } else {

@@ -10,7 +10,7 @@ import { accepts } from '../shared/media-types.ts';
 import type { HttpRequest, HttpResponder } from './http-exchange.ts';
 import type { EndpointOptions } from './options.ts';
 import { refuse } from './replies.ts';
-import type { SessionRestorer } from './session-open.ts';
+import { type SessionRestorer, sessionRefusal } from './session-open.ts';
 import type { SessionRegistry } from './session-registry.ts';
 import type { HttpSessionTransport } from './session-transport.ts';
 import type { Transport } from '../../../core/transport.ts';
@@ -88,7 +88,8 @@ export async function sessionFor(endpoint: Endpoint, req: HttpRequest, res: Http
   if (restorer.enabled && !registry.has(id)) {
     const outcome = await restorer.restore(id, principal);
     if (outcome === 'full') {
-      refuse(res, 503, `Service Unavailable: this server holds its maximum of ${endpoint.options.maxSessions} sessions; retry later`, { [HEADER.retryAfter]: '30' });
+      const message = sessionRefusal(endpoint.options, registry) ?? `Service Unavailable: this server holds its maximum of ${endpoint.options.maxSessions} sessions; retry later`;
+      refuse(res, 503, message, { [HEADER.retryAfter]: '30' });
       return undefined;
     }
     if (outcome === 'closed') {

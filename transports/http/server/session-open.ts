@@ -14,6 +14,16 @@ import { HttpSessionTransport } from './session-transport.ts';
 
 type AcceptOptions = NonNullable<Parameters<SessionAcceptorPort['accept']>[1]>;
 
+/**
+ * Why this endpoint would refuse a new session now, as the 503 message, if it would: its own maximum, or the
+ * server's (a session host that is full or shutting down).
+ */
+export function sessionRefusal(options: EndpointOptions, registry: SessionRegistry): string | undefined {
+  if (registry.full) return `Service Unavailable: this server holds its maximum of ${options.maxSessions} sessions; retry later`;
+  const refused = options.server.refusal?.();
+  return refused === undefined ? undefined : `Service Unavailable: ${refused.message}`;
+}
+
 /** A new session (an initialize request): its transport, registered, then handed to the server. */
 export function openSession(options: EndpointOptions, registry: SessionRegistry, principal: string | undefined): HttpSessionTransport {
   return startSession(options, registry, newSessionId(), principal, undefined);
@@ -68,13 +78,13 @@ export class SessionRestorer {
     if (this.closed) return 'closed';
     if (this.registry.has(id)) return 'held';
     // Checked first so a full process does no work for nothing; again after, as others may have filled it.
-    if (this.registry.full) return 'full';
+    if (sessionRefusal(this.options, this.registry) !== undefined) return 'full';
     const origin: FrameOrigin | undefined = principal === undefined ? undefined : { principal };
     const record = await hook(id, origin);
     if (record === undefined || !this.serves(record)) return 'unknown';
     if (this.closed) return 'closed';
     if (this.registry.has(id)) return 'held';
-    if (this.registry.full) return 'full';
+    if (sessionRefusal(this.options, this.registry) !== undefined) return 'full';
     startSession(this.options, this.registry, id, principal, record);
     return 'held';
   }

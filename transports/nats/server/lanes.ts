@@ -45,6 +45,8 @@ export class Lanes {
     }
     if (this.lanes.size >= this.maxLanes) this.sweep(0);
     if (this.lanes.size >= this.maxLanes) return undefined;
+    // The server (a session host at its maximum) would refuse a new connection.
+    if (this.acceptor.refusal?.() !== undefined) return undefined;
     const key = laneId ?? `one-shot:${this.host.now()}:${Math.random()}`;
     // The connection's callbacks need the lane, which needs the connection.
     const made: { lane?: Lane } = {};

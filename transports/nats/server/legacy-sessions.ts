@@ -78,6 +78,8 @@ export class LegacySessions {
     if (!isPlainSubject(clientInbox)) {
       return refuse(this.host.connection, reply, codec, request.id, ErrorCode.InvalidRequest, `Invalid request: initialize over NATS needs a ${NatsHeader.clientInbox} header naming a subject for the session's server requests`);
     }
+    const refused = this.acceptor.refusal?.();
+    if (refused !== undefined) return refuse(this.host.connection, reply, codec, request.id, ErrorCode.InternalError, refused.message);
     const sessionId = randomBytes(24).toString('base64url');
     const encoding: BodyEncoding = this.allowed.msgpack && readsMsgpack(msg.headers) ? 'msgpack' : 'json';
     const params = request.params ?? {};
@@ -125,6 +127,12 @@ export class LegacySessions {
     }
     const again = this.sessions.get(sessionId);
     if (again !== undefined) return this.dispatch(again, msg);
+    // A process that would refuse the session must not claim it: the record stays for another process.
+    const refused = this.acceptor.refusal?.();
+    if (refused !== undefined) {
+      if (reply !== undefined) refuse(this.host.connection, reply, decoded.codec, id, ErrorCode.InternalError, `${refused.message}; retry the request`);
+      return;
+    }
     const won = await this.records!.claim(sessionId, { ...record, owner: this.host.processId }, revision);
     const winner = this.sessions.get(sessionId);
     if (winner !== undefined) return this.dispatch(winner, msg);

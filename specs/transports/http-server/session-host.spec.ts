@@ -1,0 +1,49 @@
+/**
+ * A session host behind Streamable HTTP: its refusal becomes a 503 with the reason before any session is
+ * opened, and a freed place is taken again; the host's close-all ends the HTTP sessions too.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createServer } from '../../../machines/server.ts';
+import { createSessionHost } from '../../../machines/session-host.ts';
+import { createStreamableHttpServer } from '../../../transports/http/index.ts';
+import { eventually } from '../../support/harness.ts';
+import { RawMcp, asBody, rawRequest } from '../../support/http-raw-client.ts';
+
+test('http + session host - a full host refuses initialize with 503 and its reason; closing a session frees the place', async (t) => {
+  const server = createServer({ name: 'hosted', version: '1' });
+  const host = createSessionHost(server, { maxSessions: 2 });
+  const http = createStreamableHttpServer({ server: host });
+  const listening = await http.listen(0, '127.0.0.1');
+  t.after(async () => {
+    await http.close();
+    await listening.close();
+    await host.close();
+  });
+  const first = new RawMcp(listening.url);
+  await first.initialize();
+  const second = new RawMcp(listening.url);
+  await second.initialize();
+  assert.equal(host.sessions.size, 2);
+
+  const refused = asBody(await rawRequest(listening.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'third', version: '1' } } }),
+  }));
+  assert.equal(refused.status, 503);
+  assert.match(JSON.stringify(refused.json), /maximum of 2 sessions/);
+  assert.equal(http.sessionCount, 2, 'nothing was opened for the refused client');
+  assert.equal(host.metrics().refused, 0, 'refused before the host was asked: no work done');
+
+  assert.equal((await first.delete()).status, 200);
+  await eventually(() => host.sessions.size === 1, 1_000, 'the deleted session to leave the host');
+  const third = new RawMcp(listening.url);
+  await third.initialize();
+  assert.equal(host.sessions.size, 2);
+
+  await host.closeAll();
+  await eventually(() => http.sessionCount === 0, 1_000, 'the HTTP sessions to end with the host sessions');
+  const gone = await second.post({ jsonrpc: '2.0', id: 5, method: 'ping' });
+  assert.equal(gone.status, 404, 'the closed session is gone');
+});
