@@ -25,7 +25,7 @@ import type {
   SessionView,
 } from './handler-types.ts';
 import { outgoingRequest, outgoingRequest$ } from './outgoing-request.ts';
-import { normaliseProgress } from './progress.ts';
+import { looksLikeProgress, normaliseProgress } from './progress.ts';
 import type { RunningRequest, SessionContext } from './session-context.ts';
 
 /**
@@ -201,12 +201,15 @@ export class IncomingRequest implements RequestContext, RunningRequest {
   }
 
   private runObservable(output$: Observable<unknown>): void {
-    // Hold each value until the next one arrives: only then is it known not to be the last (the result).
+    // Hold each value until the next one arrives: only then is it known not to be the last (the result). A value
+    // that can only be a progress report goes out at once.
     let held: { value: unknown } | undefined;
     this.subscription = output$.subscribe({
       next: (value) => {
         if (held !== undefined) this.progress(held.value as ProgressUpdate);
-        held = { value };
+        held = undefined;
+        if (looksLikeProgress(value)) this.progress(value as ProgressUpdate);
+        else held = { value };
       },
       error: (error: unknown) => this.respondError(error),
       complete: () => {

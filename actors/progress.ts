@@ -51,7 +51,17 @@ export function normaliseProgress(update: ProgressUpdate | unknown): { progress:
   };
 }
 
-/** True when `value` looks like a progress report rather than a result (used for handler Observables). */
+const progressKeys: ReadonlySet<string> = new Set(['progress', 'total', 'message']);
+
+/**
+ * True when `value` can only be a progress report, never a result (used for handler Observables): a bare
+ * number, or an object holding a numeric `progress` and nothing but `total` and `message` besides (every result
+ * shape has other members: content, messages, contents...).
+ */
 export function looksLikeProgress(value: unknown): boolean {
-  return typeof value === 'number';
+  if (typeof value === 'number') return true;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  if (typeof (value as { progress?: unknown }).progress !== 'number') return false;
+  for (const key in value) if (!progressKeys.has(key)) return false;
+  return true;
 }

@@ -78,7 +78,7 @@ function finishObservable<I, O extends object>(output$: Observable<ProgressUpdat
       next: (value) => {
         if (held !== undefined) subscriber.next(held.value as ProgressUpdate);
         held = undefined;
-        // A bare number is progress, never the value to finish: pass it on at once. Holding it here too would
+        // A progress report (a number, or { progress, total?, message? }) is never the value to finish: pass it on at once. Holding it here too would
         // delay it twice, since the incoming-request actor holds each value until the next one arrives.
         if (looksLikeProgress(value)) subscriber.next(value as ProgressUpdate);
         else held = { value };

@@ -80,7 +80,7 @@ test('incoming request - an Observable handler: values before the last are incre
   await end(served);
 });
 
-test('incoming request - an asynchronous Observable handler reports a value as progress once the next one arrives', async () => {
+test('incoming request - an asynchronous Observable handler reports progress at once and answers with its last value', async () => {
   const output = new Subject<number | JsonObject>();
   const served = await serve(() => output);
   const events: RequestEvent[] = [];
@@ -88,11 +88,13 @@ test('incoming request - an asynchronous Observable handler reports a value as p
   await settle();
   output.next(1);
   await settle();
-  assert.deepEqual(progressSent(served.pair.serverSent), [], 'the first value may still be the result');
-  output.next(2);
+  assert.deepEqual(events, [{ type: 'progress', progress: 1 }], 'a number can only be progress: it is not held back');
+  output.next({ progress: 2, total: 3 });
   await settle();
-  assert.deepEqual(events, [{ type: 'progress', progress: 1 }]);
+  assert.deepEqual(events, [{ type: 'progress', progress: 1 }, { type: 'progress', progress: 2, total: 3 }], 'nor is a { progress } report');
   output.next(toolResult('streamed'));
+  await settle();
+  assert.equal(events.length, 2, 'any other value may be the result: held until the next value or the end');
   output.complete();
   await settle();
   assert.deepEqual(events.map((event) => event.type), ['progress', 'progress', 'result']);
@@ -197,7 +199,7 @@ test('incoming request - a cancel unsubscribes an Observable handler (teardown r
   emit?.(1);
   emit?.(2);
   await settle();
-  assert.equal(progressSent(served.pair.serverSent).length, 1);
+  assert.equal(progressSent(served.pair.serverSent).length, 2);
   subscription.unsubscribe();
   await settle();
   assert.equal(tornDown, 1, 'the handler Observable was unsubscribed');

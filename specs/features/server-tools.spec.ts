@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { toStandardJsonSchema } from '@valibot/to-json-schema';
 import { Effect, Schema } from 'effect';
-import { interval, map, take } from 'rxjs';
+import { Subject, concat, interval, map, of, take } from 'rxjs';
 import * as v from 'valibot';
 import { z } from 'zod';
 import { WireError } from '../../core/errors.ts';
@@ -16,6 +16,7 @@ import type { CallToolResult, ContentBlock, Tool } from '../../core/protocol/ind
 import type { LegacyRevision } from '../../core/protocol/versions.ts';
 import { DIALECT_URIS, isSchemaError, schemaCompilerStats, type StandardSchemaV1 } from '../../core/schema/index.ts';
 import { REVISIONS, featurePair, featureServer, wireErrorOf } from '../support/feature-pair.ts';
+import { eventually } from '../support/harness.ts';
 
 const text = (result: CallToolResult): string => result.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
 const listed = async (tools: Promise<Tool[]>, name: string): Promise<Tool> => {
@@ -283,6 +284,21 @@ describe('server tools: streamed progress', () => {
     assert.deepEqual(sent, ['step 1', 'step 2', 'step 3']);
     await pair.client.callTool('count'); // no token: no progress
     assert.equal(pair.serverSent('notifications/progress').length, 3);
+    pair.assertClean();
+  });
+
+  test('tools - an Observable handler\'s { progress } report reaches the client before the handler emits again', async () => {
+    const gate = new Subject<string>();
+    await using pair = await featurePair((server) =>
+      server.tool({ name: 'gated' }, () => concat(of({ progress: 1, total: 2 }), gate)),
+    );
+    const progress: number[] = [];
+    const call = pair.client.callTool('gated', {}, { onProgress: (event) => progress.push(event.progress) });
+    await eventually(() => progress.length === 1, 1_000, 'the first report while the handler still waits');
+    gate.next('done');
+    gate.complete();
+    assert.equal(text(await call), 'done');
+    assert.deepEqual(progress, [1]);
     pair.assertClean();
   });
 
