@@ -1,6 +1,7 @@
 /**
  * The features benchmark: in-memory `tools/call` (bench/tools-call.ts) and `tools/list` scaling with 500
- * tools (bench/tools-list-scaling.ts), rxmcp against the official SDK 1.x, each in fresh child processes;
+ * tools (bench/tools-list-scaling.ts), rxmcp against the official SDK 1.x (tools/call also against the official SDK 2.x
+ * and tmcp), each in fresh child processes;
  * and its sections of bench/RESULTS.md. Run by bench/run.ts.
  */
 import { join } from 'node:path';
@@ -79,8 +80,16 @@ export function featuresMarkdown({ options, calls, list }: FeaturesRun): { secti
       const f = result[mode];
       return `- ${tag(loader)}, ${mode === 'sequential' ? 'sequential' : `${result.window} in flight`}: floor ${us(f.floor.medianCpuUsPerOp)} CPU per call, ` +
         `${fmt(f.floor.medianOpsPerSec, 0)} calls/s; rxmcp costs ${fmt(f.rxmcp.medianCpuUsPerOp / f.floor.medianCpuUsPerOp, 1)}× the floor, ` +
-        `the SDK ${fmt(f.sdk.medianCpuUsPerOp / f.floor.medianCpuUsPerOp, 1)}×.`;
+        `the SDK ${fmt(f.sdk.medianCpuUsPerOp / f.floor.medianCpuUsPerOp, 1)}×, SDK 2.x ${fmt(f.sdk2.medianCpuUsPerOp / f.floor.medianCpuUsPerOp, 1)}×, ` +
+        `tmcp (with rxmcp's client) ${fmt(f.tmcp.medianCpuUsPerOp / f.floor.medianCpuUsPerOp, 1)}×.`;
     }));
+  const sideRows = calls.flatMap(({ loader, result }) => (['sequential', 'windowed'] as const).flatMap((mode) => callContenders.map((name) => {
+    const f = result[mode];
+    const mine = f[name];
+    return [`${mine.label} (${tag(loader)})`, mode === 'sequential' ? 'sequential' : `${result.window} in flight`, us(mine.medianCpuUsPerOp), fmt(mine.medianOpsPerSec, 0),
+      `${fmt(mine.medianCpuUsPerOp / f.floor.medianCpuUsPerOp, 1)}×`, `${fmt(mine.medianCpuUsPerOp / f.rxmcp.medianCpuUsPerOp, 2)}×`,
+      `${fmt((100 * mine.medianOpsPerSec) / f.floor.medianOpsPerSec, 1)} %`];
+  })));
   const suite = primary.result.suite;
   const suiteSection = suite === undefined ? '_benchmark.js suite skipped (`--no-suite`)._'
     : `benchmark.js \`Benchmark.Suite\` (tsx), deferred benchmarks of ${suite.callsPerCycle} sequential \`tools/call\` per op (wall clock):\n\n` +
@@ -120,6 +129,15 @@ the zod column registers the very same zod 4 schema the SDK gets, validated by z
 Floor: the same \`tools/call\` request and echo answer as plain JSON-RPC objects over \`queueMicrotask\` (no parsing, no validation):
 ${floorLines.join('\n')}
 
+All contenders side by side (CPU per call and calls/s are medians; "× floor" and "× rxmcp" are CPU per call over the floor's
+and over rxmcp's (JSON Schema); "of floor" is calls/s over the floor's). The official SDK 2.x runs its \`McpServer\` and
+\`Client\` in the legacy era (the client's default: the \`initialize\` handshake) over its own \`InMemoryTransport\`. tmcp has
+no client and no in-memory transport: its \`McpServer\` is called through \`server.receive(message, { sessionInfo })\` on
+the far end of rxmcp's \`createMemoryPair()\`, by the rxmcp client (\`bench/contenders-servers.ts\`), so its row is tmcp's
+server plus rxmcp's client and link (the rxmcp row's own client and link are in it too).
+
+${table(['contender', 'load', 'CPU per call', 'calls/s', '× floor (CPU)', '× rxmcp (CPU)', 'of floor (calls/s)'], sideRows)}
+
 ${suiteSection}
 
 ## Features: \`tools/list\` with ${lr.tools} tools, by number of sessions
@@ -149,7 +167,9 @@ so that calls and lists do none; the SDK's \`registerTool\` stores the zod schem
 all required, answering one text block. Contenders, each one connected pair set up once: rxmcp \`createServer().tool(...)\` with
 the schema as JSON Schema, and again as \`z.object(...)\` (zod 4), served over \`createMemoryPair()\` to \`createClient().connect()\`,
 called with \`callTool\`; the SDK's \`McpServer.registerTool\` with the same zod 4 shape (SDK 1.x accepts zod 4 as is) and
-\`Client.callTool\` over \`InMemoryTransport.createLinkedPair()\`; the floor. Each was checked to answer the echo and to reject
+\`Client.callTool\` over \`InMemoryTransport.createLinkedPair()\`; the SDK 2.x the same way with its own packages
+(\`z.object\` of that shape); tmcp's \`McpServer\` (\`@tmcp/adapter-zod\`, the same \`z.object\`) behind the rxmcp client as
+described above; the floor. Each was checked to answer the echo and to reject
 \`count: -1\` with \`isError\`. Warm-up ${fmt(warmup, 0)} calls each (sequential and windowed), then ${rounds} rounds × ${fmt(count, 0)} calls, contenders
 interleaved, the order rotating each round; sequential = await each call; ${window} in flight = a window of ${window} concurrent
 calls, refilled as each completes. CPU = \`process.cpuUsage()\` user+system delta / calls; medians over rounds; no forced gc.

@@ -8,7 +8,7 @@
  * `keepNames`, which renames every named closure with Object.defineProperty, a cost compiled JS does not pay.
  */
 import { join } from 'node:path';
-import { type HeapResult, runHeapBench } from './idle-session-heap.ts';
+import { type HeapResult, type Impl as HeapImpl, heapImpls, runHeapBench } from './idle-session-heap.ts';
 import { type Loader, fmt, loaderArgs, repoRoot, runChild } from './lib.ts';
 import { rel, table, tag, verdict } from './markdown.ts';
 import type { ContenderName, PingResult } from './ping-roundtrip.ts';
@@ -99,7 +99,17 @@ export function foundationMarkdown({ options, measured }: FoundationRun): { sect
     (['rxmcp', 'sdk', 'floor'] as const).map((name) =>
       `- ${tag(loader)}, ${ping.figures[name].label}: ${ping.figures[name].samples.map((s) => fmt(s.cpuUsPerRoundTrip)).join(', ')}`));
 
-  const commands = measured.flatMap(({ pingCommand, heap }) => [pingCommand, heap.commands.rxmcp, heap.commands.sdk].map(rel));
+  const commands = measured.flatMap(({ pingCommand, heap }) => [pingCommand, ...heapImpls.map((impl) => heap.commands[impl])].map(rel));
+  const heapLabels: Record<HeapImpl, string> = {
+    rxmcp: 'rxmcp (one acceptor, session per transport)',
+    sdk: 'official SDK 1.x (`Server` per transport)',
+    sdk2: 'official SDK 2.x (`Server` per transport, legacy era)',
+  };
+  const heapRows = measured.flatMap(({ loader, heap }) => heapImpls.map((impl) => {
+    const f = heap.figures[impl];
+    return [`${heapLabels[impl]} (${tag(loader)})`, kib(f.heapBytesPerSession), `${fmt(f.rssBytesPerSession / 1024)} KiB`,
+      `${fmt(f.heapBytesPerSession / heap.figures.rxmcp.heapBytesPerSession, 2)}×`, `${f.initialized}/${n}`];
+  }));
   const heapRx = primary.heap.figures.rxmcp;
   const heapSdk = primary.heap.figures.sdk;
 
@@ -112,6 +122,16 @@ which wraps every named closure (arrow functions in object literals, class field
 \`Object.defineProperty(fn, 'name', …)\`: that costs CPU each time such a closure is created, and gives each one a
 dictionary-mode property store (~250 B). The SDK's JavaScript in node_modules is not transformed, so only rxmcp pays.
 ${options.loaders.includes('strip') ? '"types stripped" rows load the same sources through `bench/strip-types.mjs` (esbuild, types stripped, no `keepNames`), as compiled JS or Node\'s own type stripping would run them.' : ''}
+
+Heap per idle initialized server session, side by side (n=${fmt(n, 0)}; "× rxmcp" = heap per session over rxmcp's):
+
+${table(['server', 'heap per idle session', 'RSS per idle session', '× rxmcp (heap)', 'sessions initialized'], heapRows)}
+
+The official SDK 2.x is measured the SDK 1.x way with its own packages: a low-level \`Server\` from \`@modelcontextprotocol/server\`
+per session on its own \`InMemoryTransport\`, driven through the same 2025-11-25 handshake (it serves the legacy era the
+handshake asks for). tmcp is not in this figure: its \`McpServer\` keeps no per-connection state (its transports do:
+stdio one per process; HTTP a session manager, measured under "memory per idle HTTP session") and it ships no in-memory
+transport, so a figure here would measure only a link written for the benchmark.
 
 Floor: a plain JSON-RPC ping echo between two objects over \`queueMicrotask\` (no parsing, no checks):
 ${floorLines.join('\n')}

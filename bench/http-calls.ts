@@ -1,38 +1,45 @@
 /**
  * `tools/call` over HTTP on 127.0.0.1: the clients in this process, each server a child process
- * (bench/transport-programs.ts), rxmcp against the official SDK 1.x, with a raw node:http JSON echo as the floor.
- * A benchmark, not a test.
+ * (bench/transport-programs.ts), rxmcp against the official SDK 1.x, the official SDK 2.x and tmcp, with a raw
+ * node:http JSON echo as the floor. A benchmark, not a test.
  *
- *   node --import tsx bench/http-calls.ts [--rounds=5] [--count=5000] [--warmup=1000] [--window=64]
- *        [--sessions=200] [--session-count=10000] [--loader=tsx|strip]
+ *   node --import tsx bench/http-calls.ts [--rounds=5] [--count=5000] [--warmup=1000] [--levels=1,8,64]
+ *        [--sessions=200] [--session-count=10000] [--loader=tsx|strip]   (without --levels: 1, 8 and --window, default 64)
  *   node --cpu-prof --cpu-prof-dir=.tmp --import tsx bench/http-calls.ts --profile=rxmcpJson [--count=50000] [--window=64]
  *        [--server-prof] [--source-maps=.tmp/maps.json]
  *
  * Servers: rxmcp `createStreamableHttpServer({ server, responseMode: 'json' | 'sse' }).listen(0)`; SDK one `McpServer`
- * + `StreamableHTTPServerTransport` per session (`enableJsonResponse` true / false) on node:http; floor: node:http
+ * + `StreamableHTTPServerTransport` per session (`enableJsonResponse` true / false) on node:http; SDK 2.x one `McpServer`
+ * + `WebStandardStreamableHTTPServerTransport` per session (SSE answers, its default) and tmcp's `HttpTransport` (SSE
+ * answers, all it does), both on node:http through bench/contenders-programs.ts's fetch adapter; floor: node:http
  * that parses the POSTed JSON-RPC request and answers the echo as JSON. Clients: rxmcp `createClient()` over
- * `createStreamableHttpClientTransport(url)`; SDK `Client` over `StreamableHTTPClientTransport`; floor: node:http
+ * `createStreamableHttpClientTransport(url)`; SDK `Client` over `StreamableHTTPClientTransport`; SDK 2.x the same with
+ * '@modelcontextprotocol/client' (its default legacy era); tmcp has no client: rxmcp's; floor: node:http
  * POSTs on a keep-alive agent (64 sockets, as rxmcp's default), JSON answer parsed. MCP clients keep their defaults
  * (both open the standalone GET stream after the handshake).
- * Loads: one session sequential, one session `--window` in flight, and `--sessions` sessions (clients) each
+ * Loads: one session at each level of `--levels` (calls in flight; 1 = sequential), and `--sessions` sessions (clients) each
  * calling sequentially, all at once (`--session-count` calls per sample in all). Same loop as bench/tools-call.ts.
  */
+import { Client as Sdk2Client, StreamableHTTPClientTransport as Sdk2StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createClient, type JsonObject } from '../index.ts';
 import { createStreamableHttpClientTransport } from '../transports/http/index.ts';
+import { type LevelLoad, type LevelSeries, argLevels, atLevel, levelTitle, seriesOf } from './contenders-levels.ts';
 import { type Figures, type Op, interleave, sequential, timed, windowed } from './harness.ts';
 import { type Loader, argInt, argLoader, argValue, emitResult, fmt, hasFlag, isMain } from './lib.ts';
 import { dumpSourceMaps } from './source-maps.ts';
 import { Program, callArgs, checkEcho, clientInfo, expectedText, floorHttpClient, peerCpu, quietListenerWarnings, timedWithPeer } from './transport-lib.ts';
 
-export type HttpContender = 'rxmcpJson' | 'rxmcpSse' | 'sdkJson' | 'sdkSse' | 'floor';
-export const httpContenders: readonly HttpContender[] = ['rxmcpJson', 'rxmcpSse', 'sdkJson', 'sdkSse', 'floor'];
+export type HttpContender = 'rxmcpJson' | 'rxmcpSse' | 'sdkJson' | 'sdkSse' | 'sdk2Sse' | 'tmcp' | 'floor';
+export const httpContenders: readonly HttpContender[] = ['rxmcpJson', 'rxmcpSse', 'sdkJson', 'sdkSse', 'sdk2Sse', 'tmcp', 'floor'];
 const labels: Record<HttpContender, string> = {
   rxmcpJson: "rxmcp (responseMode 'json')",
   rxmcpSse: "rxmcp (responseMode 'sse')",
   sdkJson: 'official SDK 1.x (enableJsonResponse)',
   sdkSse: 'official SDK 1.x (SSE answers)',
+  sdk2Sse: 'official SDK 2.x (SSE answers)',
+  tmcp: 'tmcp (SSE answers; rxmcp client)',
   floor: 'raw floor (node:http JSON echo)',
 };
 
@@ -56,7 +63,7 @@ async function connect(name: HttpContender, url: string, check: boolean): Promis
 }
 
 async function connectRaw(name: HttpContender, url: string, check: boolean): Promise<Caller> {
-  if (name === 'rxmcpJson' || name === 'rxmcpSse') {
+  if (name === 'rxmcpJson' || name === 'rxmcpSse' || name === 'tmcp') {
     const client = await createClient({ ...clientInfo, era: 'legacy' }).connect(createStreamableHttpClientTransport(url));
     if (check) await checkEcho(name, (a) => client.callTool('echo', a as JsonObject));
     return { run: () => client.callTool('echo', callArgs), close: () => client.close() };
@@ -64,6 +71,14 @@ async function connectRaw(name: HttpContender, url: string, check: boolean): Pro
   if (name === 'sdkJson' || name === 'sdkSse') {
     const client = new Client(clientInfo);
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    const request = { name: 'echo', arguments: callArgs };
+    if (check) await checkEcho(name, (a) => client.callTool({ name: 'echo', arguments: a as Record<string, unknown> }) as Promise<{ content?: unknown }>);
+    return { run: () => client.callTool(request), close: () => client.close() };
+  }
+  if (name === 'sdk2Sse') {
+    const client = new Sdk2Client(clientInfo);
+    await client.connect(new Sdk2StreamableHTTPClientTransport(new URL(url)));
+    if (client.getProtocolEra() !== 'legacy') throw new Error(`${name}: the client speaks the ${String(client.getProtocolEra())} era, not the legacy one`);
     const request = { name: 'echo', arguments: callArgs };
     if (check) await checkEcho(name, (a) => client.callTool({ name: 'echo', arguments: a as Record<string, unknown> }) as Promise<{ content?: unknown }>);
     return { run: () => client.callTool(request), close: () => client.close() };
@@ -77,7 +92,7 @@ async function connectRaw(name: HttpContender, url: string, check: boolean): Pro
 }
 
 function startServer(name: HttpContender, loader: Loader, profiled: boolean): Program {
-  const impl = name.startsWith('rxmcp') ? 'rxmcp' : name.startsWith('sdk') ? 'sdk' : 'floor';
+  const impl = name.startsWith('rxmcp') ? 'rxmcp' : name.startsWith('sdk2') ? 'sdk2' : name.startsWith('sdk') ? 'sdk' : name;
   const mode = name.endsWith('Json') ? 'json' : 'sse';
   return Program.start(loader, ['--transport=http', `--impl=${impl}`, `--mode=${mode}`], profiled ? ['--cpu-prof', '--cpu-prof-dir=.tmp'] : []);
 }
@@ -92,10 +107,20 @@ export interface HttpCallsResult {
   readonly rounds: number;
   readonly count: number;
   readonly warmup: number;
+  /** The highest level (kept for readers of the older shape). */
   readonly window: number;
+  /** Calls in flight on one session per load, ascending (1 = sequential); index i of every series is levels[i]. */
+  readonly levels: readonly number[];
+  readonly contenders: readonly HttpContender[];
+  /** Per contender, per level (one session): median calls/s (`callsPerSecond`), client and server CPU µs per call, share of the floor and of rxmcp (json). */
+  readonly series: Record<HttpContender, LevelSeries>;
+  /** Every one-session level's figures with the samples of each round, in the order of `levels`. */
+  readonly loads: readonly LevelLoad<HttpContender>[];
   readonly sessions: number;
   readonly sessionCount: number;
+  /** The level-1 load (as before). */
   readonly sequential: HttpLoad;
+  /** The highest level's load (as before, when that was `--window`). */
   readonly windowed: HttpLoad;
   readonly concurrentSessions: HttpLoad;
   /** Calls that were answered by an error (the transport's or the server's) instead of the echo. */
@@ -116,14 +141,15 @@ interface Options {
   readonly rounds: number;
   readonly count: number;
   readonly warmup: number;
-  readonly window: number;
+  readonly levels: readonly number[];
   readonly sessions: number;
   readonly sessionCount: number;
   readonly loader: Loader;
 }
 
 export async function runHttpCallsBench(options: Options): Promise<HttpCallsResult> {
-  const { rounds, count, warmup, window, sessions, loader } = options;
+  const { rounds, count, warmup, levels, sessions, loader } = options;
+  const top = Math.max(...levels);
   const listenerWarnings = quietListenerWarnings();
   const servers = new Map<HttpContender, { program: Program; url: string }>();
   for (const name of httpContenders) {
@@ -140,12 +166,13 @@ export async function runHttpCallsBench(options: Options): Promise<HttpCallsResu
   }
   for (const single of singles) {
     await sequential(single, warmup);
-    await windowed(single, warmup, window);
+    await windowed(single, warmup, Math.max(top, 2));
   }
-  console.log(`http tools/call, one session, sequential: warm-up ${warmup} each, then ${rounds} rounds x ${count} calls, interleaved (order rotates)`);
-  const seq = load(await interleave(singles, rounds, (c) => timedWithPeer(count, c.pid, () => sequential(c, count)), 'call'));
-  console.log(`http tools/call, one session, ${window} in flight: ${rounds} rounds x ${count} calls`);
-  const win = load(await interleave(singles, rounds, (c) => timedWithPeer(count, c.pid, () => windowed(c, count, window)), 'call'));
+  const loads: LevelLoad<HttpContender>[] = [];
+  for (const width of levels) {
+    console.log(`http tools/call, one session, ${levelTitle(width)}: ${width === levels[0] ? `warm-up ${warmup} each, then ` : ''}${rounds} rounds x ${count} calls, interleaved (order rotates)`);
+    loads.push({ width, ...load(await interleave(singles, rounds, (c) => timedWithPeer(count, c.pid, () => atLevel(c, count, width)), 'call')) });
+  }
   for (const single of singles) await single.close();
 
   // Many sessions: each a client of its own, calling one after another; all of them at once.
@@ -170,7 +197,26 @@ export async function runHttpCallsBench(options: Options): Promise<HttpCallsResu
   const crowd = load(await interleave(crowds, rounds, (c) => timedWithPeer(total, c.pid, () => crowdRun(c, perSession)), 'call'));
   for (const c of crowds) await Promise.all(c.callers.map((caller) => caller.close()));
   for (const { program } of servers.values()) await program.stop();
-  return { ...options, sessionCount: total, sequential: seq, windowed: win, concurrentSessions: crowd, failures, listenerWarnings: listenerWarnings() };
+  const first = (loads.find((l) => l.width === 1) ?? loads[0]) as LevelLoad<HttpContender>;
+  const last = loads.at(-1) as LevelLoad<HttpContender>;
+  return {
+    loader,
+    rounds,
+    count,
+    warmup,
+    window: top,
+    levels: [...levels],
+    contenders: httpContenders,
+    series: seriesOf(httpContenders, loads, 'floor', 'rxmcpJson'),
+    loads,
+    sessions,
+    sessionCount: total,
+    sequential: { figures: first.figures, serverCpuUsPerCall: first.serverCpuUsPerCall },
+    windowed: { figures: last.figures, serverCpuUsPerCall: last.serverCpuUsPerCall },
+    concurrentSessions: crowd,
+    failures,
+    listenerWarnings: listenerWarnings(),
+  };
 }
 
 /** One contender's calls only, for a CPU profile of this process (the client) and, with --server-prof, of its server. */
@@ -196,7 +242,7 @@ if (isMain(import.meta.url) && profile !== undefined) {
     rounds: argInt('rounds', 5),
     count: argInt('count', 5_000),
     warmup: argInt('warmup', 1_000),
-    window: argInt('window', 64),
+    levels: argLevels(),
     sessions: argInt('sessions', 200),
     sessionCount: argInt('session-count', 10_000),
     loader: argLoader(),

@@ -1,10 +1,13 @@
 /**
- * Memory per idle Streamable HTTP session on the server, rxmcp against the official SDK 1.x. A benchmark, not a test.
+ * Memory per idle Streamable HTTP session on the server, rxmcp against the official SDK 1.x, the official SDK 2.x and
+ * tmcp. A benchmark, not a test.
  *
  *   npx tsx bench/http-idle-sessions.ts [--n=2000] [--warmup=200] [--loader=tsx|strip]
  *
  * For each server (rxmcp `createStreamableHttpServer` with responseMode 'sse' (its default) and 'json'; the SDK
- * with one `McpServer` + `StreamableHTTPServerTransport` per session, as its docs require, SSE answers (its default)),
+ * with one `McpServer` + `StreamableHTTPServerTransport` per session, as its docs require, SSE answers (its default);
+ * the SDK 2.x with one `McpServer` + `WebStandardStreamableHTTPServerTransport` per session, SSE answers; tmcp's one
+ * `HttpTransport`, which keeps each session's client info in its in-memory session manager),
  * a fresh child process `node --expose-gc bench/transport-programs.ts --transport=http ...` serves on 127.0.0.1.
  * This process is the client, so nothing of the client side lands in the server's heap: it opens sessions through
  * raw node:http POSTs on a keep-alive agent (16 sockets, 16 handshakes at a time): `initialize` (protocolVersion
@@ -17,12 +20,14 @@ import { Agent } from 'node:http';
 import { type Loader, argInt, argLoader, emitResult, fmt, isMain } from './lib.ts';
 import { Program, postJson } from './transport-lib.ts';
 
-export type IdleImpl = 'rxmcpSse' | 'rxmcpJson' | 'sdk';
-export const idleImpls: readonly IdleImpl[] = ['rxmcpSse', 'rxmcpJson', 'sdk'];
+export type IdleImpl = 'rxmcpSse' | 'rxmcpJson' | 'sdk' | 'sdk2' | 'tmcp';
+export const idleImpls: readonly IdleImpl[] = ['rxmcpSse', 'rxmcpJson', 'sdk', 'sdk2', 'tmcp'];
 export const idleLabels: Record<IdleImpl, string> = {
   rxmcpSse: "rxmcp (responseMode 'sse', the default)",
   rxmcpJson: "rxmcp (responseMode 'json')",
   sdk: 'official SDK 1.x (McpServer + transport per session)',
+  sdk2: 'official SDK 2.x (McpServer + transport per session)',
+  tmcp: 'tmcp (one HttpTransport, in-memory session manager)',
 };
 
 export interface IdleFigures {
@@ -86,7 +91,8 @@ interface Memory {
 }
 
 export async function measureIdle(impl: IdleImpl, n: number, warmup: number, loader: Loader): Promise<IdleFigures> {
-  const args = ['--transport=http', `--impl=${impl === 'sdk' ? 'sdk' : 'rxmcp'}`, `--mode=${impl === 'rxmcpJson' ? 'json' : 'sse'}`, `--max-sessions=${n + warmup + 100}`];
+  const serverImpl = impl.startsWith('rxmcp') ? 'rxmcp' : impl;
+  const args = ['--transport=http', `--impl=${serverImpl}`, `--mode=${impl === 'rxmcpJson' ? 'json' : 'sse'}`, `--max-sessions=${n + warmup + 100}`];
   const program = Program.start(loader, args, ['--expose-gc']);
   const url = new URL(String((await program.ready)['url']));
   await openSessions(url, warmup);
@@ -106,7 +112,7 @@ export async function measureIdle(impl: IdleImpl, n: number, warmup: number, loa
     serverSessions: after.sessions,
     command: ['node', ...program.child.spawnargs.slice(1)].join(' '),
   };
-  console.log(`  ${idleLabels[impl].padEnd(54)} ${fmt(figures.heapBytesPerSession / 1024).padStart(7)} KiB heap  ${fmt(figures.rssBytesPerSession / 1024).padStart(7)} KiB RSS per idle session (${after.sessions} open)`);
+  console.log(`  ${idleLabels[impl].padEnd(56)} ${fmt(figures.heapBytesPerSession / 1024).padStart(7)} KiB heap  ${fmt(figures.rssBytesPerSession / 1024).padStart(7)} KiB RSS per idle session (${after.sessions} open)`);
   return figures;
 }
 

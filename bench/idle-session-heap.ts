@@ -1,8 +1,9 @@
 /**
- * Heap per idle, initialized SERVER session, rxmcp against the official SDK 1.x. A benchmark, not a test.
+ * Heap per idle, initialized SERVER session, rxmcp against the official SDK 1.x and the official SDK 2.x. A benchmark,
+ * not a test.
  *
- *   npx tsx bench/idle-session-heap.ts [--n=10000] [--loader=tsx|strip]   both, each in a fresh child process
- *   node --expose-gc --import tsx bench/idle-session-heap.ts --impl=rxmcp|sdk --n=10000   one measurement
+ *   npx tsx bench/idle-session-heap.ts [--n=10000] [--loader=tsx|strip]   all, each in a fresh child process
+ *   node --expose-gc --import tsx bench/idle-session-heap.ts --impl=rxmcp|sdk|sdk2 --n=10000   one measurement
  *
  * In the child: create (and keep alive) a few warm-up sessions so one-time costs (lazy module state, JIT)
  * land in the baseline; gc twice; read heapUsed and RSS; create N server sessions, each on its own in-memory
@@ -11,14 +12,19 @@
  * read again. The per-session figure is (after - baseline) / N and includes the server session, its
  * transport end, the raw client's transport end and the raw client's receive closure. rxmcp shares one
  * acceptor (configuration and handlers) among its sessions; the SDK needs one `Server` per transport, so its
- * figure includes a `Server` each. Both are given the same shared serverInfo/capabilities objects.
+ * figure includes a `Server` each; so does the SDK 2.x's (its low-level `Server` from '@modelcontextprotocol/server'
+ * over its own `InMemoryTransport`, serving the legacy era the handshake asks for). All are given the same shared
+ * serverInfo/capabilities objects. tmcp is not measured here: its `McpServer` holds no per-connection state (its
+ * transports do: stdio one per process, HTTP a session manager; see bench/http-idle-sessions.ts) and it has no
+ * in-memory transport, so a figure here would be only a link written for the benchmark.
  */
 import { fileURLToPath } from 'node:url';
 import type { JsonObject, JsonRpcNotification, JsonRpcRequest } from '../core/jsonrpc.ts';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { type Loader, argInt, argLoader, argValue, emitResult, fmt, isMain, loaderArgs, runChild } from './lib.ts';
 
-export type Impl = 'rxmcp' | 'sdk';
+export type Impl = 'rxmcp' | 'sdk' | 'sdk2';
+export const heapImpls: readonly Impl[] = ['rxmcp', 'sdk', 'sdk2'];
 
 export interface HeapFigures {
   readonly impl: Impl;
@@ -38,6 +44,7 @@ export interface HeapResult {
   readonly figures: Record<Impl, HeapFigures>;
   readonly commands: Record<Impl, string>;
   readonly heapRatioRxmcpToSdk: number;
+  readonly heapRatioRxmcpToSdk2: number;
 }
 
 type Wire = JsonObject;
@@ -77,6 +84,23 @@ async function loadImpl(impl: Impl): Promise<Impls> {
           clientEnd: {
             send: (message) => clientEnd.send({ payload: message }),
             listen: (receive) => void clientEnd.incoming$.subscribe((frame) => frame.type === 'message' && receive(frame.payload as Wire)),
+          },
+        };
+      },
+    };
+  }
+  if (impl === 'sdk2') {
+    const { Server: Sdk2Server, InMemoryTransport: Sdk2InMemoryTransport } = await import('@modelcontextprotocol/server');
+    return {
+      make() {
+        const [clientEnd, serverEnd] = Sdk2InMemoryTransport.createLinkedPair();
+        const server = new Sdk2Server(serverInfo, { capabilities });
+        void server.connect(serverEnd);
+        return {
+          made: { keep: server, initialized: () => server.getClientVersion() !== undefined },
+          clientEnd: {
+            send: (message) => clientEnd.send(message as never),
+            listen: (receive) => (clientEnd.onmessage = (message) => receive(message as unknown as Wire)),
           },
         };
       },
@@ -171,36 +195,45 @@ export async function measureChild(impl: Impl, n: number, warmupSessions: number
 
 const thisScript = fileURLToPath(import.meta.url);
 
-/** Runs each implementation in its own fresh child process and returns both figures. */
+/** Runs each implementation in its own fresh child process and returns their figures. */
 export async function runHeapBench(n: number, loader: Loader = 'tsx'): Promise<HeapResult> {
   const figures: Partial<Record<Impl, HeapFigures>> = {};
   const commands: Partial<Record<Impl, string>> = {};
-  for (const impl of ['rxmcp', 'sdk'] as const) {
+  for (const impl of heapImpls) {
     const run = await runChild(['--expose-gc', ...loaderArgs(loader)], thisScript, [`--impl=${impl}`, `--n=${n}`]);
     figures[impl] = run.result as HeapFigures;
     commands[impl] = run.command;
   }
   const rx = figures.rxmcp as HeapFigures;
   const sdk = figures.sdk as HeapFigures;
+  const sdk2 = figures.sdk2 as HeapFigures;
   const heapRatioRxmcpToSdk = rx.heapBytesPerSession / sdk.heapBytesPerSession;
+  const heapRatioRxmcpToSdk2 = rx.heapBytesPerSession / sdk2.heapBytesPerSession;
   console.log(`\nheap per idle initialized server session (n=${n}, loader ${loader}; includes server session + its transport end + raw client end):`);
-  for (const f of [rx, sdk]) {
+  for (const f of [rx, sdk, sdk2]) {
     console.log(`  ${f.impl.padEnd(6)} ${fmt(f.heapBytesPerSession, 0).padStart(8)} B = ${fmt(f.heapBytesPerSession / 1024)} KiB heap   ${fmt(f.rssBytesPerSession / 1024)} KiB RSS`);
   }
-  console.log(`  heap ratio rxmcp/SDK: ${fmt(heapRatioRxmcpToSdk, 3)} (target: rxmcp <= 4 KiB)`);
-  return { n, loader, figures: { rxmcp: rx, sdk }, commands: { rxmcp: commands.rxmcp ?? '', sdk: commands.sdk ?? '' }, heapRatioRxmcpToSdk };
+  console.log(`  heap ratio rxmcp/SDK: ${fmt(heapRatioRxmcpToSdk, 3)}, rxmcp/SDK 2.x: ${fmt(heapRatioRxmcpToSdk2, 3)} (target: rxmcp <= 4 KiB)`);
+  return {
+    n,
+    loader,
+    figures: { rxmcp: rx, sdk, sdk2 },
+    commands: { rxmcp: commands.rxmcp ?? '', sdk: commands.sdk ?? '', sdk2: commands.sdk2 ?? '' },
+    heapRatioRxmcpToSdk,
+    heapRatioRxmcpToSdk2,
+  };
 }
 
 if (isMain(import.meta.url)) {
   const n = argInt('n', 10_000);
   const impl = argValue('impl');
-  if (impl === 'rxmcp' || impl === 'sdk') {
+  if (impl === 'rxmcp' || impl === 'sdk' || impl === 'sdk2') {
     const figures = await measureChild(impl, n, argInt('warmup', 200));
     console.log(`  [${impl}] ${n} sessions: heapUsed ${fmt(figures.baselineHeapBytes / 1048576)} -> ${fmt(figures.afterHeapBytes / 1048576)} MiB`);
     emitResult(figures);
   } else if (impl === undefined) {
     emitResult(await runHeapBench(n, argLoader()));
   } else {
-    throw new RangeError(`--impl must be rxmcp or sdk, got ${impl}`);
+    throw new RangeError(`--impl must be rxmcp, sdk or sdk2, got ${impl}`);
   }
 }

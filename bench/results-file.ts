@@ -4,8 +4,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 
-export type Part = 'foundation' | 'features' | 'transports' | 'modern' | 'nats';
-export const parts: readonly Part[] = ['foundation', 'features', 'transports', 'modern', 'nats'];
+export type Part = 'foundation' | 'features' | 'transports' | 'modern' | 'nats' | 'scale' | 'micro';
+export const parts: readonly Part[] = ['foundation', 'features', 'transports', 'modern', 'nats', 'scale', 'micro'];
 
 /** The scripts whose commands belong to a part (to sort the previous "Commands run" list). */
 const scripts: Record<Part, readonly string[]> = {
@@ -14,6 +14,8 @@ const scripts: Record<Part, readonly string[]> = {
   transports: ['stdio-calls.ts', 'http-calls.ts', 'transport-programs.ts', 'http-idle-sessions.ts'],
   modern: ['modern-calls.ts'],
   nats: ['nats-calls.ts'],
+  scale: ['scale-idle.ts', 'scale-pairs.ts', 'scale-churn.ts', 'scale-http.ts'],
+  micro: ['micro-suites.ts'],
 };
 
 export interface PreviousReport {
@@ -25,13 +27,23 @@ export interface PreviousReport {
   readonly commands: Record<Part, string[]>;
 }
 
-const partOf = (heading: string): Part | undefined =>
-  heading.startsWith('Foundation') ? 'foundation' : heading.startsWith('Features') ? 'features' : heading.startsWith('Transports') ? 'transports' : heading.startsWith('Modern') ? 'modern' : heading.startsWith('NATS') ? 'nats' : undefined;
+/** How each part's `## ` headings begin (`## Charts` and `## Commands run` belong to no part). */
+const headings: Record<Part, string> = {
+  foundation: 'Foundation',
+  features: 'Features',
+  transports: 'Transports',
+  modern: 'Modern',
+  nats: 'NATS',
+  scale: 'Scale',
+  micro: 'Micro',
+};
+
+const partOf = (heading: string): Part | undefined => parts.find((part) => heading.startsWith(headings[part]));
 
 export function readPreviousReport(file: string): PreviousReport {
-  const sections: Record<Part, string> = { foundation: '', features: '', transports: '', modern: '', nats: '' };
-  const commands: Record<Part, string[]> = { foundation: [], features: [], transports: [], modern: [], nats: [] };
-  const dates: Record<Part, string | undefined> = { foundation: undefined, features: undefined, transports: undefined, modern: undefined, nats: undefined };
+  const sections: Record<Part, string> = { foundation: '', features: '', transports: '', modern: '', nats: '', scale: '', micro: '' };
+  const commands: Record<Part, string[]> = { foundation: [], features: [], transports: [], modern: [], nats: [], scale: [], micro: [] };
+  const dates: Record<Part, string | undefined> = { foundation: undefined, features: undefined, transports: undefined, modern: undefined, nats: undefined, scale: undefined, micro: undefined };
   if (!existsSync(file)) return { dates, sections, commands };
   const text = readFileSync(file, 'utf8');
   const date = /^- Date: (.+)$/m.exec(text)?.[1];

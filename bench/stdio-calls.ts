@@ -1,31 +1,39 @@
 /**
  * `tools/call` over stdio: the client in this process, the server a child process (bench/transport-programs.ts),
- * rxmcp against the official SDK 1.x, with a raw newline JSON-RPC echo child as the floor. A benchmark, not a test.
+ * rxmcp against the official SDK 1.x, the official SDK 2.x and tmcp, with a raw newline JSON-RPC echo child as the
+ * floor. A benchmark, not a test.
  *
- *   node --import tsx bench/stdio-calls.ts [--rounds=7] [--count=20000] [--warmup=5000] [--window=64] [--loader=tsx|strip]
+ *   node --import tsx bench/stdio-calls.ts [--rounds=7] [--count=20000] [--warmup=5000] [--levels=1,8,64] [--loader=tsx|strip]
+ *        (without --levels: 1, 8 and --window, default 64)
  *   node --cpu-prof --cpu-prof-dir=.tmp --import tsx bench/stdio-calls.ts --profile=rxmcp [--count=200000] [--window=64]
  *        [--source-maps=.tmp/maps.json]   (profiles this process, the client; the server child: --server-prof)
  *
- * Contenders, all three children alive for the whole run: rxmcp `createClient().connect(await spawnStdioServer(...))`
- * to a `createServer()` + `runStdioServer` child; SDK `Client` + `StdioClientTransport` to an `McpServer` +
- * `StdioServerTransport` child; the floor: a plain line client (JSON.stringify + one write per request, answers
- * matched by id) to a child that parses each line and writes one answer line. Same loop as bench/tools-call.ts:
- * warm-up, interleaved rounds in rotating order, sequential and `--window` in flight, medians of calls/s and of
- * CPU µs per call in this process (process.cpuUsage) and in the server child (/proc/<pid>/stat, 10 ms ticks).
+ * Contenders, all children alive for the whole run: rxmcp `createClient().connect(await spawnStdioServer(...))`
+ * to a `createServer()` + `runStdioServer` child; SDK 1.x `Client` + `StdioClientTransport` to an `McpServer` +
+ * `StdioServerTransport` child; SDK 2.x `Client` (`@modelcontextprotocol/client`, its default legacy era) +
+ * `StdioClientTransport` to a `serveStdio(factory)` child; tmcp (no client of its own) the rxmcp client to a
+ * `StdioTransport(server).listen()` child; the floor: a plain line client (JSON.stringify + one write per request,
+ * answers matched by id) to a child that parses each line and writes one answer line. Same loop as
+ * bench/tools-call.ts: warm-up, then per level (calls in flight; 1 = sequential) interleaved rounds in rotating
+ * order, medians of calls/s and of CPU µs per call in this process (process.cpuUsage) and in the server child
+ * (/proc/<pid>/stat, 10 ms ticks).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { Client as Sdk2Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport as Sdk2StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createClient, type JsonObject } from '../index.ts';
 import { spawnStdioServer } from '../transports/stdio/index.ts';
+import { type LevelLoad, type LevelSeries, argLevels, atLevel, levelTitle, seriesOf } from './contenders-levels.ts';
 import { type Figures, type Op, interleave, sequential, timed, windowed } from './harness.ts';
 import { type Loader, argInt, argLoader, argValue, emitResult, fmt, hasFlag, isMain, repoRoot } from './lib.ts';
 import { dumpSourceMaps } from './source-maps.ts';
 import { LineClient, callArgs, checkEcho, clientInfo, expectedText, peerCpu, programArgv, timedWithPeer } from './transport-lib.ts';
 
-export type StdioContender = 'rxmcp' | 'sdk' | 'floor';
-export const stdioContenders: readonly StdioContender[] = ['rxmcp', 'sdk', 'floor'];
+export type StdioContender = 'rxmcp' | 'sdk' | 'sdk2' | 'tmcp' | 'floor';
+export const stdioContenders: readonly StdioContender[] = ['rxmcp', 'sdk', 'sdk2', 'tmcp', 'floor'];
 
 interface Contender extends Op<StdioContender> {
   readonly pid: number;
@@ -43,8 +51,18 @@ export interface StdioCallsResult {
   readonly rounds: number;
   readonly count: number;
   readonly warmup: number;
+  /** The highest level (kept for readers of the older two-load shape). */
   readonly window: number;
+  /** Calls in flight per load, ascending (1 = sequential); index i of every series is levels[i]. */
+  readonly levels: readonly number[];
+  readonly contenders: readonly StdioContender[];
+  /** Per contender, per level: median calls/s (`callsPerSecond`), client and server CPU µs per call, share of the floor and of rxmcp. */
+  readonly series: Record<StdioContender, LevelSeries>;
+  /** Every level's figures with the samples of each round, in the order of `levels`. */
+  readonly loads: readonly LevelLoad<StdioContender>[];
+  /** The level-1 load (as before). */
   readonly sequential: LoadFigures;
+  /** The highest level's load (as before, when that was `--window`). */
   readonly windowed: LoadFigures;
 }
 
@@ -67,6 +85,24 @@ async function sdkContender(loader: Loader): Promise<Contender> {
   return { name: 'sdk', label: 'official SDK 1.x', pid: transport.pid ?? -1, run: () => client.callTool(request), close: () => client.close() };
 }
 
+async function sdk2Contender(loader: Loader): Promise<Contender> {
+  const transport = new Sdk2StdioClientTransport({ command: process.execPath, args: serverArgs('sdk2', loader), cwd: repoRoot });
+  const client = new Sdk2Client(clientInfo);
+  await client.connect(transport);
+  if (client.getProtocolEra() !== 'legacy') throw new Error(`sdk2: the client speaks the ${String(client.getProtocolEra())} era, not the legacy one`);
+  const request = { name: 'echo', arguments: callArgs };
+  await checkEcho('sdk2', (a) => client.callTool({ name: 'echo', arguments: a as Record<string, unknown> }) as Promise<{ content?: unknown }>);
+  return { name: 'sdk2', label: 'official SDK 2.x', pid: transport.pid ?? -1, run: () => client.callTool(request), close: () => client.close() };
+}
+
+/** tmcp has no client: rxmcp's, in the legacy era, to tmcp's stdio server. */
+async function tmcpContender(loader: Loader): Promise<Contender> {
+  const transport = await spawnStdioServer({ command: process.execPath, args: serverArgs('tmcp', loader), cwd: repoRoot });
+  const client = await createClient({ ...clientInfo, era: 'legacy' }).connect(transport);
+  await checkEcho('tmcp', (a) => client.callTool('echo', a as JsonObject));
+  return { name: 'tmcp', label: 'tmcp (rxmcp client)', pid: transport.pid, run: () => client.callTool('echo', callArgs), close: () => client.close() };
+}
+
 async function floorContender(loader: Loader): Promise<Contender> {
   const child = spawn(process.execPath, serverArgs('floor', loader), { cwd: repoRoot, stdio: ['pipe', 'pipe', 'inherit'] });
   const client = new LineClient((line) => void child.stdin.write(line));
@@ -87,32 +123,53 @@ async function floorContender(loader: Loader): Promise<Contender> {
   };
 }
 
-const makers: Record<StdioContender, (loader: Loader) => Promise<Contender>> = { rxmcp: rxmcpContender, sdk: sdkContender, floor: floorContender };
+const makers: Record<StdioContender, (loader: Loader) => Promise<Contender>> = {
+  rxmcp: rxmcpContender,
+  sdk: sdkContender,
+  sdk2: sdk2Contender,
+  tmcp: tmcpContender,
+  floor: floorContender,
+};
 
-function loadFigures(figures: Record<string, Figures>): LoadFigures {
+function levelLoad(width: number, figures: Record<string, Figures>): LevelLoad<StdioContender> {
   const serverCpuUsPerCall = Object.fromEntries(stdioContenders.map((name) => [name, peerCpu(figures[name] as Figures)])) as Record<StdioContender, number>;
-  for (const name of stdioContenders) console.log(`  server child CPU, ${name}: ${fmt(serverCpuUsPerCall[name])} us/call`);
-  const [rx, sdk, floor] = stdioContenders.map((name) => (figures[name] as Figures).medianOpsPerSec) as [number, number, number];
-  console.log(`  calls/s vs floor: rxmcp ${fmt((100 * rx) / floor, 1)} %, SDK ${fmt((100 * sdk) / floor, 1)} %`);
-  return { figures: figures as Record<StdioContender, Figures>, serverCpuUsPerCall };
+  const ops = (name: StdioContender): number => (figures[name] as Figures).medianOpsPerSec;
+  console.log(`  server child CPU us/call: ${stdioContenders.map((n) => `${n} ${fmt(serverCpuUsPerCall[n])}`).join(', ')}`);
+  console.log(`  calls/s vs floor: ${stdioContenders.map((n) => `${n} ${fmt((100 * ops(n)) / ops('floor'), 1)} %`).join(', ')}`);
+  return { width, figures: figures as Record<StdioContender, Figures>, serverCpuUsPerCall };
 }
 
-export async function runStdioCallsBench(options: { rounds: number; count: number; warmup: number; window: number; loader: Loader }): Promise<StdioCallsResult> {
+export async function runStdioCallsBench(options: { rounds: number; count: number; warmup: number; levels: readonly number[]; loader: Loader }): Promise<StdioCallsResult> {
+  const { rounds, count, levels } = options;
+  const top = Math.max(...levels);
   const contenders: Contender[] = [];
   for (const name of stdioContenders) contenders.push(await makers[name](options.loader));
   for (const contender of contenders) {
     await sequential(contender, options.warmup);
-    await windowed(contender, options.warmup, options.window);
+    await windowed(contender, options.warmup, Math.max(top, 2));
   }
-  const { rounds, count, window } = options;
-  console.log(`stdio tools/call, sequential: warm-up ${options.warmup} each, then ${rounds} rounds x ${count} calls, interleaved (order rotates)`);
-  const seq = await interleave(contenders, rounds, (c) => timedWithPeer(count, c.pid, () => sequential(c, count)), 'call');
-  const sequentialFigures = loadFigures(seq);
-  console.log(`stdio tools/call, ${window} in flight: ${rounds} rounds x ${count} calls, interleaved (order rotates)`);
-  const win = await interleave(contenders, rounds, (c) => timedWithPeer(count, c.pid, () => windowed(c, count, window)), 'call');
-  const windowedFigures = loadFigures(win);
+  const loads: LevelLoad<StdioContender>[] = [];
+  for (const width of levels) {
+    console.log(`stdio tools/call, ${levelTitle(width)}: ${width === levels[0] ? `warm-up ${options.warmup} each, then ` : ''}${rounds} rounds x ${count} calls, interleaved (order rotates)`);
+    const figures = await interleave(contenders, rounds, (c) => timedWithPeer(count, c.pid, () => atLevel(c, count, width)), 'call');
+    loads.push(levelLoad(width, figures));
+  }
   for (const contender of contenders) await contender.close();
-  return { ...options, sequential: sequentialFigures, windowed: windowedFigures };
+  const first = (loads.find((l) => l.width === 1) ?? loads[0]) as LevelLoad<StdioContender>;
+  const last = loads.at(-1) as LevelLoad<StdioContender>;
+  return {
+    loader: options.loader,
+    rounds,
+    count,
+    warmup: options.warmup,
+    window: top,
+    levels: [...levels],
+    contenders: stdioContenders,
+    series: seriesOf(stdioContenders, loads, 'floor', 'rxmcp'),
+    loads,
+    sequential: { figures: first.figures, serverCpuUsPerCall: first.serverCpuUsPerCall },
+    windowed: { figures: last.figures, serverCpuUsPerCall: last.serverCpuUsPerCall },
+  };
 }
 
 /** Only one contender's calls, for a CPU profile of this process (the client) or, with --server-prof, its child too. */
@@ -131,5 +188,5 @@ if (isMain(import.meta.url) && profile !== undefined) {
   if (!(stdioContenders as readonly string[]).includes(profile)) throw new RangeError(`--profile must be one of ${stdioContenders.join(', ')}`);
   await profileOne(profile as StdioContender, argInt('count', 200_000), argInt('window', 1), argLoader());
 } else if (isMain(import.meta.url)) {
-  emitResult(await runStdioCallsBench({ rounds: argInt('rounds', 7), count: argInt('count', 20_000), warmup: argInt('warmup', 5_000), window: argInt('window', 64), loader: argLoader() }));
+  emitResult(await runStdioCallsBench({ rounds: argInt('rounds', 7), count: argInt('count', 20_000), warmup: argInt('warmup', 5_000), levels: argLevels(), loader: argLoader() }));
 }

@@ -1,6 +1,6 @@
 /**
- * In-memory `tools/call` of a small echo tool, rxmcp against the official SDK 1.x `McpServer`, with a raw
- * JSON-RPC echo over queueMicrotask as the floor. A benchmark, not a test: it reports, never asserts.
+ * In-memory `tools/call` of a small echo tool, rxmcp against the official SDK 1.x `McpServer`, the official SDK 2.x
+ * and tmcp, with a raw JSON-RPC echo over queueMicrotask as the floor. A benchmark, not a test: it reports, never asserts.
  *
  *   node --import tsx bench/tools-call.ts [--rounds=7] [--count=20000] [--warmup=5000] [--window=64] [--no-suite]
  *   node --cpu-prof --cpu-prof-dir=.tmp --import tsx bench/tools-call.ts --profile=rxmcp [--count=300000] [--window=1]
@@ -10,11 +10,17 @@
  * block. rxmcp: `createServer().tool(...)` with the schema as JSON Schema (its native path, compiled by Ajv)
  * and again as a zod 4 schema (Standard Schema, validated by zod), each served to `createClient().connect()`
  * over `createMemoryPair()`. SDK: `McpServer.registerTool` with the same zod 4 shape (SDK 1.x accepts zod 4)
- * and `Client` over `InMemoryTransport`. Every contender is one connected pair, set up once and checked to
+ * and `Client` over `InMemoryTransport`. SDK 2.x: `McpServer` (`@modelcontextprotocol/server`) with the same zod 4
+ * schema, `Client` (`@modelcontextprotocol/client`, its default legacy era: the initialize handshake) over the 2.x
+ * `InMemoryTransport.createLinkedPair()`. tmcp ships no client and no in-memory transport: its `McpServer` (zod
+ * adapter, same schema) is served by `serveTmcpOn` (bench/contenders-servers.ts: `server.receive` on the server end
+ * of rxmcp's `createMemoryPair()`) to the rxmcp client, so its figure is tmcp's server plus rxmcp's client and link.
+ * Every contender is one connected pair, set up once and checked to
  * answer the echo and to reject a negative count. Two loads: sequential (await each call) and a window of
  * `--window` calls in flight, refilled as each completes. Same loop as ping-roundtrip.ts: interleaved rounds,
  * rotating order, medians of calls/s (wall clock) and CPU us per call (process.cpuUsage), no forced gc.
  */
+import { Client as Sdk2Client, InMemoryTransport as Sdk2InMemoryTransport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -23,10 +29,11 @@ import { createClient, createServer, type JsonObject } from '../index.ts';
 import { createMemoryPair } from '../transports/memory/index.ts';
 import { type Figures, type Op, type Sample, type SuiteFigure, interleave, runSuite, sequential, timed, windowed } from './harness.ts';
 import { argInt, argValue, emitResult, fmt, hasFlag, isMain } from './lib.ts';
+import { newSdk2Server, newTmcpServer, serveTmcpOn } from './contenders-servers.ts';
 import { dumpSourceMaps } from './source-maps.ts';
 
-export type CallContender = 'rxmcp' | 'rxmcpZod' | 'sdk' | 'floor';
-export const callContenders: readonly CallContender[] = ['rxmcp', 'rxmcpZod', 'sdk', 'floor'];
+export type CallContender = 'rxmcp' | 'rxmcpZod' | 'sdk' | 'sdk2' | 'tmcp' | 'floor';
+export const callContenders: readonly CallContender[] = ['rxmcp', 'rxmcpZod', 'sdk', 'sdk2', 'tmcp', 'floor'];
 
 interface Contender extends Op<CallContender> {
   close(): Promise<void>;
@@ -39,7 +46,7 @@ export interface ToolsCallResult {
   readonly window: number;
   readonly sequential: Record<CallContender, Figures>;
   readonly windowed: Record<CallContender, Figures>;
-  /** rxmcp (JSON Schema) / SDK, CPU us per call. */
+  /** rxmcp (JSON Schema) / SDK 1.x, CPU us per call. */
   readonly cpuRatioSequential: number;
   readonly cpuRatioWindowed: number;
   readonly suite: { readonly callsPerCycle: number; readonly figures: Record<string, SuiteFigure> } | undefined;
@@ -117,6 +124,42 @@ async function sdkContender(): Promise<Contender> {
   };
 }
 
+async function sdk2Contender(): Promise<Contender> {
+  const [clientEnd, serverEnd] = Sdk2InMemoryTransport.createLinkedPair();
+  const server = newSdk2Server();
+  await server.connect(serverEnd);
+  const client = new Sdk2Client(clientInfo);
+  await client.connect(clientEnd);
+  if (client.getProtocolEra() !== 'legacy') throw new Error(`sdk2: the client speaks the ${String(client.getProtocolEra())} era, not the legacy one`);
+  const request = { name: 'echo', arguments: args };
+  await check('sdk2', (a) => client.callTool({ name: 'echo', arguments: a as Record<string, unknown> }) as Promise<CallResult>);
+  return {
+    name: 'sdk2',
+    label: 'official SDK 2.x McpServer (zod 4)',
+    run: () => client.callTool(request),
+    close: async () => {
+      await client.close();
+      await server.close();
+    },
+  };
+}
+
+async function tmcpContender(): Promise<Contender> {
+  const [clientEnd, serverEnd] = createMemoryPair();
+  const stop = serveTmcpOn(newTmcpServer(), serverEnd);
+  const client = await createClient({ ...clientInfo, era: 'legacy' }).connect(clientEnd);
+  await check('tmcp', (a) => client.callTool('echo', a as JsonObject));
+  return {
+    name: 'tmcp',
+    label: 'tmcp McpServer (zod 4; rxmcp client)',
+    run: () => client.callTool('echo', args),
+    close: async () => {
+      await client.close();
+      stop();
+    },
+  };
+}
+
 interface FloorMessage {
   readonly jsonrpc: '2.0';
   readonly id: number;
@@ -167,6 +210,8 @@ async function makeContender(name: CallContender): Promise<Contender> {
   if (name === 'rxmcp') return rxmcpContender('json');
   if (name === 'rxmcpZod') return rxmcpContender('zod');
   if (name === 'sdk') return sdkContender();
+  if (name === 'sdk2') return sdk2Contender();
+  if (name === 'tmcp') return tmcpContender();
   return floorContender();
 }
 

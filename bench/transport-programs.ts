@@ -3,14 +3,15 @@
  * `{ text, count, upper }`), run as child processes by bench/stdio-calls.ts, bench/http-calls.ts and
  * bench/http-idle-sessions.ts:
  *
- *   node --import tsx bench/transport-programs.ts --transport=stdio --impl=rxmcp|sdk|floor
- *   node --import tsx bench/transport-programs.ts --transport=http --impl=rxmcp|sdk|floor [--mode=json|sse] [--max-sessions=1000]
+ *   node --import tsx bench/transport-programs.ts --transport=stdio --impl=rxmcp|sdk|sdk2|tmcp|floor
+ *   node --import tsx bench/transport-programs.ts --transport=http --impl=rxmcp|sdk|sdk2|tmcp|floor [--mode=json|sse] [--max-sessions=1000]
  *
  * stdio: rxmcp `createServer()` + `runStdioServer`; SDK `McpServer` + `StdioServerTransport`; floor: reads
  * newline-delimited JSON-RPC, parses each line and writes one answer line (no checks, no handshake).
  * http (127.0.0.1, any port): rxmcp `createStreamableHttpServer({ server, responseMode }).listen(0)`; SDK one
  * `McpServer` + `StreamableHTTPServerTransport` per session on node:http (as its docs do), with
  * `enableJsonResponse` for `--mode=json`; floor: node:http, parses the POSTed JSON, answers JSON.
+ * sdk2 (the official SDK 2.x, legacy era) and tmcp: bench/contenders-programs.ts.
  * An http program prints `@@ {"url":...}` once listening, answers `measure` on stdin with
  * `@@ {"heapUsed","rss","sessions"}` (after gc when run with --expose-gc) and stops when stdin ends.
  */
@@ -50,6 +51,10 @@ async function serveStdio(): Promise<void> {
   if (impl === 'rxmcp') {
     const { runStdioServer } = await import('../transports/stdio/index.ts');
     await runStdioServer(await rxmcpServer());
+  } else if (impl === 'sdk2') {
+    await (await import('./contenders-programs.ts')).serveSdk2Stdio();
+  } else if (impl === 'tmcp') {
+    await (await import('./contenders-programs.ts')).serveTmcpStdio();
   } else if (impl === 'sdk') {
     const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
     await (await sdkServerFactory())().connect(new StdioServerTransport());
@@ -92,6 +97,8 @@ async function serveHttp(): Promise<Served> {
     const listening = await http.listen(0);
     return { url: listening.url, sessions: () => http.sessionCount, close: () => http.close() };
   }
+  if (impl === 'sdk2') return (await import('./contenders-programs.ts')).serveSdk2Http(mode);
+  if (impl === 'tmcp') return (await import('./contenders-programs.ts')).serveTmcpHttp();
   if (impl === 'sdk') {
     const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
     const newServer = await sdkServerFactory();
@@ -145,7 +152,9 @@ async function settle(): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
-if (impl !== 'rxmcp' && impl !== 'sdk' && impl !== 'floor') throw new RangeError(`--impl must be rxmcp, sdk or floor, got ${String(impl)}`);
+if (impl !== 'rxmcp' && impl !== 'sdk' && impl !== 'sdk2' && impl !== 'tmcp' && impl !== 'floor') {
+  throw new RangeError(`--impl must be rxmcp, sdk, sdk2, tmcp or floor, got ${String(impl)}`);
+}
 if (transport === 'stdio') {
   await serveStdio();
 } else if (transport === 'http') {

@@ -3,6 +3,7 @@ import type { Figures } from './harness.ts';
 import { type HttpContender, httpContenders } from './http-calls.ts';
 import { type IdleImpl, idleImpls, idleLabels } from './http-idle-sessions.ts';
 import { type Loader, fmt } from './lib.ts';
+import { levelTitle } from './contenders-levels.ts';
 import { rel, table, tag, verdict } from './markdown.ts';
 import { type StdioContender, stdioContenders } from './stdio-calls.ts';
 import type { PeerSample } from './transport-lib.ts';
@@ -42,24 +43,29 @@ function sampleLines<N extends string>(names: readonly N[], loads: readonly Load
 const share = (figures: Record<string, Figures>, name: string): number =>
   (figures[name]?.medianOpsPerSec ?? Number.NaN) / (figures['floor']?.medianOpsPerSec ?? Number.NaN);
 
+/** calls/s of each contender over rxmcp's at each load (the chart of throughput against concurrency, as ratios). */
+function relativeTable<N extends string>(names: readonly N[], loads: readonly Load<N>[], rxmcp: N, loader: Loader): string {
+  return table(['contender', ...loads.map((l) => `÷ rxmcp, ${l.title}`)], names.map((name) => [
+    `${(loads[0]?.figures[name] as Figures).label} (${tag(loader)})`,
+    ...loads.map((l) => `${fmt(l.figures[name].medianOpsPerSec / l.figures[rxmcp].medianOpsPerSec, 2)}×`),
+  ]));
+}
+
 export function transportsMarkdown({ options, stdio, http, idle }: TransportsRun): { sections: string; commands: string[] } {
   const { window } = options;
   const stdioLoads = stdio.map(({ result }) => ({
     loader: result.loader,
-    loads: [
-      { title: 'sequential', figures: result.sequential.figures, server: result.sequential.serverCpuUsPerCall },
-      { title: `${window} in flight`, figures: result.windowed.figures, server: result.windowed.serverCpuUsPerCall },
-    ] as Load<StdioContender>[],
+    loads: result.loads.map((l) => ({ title: levelTitle(l.width), figures: l.figures, server: l.serverCpuUsPerCall })) as Load<StdioContender>[],
   }));
   const httpLoads = http.map(({ result }) => ({
     loader: result.loader,
     sessions: result.sessions,
     loads: [
-      { title: 'sequential', figures: result.sequential.figures, server: result.sequential.serverCpuUsPerCall },
-      { title: `${window} in flight`, figures: result.windowed.figures, server: result.windowed.serverCpuUsPerCall },
+      ...result.loads.map((l) => ({ title: levelTitle(l.width), figures: l.figures, server: l.serverCpuUsPerCall })),
       { title: `${result.sessions} sessions`, figures: result.concurrentSessions.figures, server: result.concurrentSessions.serverCpuUsPerCall },
     ] as Load<HttpContender>[],
   }));
+  const levelsOf = (levels: readonly number[] | undefined): string => (levels ?? []).map(levelTitle).join(', ');
 
   const targetRows: string[][] = [];
   for (const { result } of stdio) {
@@ -85,7 +91,7 @@ export function transportsMarkdown({ options, stdio, http, idle }: TransportsRun
   const idleRows = idle.flatMap((result) => idleImpls.map((impl: IdleImpl) => {
     const f = result.figures[impl];
     return [`${idleLabels[impl]} (${tag(result.loader)})`, `${fmt(f.heapBytesPerSession / 1024)} KiB (${fmt(f.heapBytesPerSession, 0)} B)`, `${fmt(f.rssBytesPerSession / 1024)} KiB`,
-      fmt(f.heapBytesPerSession / result.figures.sdk.heapBytesPerSession, 3), `${fmt(f.serverSessions, 0)}`];
+      fmt(f.heapBytesPerSession / result.figures.sdk.heapBytesPerSession, 3), fmt(f.heapBytesPerSession / result.figures.rxmcpSse.heapBytesPerSession, 2), `${fmt(f.serverSessions, 0)}`];
   }));
   const primaryIdle = idle[0];
   const failed = http.flatMap(({ result }) => httpContenders.flatMap((name) => {
@@ -104,12 +110,19 @@ ${stdioLoads.map(({ loader, loads }) => loadTable(stdioContenders, loads, loader
 
 "of floor" is the contender's calls/s over the floor's (higher is better). CPU per call: this process (the client,
 \`process.cpuUsage()\`) + the server child (\`/proc/<pid>/stat\` utime+stime, 10 ms ticks), medians over rounds.
+tmcp has no client: its row is the rxmcp client (legacy era) against tmcp's stdio server, so its client CPU is rxmcp's.
+
+${stdioLoads.map(({ loader, loads }) => relativeTable(stdioContenders, loads, 'rxmcp', loader)).join('\n\n')}
 
 ## Transports: \`tools/call\` over Streamable HTTP (127.0.0.1)
 
 Command: ${http.map(({ command }) => `\`${rel(command)}\``).join(' and ')}.
 
 ${httpLoads.map(({ loader, loads }) => loadTable(httpContenders, loads, loader)).join('\n\n')}
+
+${httpLoads.map(({ loader, loads }) => relativeTable(httpContenders, loads, 'rxmcpJson', loader)).join('\n\n')}
+
+tmcp's row is the rxmcp client against tmcp's \`HttpTransport\`, so its client CPU is rxmcp's (answering on SSE streams).
 
 "${h.sessions} sessions": ${h.sessions} clients, each its own session (and, for the MCP clients, its own transport),
 each calling one call after another, all at once; calls/s in aggregate.
@@ -119,7 +132,10 @@ Failed calls (an error instead of the echo; counted, the run goes on): ${failed.
 
 Command: ${primaryIdle === undefined ? '' : idleImpls.map((impl) => `\`${rel(primaryIdle.figures[impl].command)}\``).join(', ')} (each driven by \`bench/http-idle-sessions.ts\`).
 
-${table(['server', 'heap per idle session', 'RSS per idle session', 'heap ratio to SDK', 'sessions open at the end'], idleRows)}
+${table(['server', 'heap per idle session', 'RSS per idle session', 'heap ratio to SDK 1.x', 'heap ratio to rxmcp (sse)', 'sessions open at the end'], idleRows)}
+
+tmcp's "sessions open" counts the \`initialize\` requests its server answered (its \`initialize\` event); tmcp never drops a session
+on its own, so that is the sessions it holds.
 
 ## Transports: targets
 
@@ -139,7 +155,13 @@ spawnStdioServer({ command: node, args: [bench/transport-programs.ts ...] }))\` 
 the SDK's \`Client\` + \`StdioClientTransport\` to \`McpServer\` + \`StdioServerTransport\`; the floor: a line client
 (\`JSON.stringify\`, one \`write\` per request, answers split on newlines, \`JSON.parse\`, matched by id in a Map) to a
 child that parses each line and writes one answer line (one write per answer, as both MCP servers do; no handshake,
-no checks). Warm-up ${fmt(s.warmup, 0)} calls each, then ${s.rounds} rounds × ${fmt(s.count, 0)} calls, sequential and ${window} in flight.
+no checks). Also the official SDK 2.x: its \`Client\` (\`@modelcontextprotocol/client\`; its default era is the legacy one, checked
+with \`getProtocolEra()\`) + its \`StdioClientTransport\` to \`serveStdio(factory)\` (\`@modelcontextprotocol/server/stdio\`: the opening
+\`initialize\` picks the legacy era; one \`McpServer\` from the factory, the tool with the same zod 4 schema); and tmcp,
+which has no client: the rxmcp client (legacy era) to \`new StdioTransport(server).listen()\` (\`@tmcp/transport-stdio\`) with
+tmcp's \`McpServer\` (\`@tmcp/adapter-zod\`, the same zod 4 schema). tmcp's stdio transport handles 2025-era messages one
+after another (each awaits the previous one's answer), so calls in flight queue in the server.
+Warm-up ${fmt(s.warmup, 0)} calls each (sequential, then ${window} in flight), then ${s.rounds} rounds × ${fmt(s.count, 0)} calls at each level: ${levelsOf(stdio[0]?.result.levels)}.
 
 **HTTP**: servers on 127.0.0.1, each in its own child: rxmcp \`createStreamableHttpServer({ server, responseMode })
 .listen(0)\` (defaults otherwise: Host/Origin checks, the in-memory event store, priming events in SSE mode); the SDK's
@@ -147,9 +169,17 @@ no checks). Warm-up ${fmt(s.warmup, 0)} calls each, then ${s.rounds} rounds × $
 \`enableJsonResponse\` true or false); the floor: node:http, collects the POST body, \`JSON.parse\`, answers the echo
 with \`JSON.stringify\` and a content-length. Clients in the benchmark process: rxmcp \`createClient()\` over
 \`createStreamableHttpClientTransport(url)\`; the SDK's \`Client\` over \`StreamableHTTPClientTransport\` (fetch); both
-with their defaults, so both open the standalone GET stream after the handshake. The floor: \`http.request\` POSTs
+with their defaults, so both open the standalone GET stream after the handshake. The official SDK 2.x: one \`McpServer\` +
+\`WebStandardStreamableHTTPServerTransport\` per session (\`sessionIdGenerator: randomUUID\`, SSE answers, its default), the
+2025-era sessionful wiring (\`createMcpHandler\`'s own legacy serving is stateless: a fresh server per request, no sessions;
+not measured here), with its \`Client\` + \`StreamableHTTPClientTransport\` (legacy era, checked). tmcp: one
+\`HttpTransport(server, { path: '/mcp' })\` (\`@tmcp/transport-http\`; it answers every request on an SSE stream and keeps each
+session's client info in its in-memory session manager), called by the rxmcp client (tmcp has none). Both are web-standard
+handlers (\`Request\` in, \`Response\` out), put on node:http by the same minimal adapter (\`bench/contenders-programs.ts\`:
+body read whole, a \`Request\` built, the \`Response\` body piped with \`Readable.fromWeb\`), which costs them both alike.
+The floor: \`http.request\` POSTs
 on a keep-alive \`http.Agent\` (64 sockets, as rxmcp's client), the whole answer read and \`JSON.parse\`d. Warm-up
-${fmt(h.warmup, 0)} calls each, then ${h.rounds} rounds × ${fmt(h.count, 0)} calls on one session, sequential and ${window} in flight; then
+${fmt(h.warmup, 0)} calls each, then ${h.rounds} rounds × ${fmt(h.count, 0)} calls on one session at each level (${levelsOf(http[0]?.result.levels)}); then
 ${h.sessions} sessions per contender, opened 20 at a time and kept, ${h.rounds} rounds of ${fmt(h.sessionCount, 0)} calls
 (${fmt(h.sessionCount / h.sessions, 0)} sequential calls per session, all sessions at once). Every contender was
 measured against a server that already had all its sessions; nothing is closed between rounds.
@@ -164,8 +194,9 @@ client, so the server's heap holds nothing of it. Sessions are opened with raw n
 destroyed. 200 warm-up sessions first (kept, so one-time costs fall in the baseline), then the child settles (3
 \`setImmediate\` + 50 ms), runs \`gc()\` twice and reports \`heapUsed\`/\`rss\`; then ${fmt(options.idleSessions, 0)} more sessions, and again;
 (after − baseline) / n. rxmcp runs with \`maxSessions\` raised above n (its default is 1000). The SDK figure includes an
-\`McpServer\` with the echo tool registered per session (its docs' pattern for stateful servers); rxmcp shares one
-server. RSS moves in pages and keeps what the start-up freed, so it is indicative only.
+\`McpServer\` with the echo tool registered per session (its docs' pattern for stateful servers), and so does the SDK 2.x
+figure (an \`McpServer\` + \`WebStandardStreamableHTTPServerTransport\` per session); rxmcp shares one server, and tmcp one
+server and one \`HttpTransport\` (per session it keeps client info and capabilities in its session manager's maps). RSS moves in pages and keeps what the start-up freed, so it is indicative only.
 
 Per round (calls/s; CPU µs per call, client then server):
 ${[...stdio.flatMap(({ result }, i) => sampleLines(stdioContenders, stdioLoads[i]?.loads ?? [], `${tag(result.loader)}, stdio`)),
