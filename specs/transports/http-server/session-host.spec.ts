@@ -47,3 +47,30 @@ test('http + session host - a full host refuses initialize with 503 and its reas
   const gone = await second.post({ jsonrpc: '2.0', id: 5, method: 'ping' });
   assert.equal(gone.status, 404, 'the closed session is gone');
 });
+
+test('http + session host - a modern request meeting a full host is answered 503 with the reason, not an internal error', async (t) => {
+  const server = createServer({ name: 'hosted', version: '1' });
+  const host = createSessionHost(server, { maxSessions: 1 });
+  const http = createStreamableHttpServer({ server: host });
+  const listening = await http.listen(0, '127.0.0.1');
+  t.after(async () => {
+    await http.close();
+    await listening.close();
+    await host.close();
+  });
+  const holder = new RawMcp(listening.url);
+  await holder.initialize();
+  const discover = (): Promise<ReturnType<typeof asBody>> => rawRequest(listening.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'modern', version: '1' } } } }),
+  }).then(asBody);
+  const refused = await discover();
+  assert.equal(refused.status, 503);
+  assert.match(JSON.stringify(refused.json), /maximum of 1 sessions/);
+  assert.equal(host.metrics().refused, 0, 'refused before a transport was made for it');
+  assert.equal((await holder.delete()).status, 200);
+  await eventually(() => host.sessions.size === 0, 1_000, 'the place to free');
+  const served = await discover();
+  assert.equal(served.status, 200, `served once there is room: ${JSON.stringify(served.json)}`);
+});

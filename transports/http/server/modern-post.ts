@@ -91,6 +91,8 @@ export function handleModernPost(endpoint: Endpoint, req: HttpRequest, res: Http
   // The answer is JSON unless something must precede it; then it streams, whatever the preferred mode, when the
   // client takes a stream (a listen has nothing to give in a single body).
   const mode = accepts(accept, MEDIA_TYPE.eventStream) ? 'sse' : 'json';
+  const refusal = options.server.refusal?.();
+  if (refusal !== undefined) return refuse(res, 503, `Service Unavailable: ${refusal.message}`, { [HEADER.retryAfter]: '30' });
   const transport = new ModernPostTransport(res, mode, options.transport, live);
   options.server.accept(transport, { knownEra: 'modern' });
   transport.start(message, origin, (name) => req.header(name));

@@ -2,7 +2,7 @@
  * The endpoint's one entry: every request, from either adapter, passes here. DNS-rebinding checks come first
  * (before anything else is read), then the path, the caller's identity and the method.
  */
-import { LocalError } from '../../../core/errors.ts';
+import { LocalError, isLocalError } from '../../../core/errors.ts';
 import { HEADER } from '../shared/headers.ts';
 import { handleDelete, handleGet } from './get-delete.ts';
 import type { HttpRequest, HttpResponder } from './http-exchange.ts';
@@ -32,9 +32,11 @@ export function createRouter(options: EndpointOptions): Router {
       try {
         if (closed) return refuse(res, 503, 'Service Unavailable: the server is shutting down');
         await route(endpoint, req, res);
-      } catch {
-        // Internals stay internal: the client learns only that it failed.
-        refuse(res, 500, 'Internal error');
+      } catch (error) {
+        // A server that refuses the connection (a session host at its maximum) says why; other internals stay
+        // internal: the client learns only that it failed.
+        if (isLocalError(error, 'SessionLimit')) refuse(res, 503, `Service Unavailable: ${error.message}`, { [HEADER.retryAfter]: '30' });
+        else refuse(res, 500, 'Internal error');
       }
     },
     async close() {

@@ -10,7 +10,7 @@ import type { FrameOrigin } from '../../../core/transport.ts';
 import { HEADER } from '../shared/headers.ts';
 import { shapeOf } from './body-shape.ts';
 import type { HttpRequest, HttpResponder } from './http-exchange.ts';
-import { accepted } from './replies.ts';
+import { accepted, refuse } from './replies.ts';
 import { type Endpoint, answerMode, protocolVersionOf, refuseUnacceptable, refuseVersion } from './session-lookup.ts';
 import { HttpSessionTransport } from './session-transport.ts';
 
@@ -25,6 +25,8 @@ export async function handleStatelessPost(endpoint: Endpoint, req: HttpRequest, 
   if (!shape.needsAnswer) return accepted(res);
   const mode = answerMode(req.header(HEADER.accept), options.responseMode);
   if (mode === undefined) return refuseUnacceptable(res);
+  const refusal = options.server.refusal?.();
+  if (refusal !== undefined) return refuse(res, 503, `Service Unavailable: ${refusal.message}`, { [HEADER.retryAfter]: '30' });
   const transport = new HttpSessionTransport(undefined, options.transport, noHooks);
   if (shape.initializeId !== undefined) {
     options.server.accept(transport);
