@@ -103,23 +103,24 @@ describe('gateway replicas', () => {
     const post = asStream(await mcp.post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'steps', arguments: { key: 'resume' }, _meta: { progressToken: 'tok' } } }));
     await until(() => feeds.has('resume'), 'the tool started');
     const feed = feeds.get('resume') as Subject<unknown>;
+    // Progress goes out as it is fed: the client sees 1 and 2 before its stream breaks.
     feed.next(1);
     feed.next(2);
-    feed.next(3);
     const second = await nextMessage(post, (message) => message['method'] === 'notifications/progress' && progressOf(message) === 2, 5000);
     const lastSeen = post.events.findLast((event) => event.data === JSON.stringify(second))?.id;
     assert.ok(lastSeen !== undefined, 'events carry ids');
     post.close();
     await post.done;
     // The request runs on; its events go on being stored while no client listens.
-    feed.next(4);
+    feed.next(3);
     await new Promise((resolve) => setTimeout(resolve, 200));
 
     const resumed: SseReply = asStream(await rawRequest(b.listening.url, { method: 'GET', headers: mcp.sessionHeaders({ accept: 'text/event-stream', 'last-event-id': lastSeen }) }, mcp.checkEvent));
     assert.equal(resumed.status, 200);
     assert.equal(progressOf(await nextMessage(resumed, isMethod('notifications/progress'), 5000)), 3, 'the stored event');
-    feed.next(5);
+    feed.next(4);
     assert.equal(progressOf(await nextMessage(resumed, (message) => isMethod('notifications/progress')(message) && progressOf(message) === 4, 5000)), 4, 'live, from the stream A still feeds');
+    feed.next(5);
     feed.next('all done');
     feed.complete();
     assert.equal(resultText(await nextMessage(resumed, answers(id), 5000)), 'all done');
