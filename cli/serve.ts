@@ -2,6 +2,7 @@
  * `rxmcp serve`: the demo server on Streamable HTTP at 127.0.0.1 (and legacy HTTP+SSE for 2024-11-05
  * clients), or on stdio with `--stdio`.
  */
+import { createSessionHost } from '../machines/session-host.ts';
 import { createStreamableHttpServer } from '../transports/http/index.ts';
 import { runStdioServer } from '../transports/stdio/index.ts';
 import { createDemoServer } from './demo-server.ts';
@@ -42,8 +43,14 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     demo.stop();
     return;
   }
+  // One host owns the HTTP sessions: a maximum, idle expiry, and clients that stop reading are dropped.
+  const host = createSessionHost(demo.server, { maxSessions: 1000, idleTimeoutMs: 30 * 60_000 });
+  const hostEvents = host.events$.subscribe((event) => {
+    if (event.type === 'dropped') print(`session dropped: ${event.reason.message}`);
+    else if (event.type === 'refused') print(`session refused: ${event.reason.message}`);
+  });
   const http = createStreamableHttpServer({
-    server: demo.server,
+    server: host,
     path: '/mcp',
     legacySse: { ssePath: '/sse', messagesPath: '/messages' },
     sse: { retryMs: 1000 },
@@ -61,5 +68,8 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     process.on('SIGTERM', stop);
   });
   demo.stop();
+  await http.close();
   await listening.close();
+  await host.close();
+  hostEvents.unsubscribe();
 }
