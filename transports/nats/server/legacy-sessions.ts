@@ -26,6 +26,8 @@ import type { SessionRecord, SessionRecords } from './session-records.ts';
 
 /** Messages held for one session while its ownership is re-checked. */
 const MAX_HELD = 256;
+/** The wait before an owner that had no responders is pinged again (see `ownerAlive`). */
+const OWNER_RECHECK_MS = 250;
 
 export interface LegacySessionOptions {
   /** A session nobody used for this long is closed and forgotten (default 30 min). */
@@ -121,8 +123,12 @@ export class LegacySessions {
     }
     const { record, revision } = found;
     if (record.owner !== this.host.processId && (await this.ownerAlive(record.owner))) {
-      // The owner lives but does not serve the subject (it is taking the session back, or just closed it).
-      if (reply !== undefined) refuse(this.host.connection, reply, decoded.codec, id, ErrorCode.InternalError, 'The session is being moved between server processes; retry the request');
+      // The owner lives: it did not serve the subject a moment ago (it was reconnecting to NATS, or is taking the
+      // session back) and may well now. The request goes on to the session subject; should nobody serve it there,
+      // the client hears "no responders" and comes back here (a bounded number of times).
+      const again = this.sessions.get(sessionId);
+      if (again !== undefined) return this.dispatch(again, msg);
+      this.passOn(sessionId, msg);
       return;
     }
     const again = this.sessions.get(sessionId);
@@ -312,7 +318,19 @@ export class LegacySessions {
   }
 
   /** Only "no responders" proves the owner gone; a slow answer is not a death. */
+  /**
+   * Whether the owner is alive. "No responders" is believed only when a second ping, `OWNER_RECHECK_MS` later,
+   * says it again: right after a NATS restart every process reconnects at once, and an owner whose subscriptions
+   * are not back yet would otherwise be taken from although it is about to confirm its sessions (both would then
+   * serve one session).
+   */
   private async ownerAlive(owner: string): Promise<boolean> {
+    if (await this.ownerAnswers(owner)) return true;
+    await new Promise((resolve) => setTimeout(resolve, OWNER_RECHECK_MS).unref());
+    return this.ownerAnswers(owner);
+  }
+
+  private async ownerAnswers(owner: string): Promise<boolean> {
     try {
       await this.host.connection.request(this.subjects.ping(owner), new Uint8Array(0), { timeout: this.ownerPingMs });
       return true;
