@@ -225,25 +225,29 @@ const resources = (counts: Readonly<Record<string, number>>): string => {
   return entries.length === 0 ? '0' : `${totalResources(counts)} (${entries.map(([type, count]) => `${type} ×${count}`).join(', ')})`;
 };
 
-function idleSection(idle: Record<IdleScaleImpl, IdleScaleFigures[]>): string {
-  const counts = [...new Set([...idle.rxmcp, ...idle.sdk].map((f) => f.n))].sort((a, b) => a - b);
-  const at = (impl: IdleScaleImpl, n: number): IdleScaleFigures | undefined => idle[impl].find((f) => f.n === n);
-  const cell = (f: IdleScaleFigures | undefined, pick: (f: IdleScaleFigures) => string): string => (f === undefined ? '—' : pick(f));
+/** The figures a memory table shows, whichever medium measured them. */
+interface MemoryFigures {
+  readonly n: number;
+  readonly heapBytesPerSession: number;
+  readonly rssBytesPerSession: number;
+  readonly openMs: number;
+}
+
+/** rxmcp and the SDK side by side, one row per session count either measured. */
+function memoryTable<F extends MemoryFigures>(figures: { readonly rxmcp: readonly F[]; readonly sdk: readonly F[] }, what: string, opened: (f: F) => string): string {
+  const counts = [...new Set([...figures.rxmcp, ...figures.sdk].map((f) => f.n))].sort((a, b) => a - b);
+  const cells = (f: F | undefined): string[] =>
+    f === undefined ? ['—', '—', '—'] : [`${kib(f.heapBytesPerSession)} (${fmt(f.heapBytesPerSession, 0)} B)`, kib(f.rssBytesPerSession), opened(f)];
   const rows = counts.map((n) => {
-    const rx = at('rxmcp', n);
-    const sdk = at('sdk', n);
-    return [
-      fmt(n, 0),
-      cell(rx, (f) => `${kib(f.heapBytesPerSession)} (${fmt(f.heapBytesPerSession, 0)} B)`),
-      cell(rx, (f) => kib(f.rssBytesPerSession)),
-      cell(rx, (f) => `${ms(f.openMs)} (${fmt((f.openMs * 1000) / f.n, 1)} µs each)`),
-      cell(sdk, (f) => `${kib(f.heapBytesPerSession)} (${fmt(f.heapBytesPerSession, 0)} B)`),
-      cell(sdk, (f) => kib(f.rssBytesPerSession)),
-      cell(sdk, (f) => `${ms(f.openMs)} (${fmt((f.openMs * 1000) / f.n, 1)} µs each)`),
-      rx !== undefined && sdk !== undefined ? fmt(rx.heapBytesPerSession / sdk.heapBytesPerSession, 3) : '—',
-    ];
+    const rx = figures.rxmcp.find((f) => f.n === n);
+    const sdk = figures.sdk.find((f) => f.n === n);
+    return [fmt(n, 0), ...cells(rx), ...cells(sdk), rx !== undefined && sdk !== undefined ? fmt(rx.heapBytesPerSession / sdk.heapBytesPerSession, 3) : '—'];
   });
-  return table(['idle sessions', 'rxmcp heap/session', 'rxmcp RSS/session', 'rxmcp time to open', 'SDK heap/session', 'SDK RSS/session', 'SDK time to open', 'heap ratio rxmcp/SDK'], rows);
+  return table([what, 'rxmcp heap/session', 'rxmcp RSS/session', 'rxmcp time to open', 'SDK heap/session', 'SDK RSS/session', 'SDK time to open', 'heap ratio rxmcp/SDK'], rows);
+}
+
+function idleSection(idle: Record<IdleScaleImpl, IdleScaleFigures[]>): string {
+  return memoryTable(idle, 'idle sessions', (f) => `${ms(f.openMs)} (${fmt((f.openMs * 1000) / f.n, 1)} µs each)`);
 }
 
 function pairsSection(p: PairsResult): string {
@@ -274,24 +278,7 @@ function churnPoints(f: ChurnFigures): string {
 }
 
 function httpSection(http: Record<HttpScaleImpl, HttpScaleFigures[]>): string {
-  const counts = [...new Set([...http.rxmcp, ...http.sdk].map((f) => f.n))].sort((a, b) => a - b);
-  const at = (impl: HttpScaleImpl, n: number): HttpScaleFigures | undefined => http[impl].find((f) => f.n === n);
-  const cell = (f: HttpScaleFigures | undefined, pick: (f: HttpScaleFigures) => string): string => (f === undefined ? '—' : pick(f));
-  const rows = counts.map((n) => {
-    const rx = at('rxmcp', n);
-    const sdk = at('sdk', n);
-    return [
-      fmt(n, 0),
-      cell(rx, (f) => `${kib(f.heapBytesPerSession)} (${fmt(f.heapBytesPerSession, 0)} B)`),
-      cell(rx, (f) => kib(f.rssBytesPerSession)),
-      cell(rx, (f) => ms(f.openMs)),
-      cell(sdk, (f) => `${kib(f.heapBytesPerSession)} (${fmt(f.heapBytesPerSession, 0)} B)`),
-      cell(sdk, (f) => kib(f.rssBytesPerSession)),
-      cell(sdk, (f) => ms(f.openMs)),
-      rx !== undefined && sdk !== undefined ? fmt(rx.heapBytesPerSession / sdk.heapBytesPerSession, 3) : '—',
-    ];
-  });
-  return table(['idle HTTP sessions', 'rxmcp heap/session', 'rxmcp RSS/session', 'rxmcp time to open', 'SDK heap/session', 'SDK RSS/session', 'SDK time to open', 'heap ratio rxmcp/SDK'], rows);
+  return memoryTable(http, 'idle HTTP sessions', (f) => ms(f.openMs));
 }
 
 function seriesSection(series: readonly MemorySeries[]): string {
