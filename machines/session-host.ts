@@ -106,8 +106,6 @@ export function createSessionHost(server: McpServer, options: SessionHostOptions
   const sessions = new Set<McpSession>();
   const events$ = new Subject<HostEvent>();
   const totals: Totals = { accepted: 0, refused: 0, expired: 0, dropped: 0, closed: 0 };
-  /** Sessions this host closed for idling, told apart from other closes when they report closed. */
-  const expiring = new WeakSet<McpSession>();
   let sweep: TimerHandle | undefined;
   let closed = false;
 
@@ -157,8 +155,8 @@ export function createSessionHost(server: McpServer, options: SessionHostOptions
   function expireIdle(): void {
     const before = clock.now() - idleTimeoutMs;
     for (const session of sessions) {
-      if (session.lastActivityAt > before || session.inFlight > 0 || expiring.has(session)) continue;
-      expiring.add(session);
+      // A session already shutting down (expired by an earlier sweep, or closing anyway) is not expired again.
+      if (session.lastActivityAt > before || session.inFlight > 0 || session.state === 'shuttingDown') continue;
       totals.expired += 1;
       events$.next({ type: 'expired', session });
       void session.close({ reason: new LocalError('IdleTimeout', `The session was idle for ${idleTimeoutMs} ms`) });

@@ -3,16 +3,16 @@
  * opened, and a freed place is taken again; the host's close-all ends the HTTP sessions too.
  */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { createServer } from '../../../machines/server.ts';
 import { createSessionHost } from '../../../machines/session-host.ts';
 import { createStreamableHttpServer } from '../../../transports/http/index.ts';
 import { eventually } from '../../support/harness.ts';
 import { RawMcp, asBody, rawRequest } from '../../support/http-raw-client.ts';
 
-test('http + session host - a full host refuses initialize with 503 and its reason; closing a session frees the place', async (t) => {
-  const server = createServer({ name: 'hosted', version: '1' });
-  const host = createSessionHost(server, { maxSessions: 2 });
+/** A Streamable HTTP endpoint on 127.0.0.1 whose sessions a host of `maxSessions` owns; stopped after the test. */
+async function hostedEndpoint(t: TestContext, maxSessions: number) {
+  const host = createSessionHost(createServer({ name: 'hosted', version: '1' }), { maxSessions });
   const http = createStreamableHttpServer({ server: host });
   const listening = await http.listen(0, '127.0.0.1');
   t.after(async () => {
@@ -20,6 +20,11 @@ test('http + session host - a full host refuses initialize with 503 and its reas
     await listening.close();
     await host.close();
   });
+  return { host, http, listening };
+}
+
+test('http + session host - a full host refuses initialize with 503 and its reason; closing a session frees the place', async (t) => {
+  const { host, http, listening } = await hostedEndpoint(t, 2);
   const first = new RawMcp(listening.url);
   await first.initialize();
   const second = new RawMcp(listening.url);
@@ -49,15 +54,7 @@ test('http + session host - a full host refuses initialize with 503 and its reas
 });
 
 test('http + session host - a modern request meeting a full host is answered 503 with the reason, not an internal error', async (t) => {
-  const server = createServer({ name: 'hosted', version: '1' });
-  const host = createSessionHost(server, { maxSessions: 1 });
-  const http = createStreamableHttpServer({ server: host });
-  const listening = await http.listen(0, '127.0.0.1');
-  t.after(async () => {
-    await http.close();
-    await listening.close();
-    await host.close();
-  });
+  const { host, listening } = await hostedEndpoint(t, 1);
   const holder = new RawMcp(listening.url);
   await holder.initialize();
   const discover = (): Promise<ReturnType<typeof asBody>> => rawRequest(listening.url, {
