@@ -107,7 +107,8 @@ export function renderScenario(scenario: Scenario, options: RenderOptions = { ba
     if (owed === 'answer' && reuse === undefined) valid.push(id);
     switch (step.kind) {
       case 'ping':
-        return request(id, 'ping', modern ? withMeta({}) : undefined);
+        // 2026-07-28 has no ping; its cheapest request that can only succeed is server/discover.
+        return modern ? request(id, 'server/discover', withMeta({})) : request(id, 'ping', undefined);
       case 'list':
         return request(id, 'tools/list', withMeta({}));
       case 'call': {

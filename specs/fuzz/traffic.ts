@@ -78,7 +78,7 @@ const notJsonRpc = fc.oneof(
   fc.integer(),
   fc.constant(null),
   fc.string({ maxLength: 10 }),
-  fc.constant({ id: 7, method: 'ping' }),
+  fc.constant({ method: 'ping', params: {} }),
   fc.constant({ jsonrpc: '2.0' }),
   fc.constant({ jsonrpc: '2.0', method: 42 }),
   fc.constant({ jsonrpc: '2.0', method: '' }),
