@@ -12,7 +12,7 @@
 import { BehaviorSubject, type Observable, Subject } from 'rxjs';
 import { ErrorCode } from '../../../core/error-codes.ts';
 import { LocalError } from '../../../core/errors.ts';
-import type { JsonObject, WirePayload } from '../../../core/jsonrpc.ts';
+import { type JsonObject, type WirePayload, isRequestId } from '../../../core/jsonrpc.ts';
 import { checkStandardHeaders } from '../../../core/protocol/header-mirror.ts';
 import { claimedRevision } from '../../../core/protocol/modern.ts';
 import { MODERN_REVISIONS, isLegacyRevision, isRevision } from '../../../core/protocol/versions.ts';
@@ -100,10 +100,6 @@ export function handleModernPost(endpoint: Endpoint, req: HttpRequest, res: Http
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isRequestId(value: unknown): value is string | number {
-  return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
 }
 
 /** The connection of one modern POST: one request in, its notifications and its answer out. */
