@@ -1,6 +1,6 @@
 /**
  * What the in-process media check beside the traffic: a bystander, a second well-behaved client session on the
- * same server that pings and calls a tool throughout and must keep getting answers in time; and the server
+ * same server that lists and calls tools throughout (a request of both eras) and must keep getting answers in time; and the server
  * side's heap, sampled after collections, which must stay within HEAP_GROWTH_BOUND of its level at the start.
  */
 import type { ClientSession } from '../../index.ts';
@@ -27,7 +27,7 @@ export class Bystander {
     this.busy = true;
     const started = Date.now();
     try {
-      const call = this.calls++ % 2 === 0 ? this.session.ping() : this.session.callTool('fast', {});
+      const call = this.calls++ % 2 === 0 ? this.session.listTools() : this.session.callTool('fast', {});
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), BYSTANDER_ANSWER_MS)));
       const outcome = await Promise.race([call.then(() => 'answered' as const), late]).finally(() => clearTimeout(timer));
