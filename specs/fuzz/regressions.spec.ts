@@ -5,6 +5,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type StreamableHttpServer, createStreamableHttpServer } from '../../transports/http/index.ts';
 import type { McpServer } from '../../index.ts';
+import { connect } from 'nats';
+import { serveNats, serverSubjects } from '../../transports/nats/index.ts';
+import { startNatsServer } from '../support/nats-server.ts';
 import { fuzzServer } from './fuzz-server.ts';
 
 let server: McpServer;
@@ -33,4 +36,28 @@ test('http modern - a refusal before the request is read echoes no id that is no
   assert.equal(response.status, 400);
   assert.equal((body['error'] as { code: number }).code, -32020);
   assert.equal('id' in body, false, `an id the client cannot have meant: ${JSON.stringify(body)}`);
+});
+
+test('nats - a response sent to a call subject is refused without its id (the id names a request of the client)', async () => {
+  const nats = await startNatsServer({ jetstream: false });
+  const connection = await connect({ servers: nats.url });
+  const natsServer = fuzzServer();
+  const serving = await serveNats(natsServer, { connection, name: 'fuzz', sessionRecords: false });
+  try {
+    const subject = serverSubjects('mcp', 'fuzz').call('tools/call') ?? assert.fail('tools/call has a subject');
+    for (const body of [{ jsonrpc: '2.0', id: 'mine', result: {} }, { jsonrpc: '2.0', id: 'mine', error: { code: 1, message: 'x' } }]) {
+      const reply = await connection.request(subject, new TextEncoder().encode(JSON.stringify(body)), { timeout: 5000 });
+      const answer = JSON.parse(new TextDecoder().decode(reply.data)) as Record<string, unknown>;
+      assert.equal((answer['error'] as { code: number }).code, -32600);
+      assert.equal('id' in answer, false, `the refusal of ${JSON.stringify(body)} carried its id: ${JSON.stringify(answer)}`);
+    }
+    // A broken request still gets its id back, so its sender can tell which request failed.
+    const broken = await connection.request(subject, new TextEncoder().encode(JSON.stringify({ jsonrpc: '1.0', id: 'req', method: 'tools/call' })), { timeout: 5000 });
+    assert.equal((JSON.parse(new TextDecoder().decode(broken.data)) as Record<string, unknown>)['id'], 'req');
+  } finally {
+    await serving.close();
+    await natsServer.close();
+    await connection.close();
+    await nats.dispose();
+  }
 });

@@ -52,7 +52,9 @@ export function checkCall(value: unknown, subjectMethod: string, msg: Msg, moder
   const id = isRequestId(message['id']) ? message['id'] : undefined;
   const method = message['method'];
   if (message['jsonrpc'] !== '2.0' || typeof method !== 'string' || id === undefined) {
-    return { code: ErrorCode.InvalidRequest, message: 'Invalid request: the call subjects take JSON-RPC requests (jsonrpc "2.0", a method, an id)', id };
+    // The id is echoed only for a broken request: a response's id names a request of the client's own, and an
+    // error carrying it reads as that request's answer (the session's router keeps the same rule).
+    return { code: ErrorCode.InvalidRequest, message: 'Invalid request: the call subjects take JSON-RPC requests (jsonrpc "2.0", a method, an id)', id: 'method' in message ? id : undefined };
   }
   const params = message['params'];
   if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
