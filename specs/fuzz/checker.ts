@@ -14,7 +14,7 @@ export interface Observed {
    * The session ended before everything was answered, with the reason the client saw (stdio: stderr before the
    * exit; HTTP: the error response; NATS: the error answer). `reason` undefined: it ended without saying.
    */
-  readonly ended?: { readonly reason: string | undefined };
+  readonly ended?: { readonly reason: string | undefined } | undefined;
   /** The client stopped reading for good: answers it never read are not missing. */
   readonly stoppedReading: boolean;
   /**

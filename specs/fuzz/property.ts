@@ -16,6 +16,8 @@ export interface PropertyOptions {
   /** Narrows the scenarios (one era, a fixed prelude...). */
   readonly scenarios?: (scenarios: fc.Arbitrary<Scenario>) => fc.Arbitrary<Scenario>;
   readonly onRun?: (scenario: Scenario, result: RunResult) => void;
+  /** A run that has not finished after this long is a failure of its own: something waits forever (default 40 s). */
+  readonly runLimitMs?: number;
 }
 
 /** The seed and path to replay from the environment, when set. */
@@ -38,8 +40,9 @@ export class ReliabilityError extends Error {
 export async function assertReliable(under: TransportUnderTest, options: PropertyOptions): Promise<fc.RunDetails<[Scenario]>> {
   const base = scenarioArbitrary(under.bounds);
   const scenarios = options.scenarios === undefined ? base : options.scenarios(base);
+  const runLimitMs = options.runLimitMs ?? 40_000;
   const property = fc.asyncProperty(scenarios, async (scenario) => {
-    const result = await under.run(scenario);
+    const result = await withinLimit(under.run(scenario), runLimitMs);
     options.onRun?.(scenario, result);
     if (result.violations.length > 0) throw new ReliabilityError(under.name, result.violations);
   });
@@ -61,6 +64,19 @@ export async function assertReliable(under: TransportUnderTest, options: Propert
     throw new Error(message);
   }
   return details;
+}
+
+/** The run's result, or a violation saying it hung (the run is left behind; `dispose` ends what it holds). */
+async function withinLimit(run: Promise<RunResult>, ms: number): Promise<RunResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<RunResult>((resolve) => {
+    timer = setTimeout(() => resolve({ violations: [`the run did not finish within ${ms} ms`], framesSent: 0, maxHeapBytes: 0 }), ms);
+  });
+  try {
+    return await Promise.race([run, hung]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** A scenario in one line, bursts and long strings abbreviated. */

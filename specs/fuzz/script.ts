@@ -154,6 +154,11 @@ export function renderScenario(scenario: Scenario, options: RenderOptions = { ba
         return [{ text: JSON.stringify({ jsonrpc: '2.0', id: step.id, method: 'tools/list', params: withMeta({}) }) }];
       case 'notification':
         return [notification(step.method, modern ? withMeta({}) : undefined)];
+      case 'premature': {
+        const id = `premature-${++next}`;
+        remember(id, 'error-at-most', `${step.method} without envelope or handshake`);
+        return [{ text: JSON.stringify({ jsonrpc: '2.0', id, method: step.method, ...(step.method === 'tools/call' ? { params: { name: 'fast' } } : {}) }), method: step.method }];
+      }
       case 'progress-notification':
         return [notification('notifications/progress', { progressToken: 'nobody', progress: 1 })];
       case 'orphan-response': {

@@ -25,6 +25,11 @@ export type Step =
   /** A request whose id is an object, a float, null, a boolean. */
   | { readonly kind: 'bad-id'; readonly id: unknown }
   | { readonly kind: 'notification'; readonly method: string }
+  /**
+   * A well-formed JSON-RPC request that neither era can serve as the first on a connection: a legacy client's
+   * request before `initialize`, a modern request without its `_meta` envelope. It must not decide the era.
+   */
+  | { readonly kind: 'premature'; readonly method: 'tools/list' | 'tools/call' | 'resources/list' }
   /** Client-to-server progress for a token nobody holds. */
   | { readonly kind: 'progress-notification' }
   /** A response to a request the server never sent. */
@@ -106,6 +111,12 @@ export const invalidStep: fc.Arbitrary<Step> = fc.oneof(
   fc.boolean().map((error) => ({ kind: 'orphan-response', error }) as const),
 );
 
+/** What may come before the first valid request: invalid frames, and requests no era serves first. */
+export const preludeStep: fc.Arbitrary<Step> = fc.oneof(
+  invalidStep,
+  fc.constantFrom<'tools/list' | 'tools/call' | 'resources/list'>('tools/list', 'tools/call', 'resources/list').map((method) => ({ kind: 'premature', method }) as const),
+);
+
 const simpleValid: fc.Arbitrary<Step> = fc.oneof(
   fc.constant({ kind: 'ping' } as const),
   fc.constant({ kind: 'list' } as const),
@@ -145,7 +156,7 @@ export function scenarioArbitrary(bounds: TrafficBounds): fc.Arbitrary<Scenario>
   return fc.record({
     era: fc.constantFrom(...bounds.eras),
     revision: fc.constantFrom<Scenario['revision']>('2025-03-26', '2025-11-25'),
-    prelude: fc.array(invalidStep, { maxLength: 3 }),
+    prelude: fc.array(preludeStep, { maxLength: 3 }),
     steps: fc.array(stepArbitrary(bounds), { minLength: 1, maxLength: bounds.maxSteps }),
     stopReadingAtEnd: bounds.canPauseReading ? fc.integer({ min: 0, max: 4 }).map((draw) => draw === 0) : fc.constant(false),
   });
