@@ -31,7 +31,7 @@
  * so every chart is redrawn after any run. A benchmark, not a test: it reports the figures against their targets and
  * never fails on them.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { featuresMarkdown, measureFeatures } from './features.ts';
@@ -40,6 +40,7 @@ import { type Loader, argInt, argValue, fmt, hasFlag, repoRoot } from './lib.ts'
 import { measureMicro, microMarkdown } from './micro.ts';
 import { type FreshRuns, chartDataOf, writeReportCharts } from './results-charts.ts';
 import { type Part, parts, readPreviousReport, stamp } from './results-file.ts';
+import { reliabilitySectionOf } from './reliability-section.ts';
 import { measureModern, modernMarkdown } from './modern.ts';
 import { measureNats, natsMarkdown } from './nats.ts';
 import { measureScale, scaleMarkdown, scaleOptionsFromArgs } from './scale.ts';
@@ -58,6 +59,8 @@ const window = argInt('window', 64);
 const invocation = ['npx tsx bench/run.ts', ...process.argv.slice(2)].join(' ');
 const file = join(repoRoot, 'bench/RESULTS.md');
 const previous = readPreviousReport(file);
+// `npm run fuzz` owns this section; a benchmark run keeps it as it was.
+const reliability = existsSync(file) ? reliabilitySectionOf(readFileSync(file, 'utf8')) : '';
 const startedAt = new Date();
 const loadBefore = os.loadavg();
 
@@ -148,7 +151,7 @@ ${sections.map((s) => s.trimEnd()).join('\n\n')}
 ## Commands run
 
 ${commands.map((c) => `- \`${c}\``).join('\n')}
-`;
+${reliability === '' ? '' : `\n${reliability}`}`;
 
 writeFileSync(file, markdown);
 console.log(`\nwrote ${file} (${fmt(elapsedMin, 1)} min)`);
