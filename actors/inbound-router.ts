@@ -137,7 +137,7 @@ function routeBatch(session: SessionContext, items: readonly unknown[], exchange
   }
   if (items.length === 0) return reject(session, route, undefined, { code: ErrorCode.InvalidRequest, message: 'Invalid request: empty batch' });
   if (items.length > session.limits.maxBatchSize) {
-    return reject(session, route, undefined, { code: ErrorCode.InvalidRequest, message: `Invalid request: a batch may hold at most ${session.limits.maxBatchSize} messages` });
+    return reject(session, route, undefined, { code: ErrorCode.InvalidRequest, message: `Invalid request: a batch may hold at most ${session.limits.maxBatchSize} messages (maxBatchSize)` });
   }
   const batch = new BatchResponses(session.writer, exchange);
   for (const item of items) {

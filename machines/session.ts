@@ -301,7 +301,7 @@ export class SessionCore implements SessionContext, McpSession, OutboundWriterEv
     }
     const deferred = (this.deferred ??= []);
     if (deferred.length >= this.limits.maxDeferredRequests) {
-      return new LocalError('QueueFull', `Too many requests wait for the handshake (${this.limits.maxDeferredRequests})`);
+      return new LocalError('QueueFull', `Too many requests wait for the handshake: at most ${this.limits.maxDeferredRequests} may (maxDeferredRequests)`);
     }
     deferred.push(start);
     return undefined;

@@ -8,15 +8,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { connect, type NatsConnection } from 'nats';
-import { WireError } from '../../core/errors.ts';
-import type { Transport } from '../../core/transport.ts';
-import { createClient } from '../../machines/client.ts';
 import type { ClientSession } from '../../machines/client-session-api.ts';
 import { createServer, type McpServer } from '../../machines/server.ts';
 import { createGateway } from '../../cli/gateway/gateway.ts';
 import { createStreamableHttpClientTransport, createStreamableHttpServer } from '../../transports/http/index.ts';
 import { createMemoryPair } from '../../transports/memory/index.ts';
 import { natsClientTransport, serveNats } from '../../transports/nats/index.ts';
+import { type Tally, burstCalls, withClient } from '../support/burst.ts';
 import { type NatsServerProcess, startNatsServer } from '../support/nats-server.ts';
 
 const CAP = 32;
@@ -29,54 +27,7 @@ function burstServer(): McpServer {
   return server;
 }
 
-interface Tally {
-  results: number;
-  refusals: number;
-}
-
-/** Fires CALLS calls at once; each must settle exactly once, as a result or as the named in-flight refusal. */
-async function burst(client: ClientSession): Promise<Tally> {
-  const settled = new Array<number>(CALLS).fill(0);
-  const dropped: string[] = [];
-  const diagnostics = client.session.diagnostics$.subscribe((diagnostic) => {
-    if (diagnostic.type === 'dropped-response') dropped.push(diagnostic.detail);
-  });
-  const tally: Tally = { results: 0, refusals: 0 };
-  await Promise.all(
-    settled.map(async (_unused, index) => {
-      try {
-        const result = await client.callTool('slow', {}, { timeoutMs: 30_000 });
-        assert.deepEqual(result.content, [{ type: 'text', text: 'done' }]);
-        tally.results += 1;
-      } catch (error) {
-        assert.ok(error instanceof WireError, `a wire error, got ${String(error)}`);
-        assert.match(error.message, new RegExp(`at most ${CAP} at once \\(maxIncomingInFlight\\)`));
-        assert.deepEqual(error.data, { bound: 'maxIncomingInFlight', value: CAP });
-        tally.refusals += 1;
-      } finally {
-        settled[index] = (settled[index] ?? 0) + 1;
-      }
-    }),
-  );
-  diagnostics.unsubscribe();
-  assert.ok(settled.every((count) => count === 1), 'every call settled exactly once');
-  assert.deepEqual(dropped, [], 'no answer came twice or for nothing');
-  assert.equal(tally.results + tally.refusals, CALLS);
-  assert.ok(tally.results >= CAP, `at least the cap's worth of calls ran: ${tally.results}`);
-  // The load fell: the same session serves again.
-  const again = await client.callTool('slow', {}, { timeoutMs: 10_000 });
-  assert.deepEqual(again.content, [{ type: 'text', text: 'done' }]);
-  return tally;
-}
-
-async function withClient(transport: Transport, era: 'legacy' | 'modern', run: (client: ClientSession) => Promise<void>): Promise<void> {
-  const client = await createClient({ name: 'burst-client', version: '1.0.0', era }).connect(transport);
-  try {
-    await run(client);
-  } finally {
-    await client.close();
-  }
-}
+const burst = (client: ClientSession): Promise<Tally> => burstCalls(client, { calls: CALLS, cap: CAP });
 
 test('burst - memory: 400 calls at once against a cap of 32, every one answered exactly once, then served again', async () => {
   const server = burstServer();

@@ -52,7 +52,8 @@ for (const stumble of STUMBLES) {
 
 test('stdio era - a request valid in neither era says how to open either, and a valid modern request then decides modern', { timeout: 30_000 }, async () => {
   const peer = await RawStdioPeer.spawn();
-  const refused = await peer.request('tools/list', undefined, 5_000);
+  // The first answer waits for the child to start (tsx compiles it on the fly).
+  const refused = await peer.request('tools/list', undefined, 20_000);
   const error = refused['error'] as { code: number; message: string };
   assert.equal(error.code, -32602);
   assert.match(error.message, /_meta/);

@@ -75,7 +75,7 @@ export class RawStdioPeer {
     const answer = await this.request(
       'initialize',
       { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw-peer', version: '1.0.0' } },
-      15_000,
+      20_000,
     );
     if (!('result' in answer)) throw new Error(`initialize failed: ${JSON.stringify(answer)}`);
     return answer;
