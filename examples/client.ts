@@ -39,6 +39,10 @@ if (process.argv[2] === 'serve') {
     version: '1.0.0',
     // Declares the elicitation capability and answers the server's questions.
     elicitation: { form: ({ message }) => ({ action: 'accept', content: { formal: message.startsWith('Formal') } }) },
+    // The client asks the server which protocol era it speaks and, with no answer within this time, takes it
+    // for a legacy-era server. A program launched on stdio may take seconds to start (npx, a loader, a cold
+    // disk), so wait longer than the default 5 s for it.
+    probeTimeoutMs: 30_000,
   });
 
   // This file again, as the server: the same node, with the same flags (a loader, if one runs this example).
