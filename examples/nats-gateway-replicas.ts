@@ -44,7 +44,7 @@ async function startGateway(): Promise<{ readonly url: string; readonly child: C
   });
   const lines = createInterface({ input: child.stdout! });
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the gateway did not start within 15 s')), 15_000);
+    const timer = setTimeout(() => reject(new Error('the gateway did not start within 30 s')), 30_000);
     child.once('exit', (code) => reject(new Error(`the gateway exited with ${code}`)));
     lines.on('line', (line) => {
       const match = /listening at (\S+)/.exec(line);

@@ -35,11 +35,20 @@ server.tool(
 
 // Works for a minute unless cancelled first, and records the cancellations it saw.
 const cancelledCalls: unknown[] = [];
+let slowCallsStarted = 0;
 server.tool({ name: 'slow' }, async (_args, ctx) => {
+  slowCallsStarted += 1;
   ctx.signal.addEventListener('abort', () => cancelledCalls.push(ctx.signal.reason));
   await sleep(60_000, undefined, { signal: ctx.signal });
   return 'finished';
 });
+
+/** Waits, a bounded time, for something another party does (here: the server handling a cancellation). */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (const deadline = Date.now() + 5_000; !condition(); await sleep(5)) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting: ${what}`);
+  }
+}
 
 const client = createClient({ name: 'progress-client', version: '1.0.0' });
 const [clientEnd, serverEnd] = createMemoryPair();
@@ -69,7 +78,7 @@ assert.equal(first.type === 'progress' && first.progress, 1);
 // 4. Cancelling a Promise call with an AbortSignal.
 const controller = new AbortController();
 const waiting = session.callTool('slow', {}, { signal: controller.signal });
-await sleep(20);
+await until(() => slowCallsStarted === 1, 'the handler started');
 controller.abort();
 await assert.rejects(waiting, (error: unknown) => isLocalError(error) && error.code === 'RequestAborted');
 
@@ -80,8 +89,7 @@ await assert.rejects(
 );
 
 // The server saw both cancellations (the handler's signal aborted), and the session is still usable.
-await sleep(20);
-assert.equal(cancelledCalls.length, 2);
+await until(() => cancelledCalls.length === 2, 'the server saw both cancellations');
 assert.equal((await session.callTool('count', { to: 1 })).isError, undefined);
 
 await session.close();

@@ -18,7 +18,7 @@ server.tool({ name: 'echo', inputSchema: { type: 'object', properties: { text: {
 
 const host = createSessionHost(server, {
   maxSessions: 2,
-  idleTimeoutMs: 300, // no traffic and nothing in flight for this long: the session is closed
+  idleTimeoutMs: 1_000, // no traffic and nothing in flight for this long: the session is closed
   metricsIntervalMs: 100,
   // 'pause' holds back handlers that await ctx.whenWritable() while a client is slow; 'close' (the default)
   // drops the session when its bounded queue overflows. A client that reads nothing for stallTimeoutMs is
@@ -45,7 +45,7 @@ try {
 
   // The first client keeps working; the second says nothing and expires.
   const expired = firstValueFrom(host.events$.pipe(filter((event) => event.type === 'expired')));
-  const keepBusy = setInterval(() => void first.callTool('echo', { text: 'still here' }), 50);
+  const keepBusy = setInterval(() => void first.callTool('echo', { text: 'still here' }), 100);
   await expired;
   clearInterval(keepBusy);
   const metrics = await firstValueFrom(host.metrics$.pipe(filter((sample) => sample.liveSessions === 1)));
