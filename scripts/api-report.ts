@@ -102,7 +102,8 @@ class Printer {
       const propertyType = this.checker.getTypeOfSymbol(property);
       const isMethod = declaration !== undefined && (ts.isMethodSignature(declaration) || ts.isMethodDeclaration(declaration));
       if (isMethod) {
-        for (const signature of propertyType.getCallSignatures()) lines.push(`${indent}${property.name}${optional}${this.signature(signature)};`);
+        // An optional method's type is `F | undefined`, whose union has no call signatures of its own.
+        for (const signature of this.checker.getNonNullableType(propertyType).getCallSignatures()) lines.push(`${indent}${property.name}${optional}${this.signature(signature)};`);
       } else {
         lines.push(`${indent}${readonly}${property.name}${optional}: ${this.type(propertyType)};`);
       }
