@@ -73,3 +73,10 @@ test('render - a batch outside 2025-03-26 owes nothing per item; inside it, an a
   const frames = served.actions.flatMap((action) => (action.type === 'frames' ? action.frames : []));
   assert.deepEqual(JSON.parse(frames.at(-1)?.text ?? ''), [{ jsonrpc: '2.0', id: 1, method: 'ping' }], 'garbage is left out of a batch');
 });
+
+test('checker - requests sent before the client closed its input must be answered before the server goes', () => {
+  const messages = kept.filter((message) => (message as { id?: unknown }).id !== 2);
+  const observed = { messages, ended: { reason: undefined }, stoppedReading: false, stalledReading: false, inputEnded: true };
+  assert.match(check(script, observed).join('\n'), /1 requests sent before the client closed its input were never answered \(first id 2 \(ping\)\)/);
+  assert.deepEqual(check(script, { ...observed, messages: kept }), [], 'an orderly end after every answer is no violation');
+});

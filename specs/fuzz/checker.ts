@@ -22,6 +22,8 @@ export interface Observed {
    * client read all along has no reason to end, whatever the rate of its requests.
    */
   readonly stalledReading: boolean;
+  /** The client closed its input after its last request (stdio EOF): the session ends then, once it answered. */
+  readonly inputEnded?: boolean;
 }
 
 interface Answer {
@@ -86,7 +88,11 @@ export function check(script: Script, observed: Observed, limit = 8): string[] {
     if (entry.owed !== 'nothing' && count > most) violations.push(`${describe(entry, entry.id)} was answered ${count} times (at most ${most})`);
     if (entry.owed === 'answer' && !entry.cancelled && count === 0) missing.push(entry);
   }
-  if (observed.ended !== undefined && !observed.stalledReading) {
+  if (observed.inputEnded === true && missing.length > 0 && !observed.stoppedReading) {
+    violations.push(`${missing.length} requests sent before the client closed its input were never answered (first ${describe(missing[0], missing[0]!.id)})`);
+    return violations.length <= limit ? violations : [...violations.slice(0, limit), `... and ${violations.length - limit} more`];
+  }
+  if (observed.ended !== undefined && !observed.stalledReading && observed.inputEnded !== true) {
     violations.push(`the session ended although the client read everything all along: ${observed.ended.reason ?? '(no reason given)'}`);
   }
   if (missing.length > 0 && !observed.stoppedReading) {

@@ -13,6 +13,8 @@ export interface Connection {
   /** Stops reading what the server writes (the medium's own buffers fill, then the server's). */
   pauseReading(): void;
   resumeReading(): void;
+  /** Closes the client's input to the server (stdin EOF) and goes on reading; media without one lack it. */
+  endInput?(): void;
   /** Every JSON-RPC message the server sent on this connection so far, decoded. */
   readonly messages: readonly unknown[];
   /** How the session ended, if it did (see checker.ts `Observed.ended`). */
@@ -33,6 +35,7 @@ export async function drive(connection: Connection, script: Script, options: { r
   let stopped = false;
   let pauses = 0;
   let stalled = false;
+  let inputEnded = false;
   const waitFor = async (done: () => boolean, ms: number): Promise<boolean> => {
     const deadline = Date.now() + ms;
     while (!done()) {
@@ -74,6 +77,11 @@ export async function drive(connection: Connection, script: Script, options: { r
       case 'wait':
         await sleep(action.ms);
         break;
+      case 'end-input':
+        if (connection.endInput === undefined) throw new Error('this medium cannot end its input; its traffic must not ask to');
+        connection.endInput();
+        inputEnded = true;
+        break;
     }
   }
   if (stopped) await sleep(300);
@@ -82,7 +90,7 @@ export async function drive(connection: Connection, script: Script, options: { r
   await sleep(50);
   const violations = [
     ...connection.problems,
-    ...check(script, { messages: connection.messages, ended: connection.ended(), stoppedReading: stopped, stalledReading: stalled }),
+    ...check(script, { messages: connection.messages, ended: connection.ended(), stoppedReading: stopped, stalledReading: stalled, inputEnded }),
   ];
   return { violations, framesSent: script.framesSent };
 }

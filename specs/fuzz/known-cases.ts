@@ -10,6 +10,18 @@ import type { Scenario } from './traffic.ts';
  */
 export const knownCases = (burst = 10_000): ReadonlyArray<{ readonly name: string; readonly scenario: Scenario }> => [
   {
+    // Only where the client can close its input and read on (stdio): the others skip it.
+    name: 'stdin closes while five slow calls run: each is answered before the server exits',
+    scenario: {
+      era: 'legacy',
+      revision: '2025-11-25',
+      prelude: [],
+      steps: Array.from({ length: 5 }, () => ({ kind: 'call', tool: 'slow', ms: 300 }) as const),
+      stopReadingAtEnd: false,
+      endInput: true,
+    },
+  },
+  {
     // The client reads all along; the burst is far past the in-flight cap (256) and the outbound queue (1024).
     name: `a burst of ${burst.toLocaleString('en')} tools/call on one connection, the client reading all along`,
     scenario: { era: 'legacy', revision: '2025-11-25', prelude: [], steps: [{ kind: 'burst', count: burst, tool: 'slow' }], stopReadingAtEnd: false },

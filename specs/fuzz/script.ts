@@ -28,6 +28,8 @@ export type Action =
   | { readonly type: 'await'; readonly id: RequestId }
   | { readonly type: 'pause-reading'; readonly ms: number }
   | { readonly type: 'stop-reading' }
+  /** The client closes its input (stdin EOF) and goes on reading. */
+  | { readonly type: 'end-input' }
   | { readonly type: 'wait'; readonly ms: number };
 
 export type Owed =
@@ -210,6 +212,7 @@ export function renderScenario(scenario: Scenario, options: RenderOptions = { ba
     } else if (step.kind === 'wait') actions.push({ type: 'wait', ms: step.ms });
     else push(frames(step, false));
   }
+  if (scenario.endInput === true) actions.push({ type: 'end-input' });
   if (scenario.stopReadingAtEnd) actions.push({ type: 'stop-reading' });
   return { actions, ledger, settleMs, framesSent };
 }

@@ -74,6 +74,10 @@ class StdioConnection implements Connection {
     this.child.stdout.resume();
   }
 
+  endInput(): void {
+    this.child.stdin.end();
+  }
+
   ended(): { reason: string | undefined } | undefined {
     if (this.exit === undefined && !this.stdoutEnded) return undefined;
     const said = this.stderr.find((line) => line.startsWith('session ended: ') && line !== 'session ended: stdin closed');
@@ -90,7 +94,7 @@ export function stdioUnderTest(bounds: Partial<TrafficBounds> = {}): TransportUn
   const running = new Set<ChildProcessWithoutNullStreams>();
   return {
     name: 'stdio',
-    bounds: { maxSteps: 12, maxBurst: 3000, frameLimit: FRAME_LIMIT, canPauseReading: true, eras: ['legacy', 'modern'], ...bounds },
+    bounds: { maxSteps: 12, maxBurst: 3000, frameLimit: FRAME_LIMIT, canPauseReading: true, canEndInput: true, eras: ['legacy', 'modern'], ...bounds },
     render: { batches: true },
     async run(scenario: Scenario): Promise<RunResult> {
       const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', PROGRAM], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -100,7 +104,7 @@ export function stdioUnderTest(bounds: Partial<TrafficBounds> = {}): TransportUn
         const script = renderScenario(scenario, this.render);
         const result = await drive(connection, script);
         const violations = [...result.violations];
-        const endedEarly = connection.exit !== undefined;
+        const endedEarly = connection.exit !== undefined && scenario.endInput !== true;
         if (endedEarly && connection.ended()?.reason === undefined) {
           violations.push(`the server process exited (${JSON.stringify(connection.exit)}) without saying why: ${connection.stderrTailText()}`);
         }

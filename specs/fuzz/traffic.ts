@@ -51,6 +51,11 @@ export interface Scenario {
   readonly steps: readonly Step[];
   /** The client stops reading after the last step and never reads again. */
   readonly stopReadingAtEnd: boolean;
+  /**
+   * The client closes its input after the last step (stdio: stdin EOF) and reads on: what it sent before must
+   * still be answered before the server exits. Absent: false.
+   */
+  readonly endInput?: boolean;
 }
 
 export interface TrafficBounds {
@@ -62,6 +67,8 @@ export interface TrafficBounds {
   readonly frameLimit: number;
   /** Whether the medium can stop reading (NATS core cannot: a slow consumer is its server's business). */
   readonly canPauseReading: boolean;
+  /** Whether the client can close its input and go on reading (stdio's stdin; absent: no). */
+  readonly canEndInput?: boolean;
   readonly eras: readonly Scenario['era'][];
 }
 
@@ -159,6 +166,7 @@ export function scenarioArbitrary(bounds: TrafficBounds): fc.Arbitrary<Scenario>
     prelude: fc.array(preludeStep, { maxLength: 3 }),
     steps: fc.array(stepArbitrary(bounds), { minLength: 1, maxLength: bounds.maxSteps }),
     stopReadingAtEnd: bounds.canPauseReading ? fc.integer({ min: 0, max: 4 }).map((draw) => draw === 0) : fc.constant(false),
+    endInput: bounds.canEndInput === true ? fc.integer({ min: 0, max: 3 }).map((draw) => draw === 0) : fc.constant(false),
   });
 }
 
