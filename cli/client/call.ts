@@ -9,7 +9,7 @@ import type { CallToolResult, Tool } from '../../core/protocol/index.ts';
 import type { ClientSession } from '../../machines/client-session-api.ts';
 import { EXIT_FAILURE, EXIT_OK, UsageError, closestFlag, parseCommand } from '../args.ts';
 import { clientCommandContext, connectionHelp, connectionOptions, withConnection } from './common.ts';
-import { toolArguments } from './arguments.ts';
+import { keyValues, toolArguments } from './arguments.ts';
 import { progressView } from './progress.ts';
 import { contentText } from './render.ts';
 
@@ -53,6 +53,8 @@ export async function runCall(argv: readonly string[], print: (text: string) => 
   // One word that is a JSON object is all the arguments too: `rxmcp call URL stats '{"numbers": [1, 2]}'`.
   const lone = words.length === 1 && words[0]?.trimStart().startsWith('{') === true ? words[0] : undefined;
   const given = jsonArgs !== undefined ? argumentsObject(command, jsonArgs) : lone !== undefined ? argumentsObject(command, lone) : undefined;
+  // Their form is checked before connecting; their types once the tool's input schema is known.
+  if (given === undefined) keyValues(command, words);
 
   let interrupt = (): void => undefined;
   const outcome = await withConnection(
