@@ -38,6 +38,9 @@ export async function connectTarget(target: Target, options: ConnectCliOptions):
     name: 'rxmcp-cli',
     version: '0.1.0',
     era: options.era,
+    // A stdio child may take seconds to start (a TypeScript server compiling): silence then is not a legacy
+    // server, which would refuse the probe at once. The probe waits as long as connecting may take.
+    ...(target.kind === 'stdio' ? { probeTimeoutMs: options.timeoutMs } : {}),
     elicitation: { form: elicitationAnswerer({ input: process.stdin, output: process.stderr, interactive, onInterrupt: options.onInterrupt }, options.say) },
   });
   let opened: Awaited<ReturnType<typeof openTarget>>;

@@ -5,7 +5,10 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { PROCESS_MS, REPO_ROOT, trackChild } from '../../support/interop-processes.ts';
+import { REPO_ROOT, trackChild } from '../../support/interop-processes.ts';
+
+/** How long one run may take: a node process compiling TypeScript on a busy machine (a stdio target: two). */
+const PROCESS_MS = 60_000;
 
 export const CLI = fileURLToPath(new URL('../../../cli/rxmcp.ts', import.meta.url));
 /** The demo server on stdio, as a `-- <command>` target. */
