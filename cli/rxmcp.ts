@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --import tsx
+#!/usr/bin/env node
 /**
  * The rxmcp command line.
  *
@@ -7,10 +7,18 @@
  *   rxmcp bridge to-nats|from-nats ...           a stdio MCP server onto NATS, or a NATS-hosted server onto stdio
  *   rxmcp gateway --name S [--nats URL] ...      a Streamable HTTP front for the NATS-hosted server S
  */
-import { bridgeUsage, runBridge } from './bridge/index.ts';
 import { runDemo } from './demo.ts';
-import { parseGatewayArgs, runGateway } from './gateway/command.ts';
 import { parseServeArgs, serve } from './serve.ts';
+
+/** bridge and gateway need `nats`, an optional peer of rxmcp: they are loaded only when asked for. */
+async function natsCommand<M>(command: string, load: () => Promise<M>): Promise<M> {
+  try {
+    return await load();
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'ERR_MODULE_NOT_FOUND' || !String((error as Error).message).includes("'nats'")) throw error;
+    throw new Error(`rxmcp ${command} needs the "nats" package: install it beside rxmcp (npm install nats)`, { cause: error });
+  }
+}
 
 const usage = `usage: rxmcp <command>
 
@@ -29,15 +37,19 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'serve':
       await serve(parseServeArgs(argv.slice(1)), (line) => process.stdout.write(`${line}\n`));
       return 0;
-    case 'bridge':
+    case 'bridge': {
+      const { bridgeUsage, runBridge } = await natsCommand('bridge', () => import('./bridge/index.ts'));
       if (argv[1] === undefined || argv[1] === '--help' || argv[1] === 'help') {
         process.stdout.write(`${bridgeUsage}\n`);
         return argv[1] === undefined ? 2 : 0;
       }
       return runBridge(argv.slice(1), (line) => process.stderr.write(`rxmcp bridge: ${line}\n`));
-    case 'gateway':
+    }
+    case 'gateway': {
+      const { parseGatewayArgs, runGateway } = await natsCommand('gateway', () => import('./gateway/command.ts'));
       await runGateway(parseGatewayArgs(argv.slice(1)), (line) => process.stdout.write(`${line}\n`));
       return 0;
+    }
     case 'demo':
       await runDemo((line) => process.stdout.write(`${line}\n`));
       return 0;

@@ -1,10 +1,17 @@
 /**
  * The one module that bridges AbortSignal, Observable, Promise and Effect cancellation. Every listener added
  * here is added `{ once: true }` and removed on teardown, so long-lived signals do not accumulate listeners.
+ *
+ * `effect` is an optional peer: it is loaded on the first Effect a handler returns, never by importing rxmcp.
  */
-import { Effect, Exit, Cause } from 'effect';
+import type * as CauseModule from 'effect/Cause';
+import type * as EffectModule from 'effect/Effect';
+import type * as ExitModule from 'effect/Exit';
 import { Observable } from 'rxjs';
+import { type EffectLike, isEffect } from './effect-like.ts';
 import { LocalError } from './errors.ts';
+
+export { isEffect };
 
 /**
  * Calls `onAbort` when `signal` aborts (at once if it already has). Returns the function that removes the
@@ -48,21 +55,41 @@ export function takeUntilAborted<T>(source$: Observable<T>, signal: AbortSignal)
   });
 }
 
-export function isEffect(value: unknown): value is Effect.Effect<unknown, unknown> {
-  return Effect.isEffect(value);
-}
-
 /** The outcome of running an Effect under a signal: a value, a failure, or interruption by the signal. */
 export type EffectOutcome<A> =
   | { readonly type: 'success'; readonly value: A }
   | { readonly type: 'failure'; readonly error: unknown }
   | { readonly type: 'interrupted' };
 
+interface EffectRuntime {
+  readonly Effect: typeof EffectModule;
+  readonly Exit: typeof ExitModule;
+  readonly Cause: typeof CauseModule;
+}
+let effectRuntime: Promise<EffectRuntime> | undefined;
+
 /**
- * Runs an Effect that needs no services; aborting `signal` interrupts its fiber (finalizers run).
+ * The three modules of `effect` that run an Effect (not its whole index), imported once; a clear error naming
+ * the package when it cannot be loaded (a later call tries again).
  */
-export async function runEffect<A>(effect: Effect.Effect<A, unknown>, signal: AbortSignal): Promise<EffectOutcome<A>> {
-  const exit = await Effect.runPromiseExit(effect, { signal });
+function loadEffect(): Promise<EffectRuntime> {
+  effectRuntime ??= Promise.all([import('effect/Effect'), import('effect/Exit'), import('effect/Cause')]).then(
+    ([Effect, Exit, Cause]) => ({ Effect, Exit, Cause }),
+    (cause: unknown) => {
+      effectRuntime = undefined;
+      throw new Error('A handler returned an Effect, but the "effect" package could not be loaded: install it beside rxmcp (npm install effect)', { cause });
+    },
+  );
+  return effectRuntime;
+}
+
+/**
+ * Runs an Effect that needs no services; aborting `signal` interrupts its fiber (finalizers run). Loads
+ * `effect` on first use.
+ */
+export async function runEffect<A>(effect: EffectLike<A>, signal: AbortSignal): Promise<EffectOutcome<A>> {
+  const { Effect, Exit, Cause } = await loadEffect();
+  const exit = await Effect.runPromiseExit(effect as unknown as EffectModule.Effect<A, unknown>, { signal });
   if (Exit.isSuccess(exit)) return { type: 'success', value: exit.value };
   if (Cause.hasInterruptsOnly(exit.cause)) return { type: 'interrupted' };
   return { type: 'failure', error: Cause.squash(exit.cause) };
