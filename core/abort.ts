@@ -1,5 +1,5 @@
 /**
- * The one module that bridges AbortSignal, Observable, Promise and Effect cancellation. Every listener added
+ * The one module that bridges AbortSignal, Promise and Effect cancellation. Every listener added
  * here is added `{ once: true }` and removed on teardown, so long-lived signals do not accumulate listeners.
  *
  * `effect` is an optional peer: it is loaded on the first Effect a handler returns, never by importing rxmcp.
@@ -7,7 +7,6 @@
 import type * as CauseModule from 'effect/Cause';
 import type * as EffectModule from 'effect/Effect';
 import type * as ExitModule from 'effect/Exit';
-import { Observable } from 'rxjs';
 import { type EffectLike, isEffect } from './effect-like.ts';
 import { LocalError } from './errors.ts';
 
@@ -37,24 +36,6 @@ export function abortedError(reason: unknown): LocalError {
   return new LocalError('RequestAborted', 'The request was aborted by the caller', { cause: reason });
 }
 
-/**
- * Subscribes to `source$` until `signal` aborts; the result Observable errors with `RequestAborted` then.
- * Unsubscribing from the result removes the abort listener.
- */
-export function takeUntilAborted<T>(source$: Observable<T>, signal: AbortSignal): Observable<T> {
-  return new Observable<T>((subscriber) => {
-    const subscription = source$.subscribe(subscriber);
-    const remove = onAbort(signal, (reason) => {
-      subscription.unsubscribe();
-      subscriber.error(abortedError(reason));
-    });
-    return () => {
-      remove();
-      subscription.unsubscribe();
-    };
-  });
-}
-
 /** The outcome of running an Effect under a signal: a value, a failure, or interruption by the signal. */
 export type EffectOutcome<A> =
   | { readonly type: 'success'; readonly value: A }
@@ -73,14 +54,27 @@ let effectRuntime: Promise<EffectRuntime> | undefined;
  * the package when it cannot be loaded (a later call tries again).
  */
 function loadEffect(): Promise<EffectRuntime> {
-  effectRuntime ??= Promise.all([import('effect/Effect'), import('effect/Exit'), import('effect/Cause')]).then(
-    ([Effect, Exit, Cause]) => ({ Effect, Exit, Cause }),
-    (cause: unknown) => {
-      effectRuntime = undefined;
-      throw new Error('A handler returned an Effect, but the "effect" package could not be loaded: install it beside rxmcp (npm install effect)', { cause });
-    },
-  );
+  if (effectRuntime === undefined) {
+    const loading = importEffect();
+    effectRuntime = loading;
+    loading.catch(() => {
+      if (effectRuntime === loading) effectRuntime = undefined;
+    });
+  }
   return effectRuntime;
+}
+
+async function importEffect(): Promise<EffectRuntime> {
+  try {
+    // Each import awaited inside `try`: a bundler (esbuild) then bundles effect where it is installed and leaves
+    // the import to run time where it is not, instead of failing the build of an app that never uses Effect.
+    const Effect = await import('effect/Effect');
+    const Exit = await import('effect/Exit');
+    const Cause = await import('effect/Cause');
+    return { Effect, Exit, Cause };
+  } catch (cause) {
+    throw new Error('A handler returned an Effect, but the "effect" package could not be loaded: install it beside rxmcp (npm install effect)', { cause });
+  }
 }
 
 /**
