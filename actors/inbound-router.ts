@@ -19,10 +19,11 @@ import {
 } from '../core/jsonrpc.ts';
 import { methodAvailable, methodRule, type Role } from '../core/protocol/methods.ts';
 import { allowsBatches } from '../core/protocol/versions.ts';
-import { claimedRevision } from '../core/protocol/modern.ts';
+import { claimedRevision, readEnvelope } from '../core/protocol/modern.ts';
+import type { ModernServing } from './modern/modern-serving.ts';
 import type { ExchangeKey, FrameOrigin, InboundFrame } from '../core/transport.ts';
 import { BatchResponses } from './batch.ts';
-import { IncomingRequest, type ResponseRoute, methodNotFound, sendResponse } from './incoming-request.ts';
+import { IncomingRequest, type ResponseRoute, methodNotFound, sendResponse, tooManyInFlight } from './incoming-request.ts';
 import { cancelExchange, routeModernNotification, routeModernRequest } from './modern/modern-router.ts';
 import { isProgressToken, progressTokenOf } from './progress.ts';
 import type { SessionContext } from './session-context.ts';
@@ -75,10 +76,23 @@ function routePayload(
   const classified = classify(payload);
   const route: ResponseRoute = batch === undefined ? direct(exchange) : { exchange, batch };
   switch (classified.kind) {
-    case 'request':
-      if (batch === undefined && choosesModern(session, classified.message)) session.becomeModern();
-      if (session.admits('admit-modern') && session.modern !== undefined) return routeModernRequest(session, session.modern, classified.message, route, origin, mirror);
+    case 'request': {
+      const modern = session.modern;
+      if (batch === undefined && modern !== undefined) {
+        switch (eraOfFirstRequest(session, modern, classified.message)) {
+          case 'modern':
+            session.becomeModern();
+            break;
+          case 'undecided':
+            // Valid in neither era: answered the modern way (its envelope error), deciding nothing.
+            return routeModernRequest(session, modern, classified.message, route, origin, mirror, LEGACY_HINT);
+          case 'unchanged':
+            break;
+        }
+      }
+      if (session.admits('admit-modern') && modern !== undefined) return routeModernRequest(session, modern, classified.message, route, origin, mirror);
       return routeRequest(session, classified.message, route);
+    }
     case 'notification':
       if (session.admits('admit-modern')) return routeModernNotification(session, classified.message, (params) => routeCancel(session, params));
       return routeNotification(session, classified.message);
@@ -97,17 +111,22 @@ function routePayload(
 }
 
 /**
- * A dual-era server connection takes the era of its first request: `initialize` opens a legacy session; a
- * legacy client's `ping` before it (no 2026 envelope) stays legacy; anything else is a modern request. A
- * modern-only server takes every first request as modern (so a stray `initialize` is refused in that era).
+ * A dual-era server connection takes the era of its first *valid* request: `initialize` opens a legacy session
+ * (the handshake judges its params); a request whose `_meta` carries a valid 2026-07-28 envelope makes it modern.
+ * Anything else gets its error and decides nothing, so a client that stumbles first (or a stray line) can still
+ * open either era: it is refused the modern way (its envelope error, with a word for legacy clients), unless it
+ * is a legacy client's `ping`, which may come before `initialize`. A modern-only server takes every first request
+ * as modern (so a stray `initialize` is refused in that era).
  */
-function choosesModern(session: SessionContext, message: JsonRpcRequest): boolean {
-  const modern = session.modern;
-  if (modern === undefined || session.role !== 'server' || !session.admits('admit-handshake')) return false;
-  if (!modern.acceptsLegacy) return true;
-  if (message.method === 'initialize') return false;
-  return !(message.method === 'ping' && claimedRevision(message.params) === undefined);
+function eraOfFirstRequest(session: SessionContext, modern: ModernServing, message: JsonRpcRequest): 'unchanged' | 'modern' | 'undecided' {
+  if (session.role !== 'server' || !session.admits('admit-handshake')) return 'unchanged';
+  if (!modern.acceptsLegacy) return 'modern';
+  if (message.method === 'initialize') return 'unchanged';
+  if (message.method === 'ping' && claimedRevision(message.params) === undefined) return 'unchanged';
+  return readEnvelope(message.params, modern.supported).ok ? 'modern' : 'undecided';
 }
+
+const LEGACY_HINT = 'or, for protocol revisions up to 2025-11-25, open a session with initialize first';
 
 function routeBatch(session: SessionContext, items: readonly unknown[], exchange: ExchangeKey | undefined, outer: BatchResponses | undefined): void {
   const route = direct(exchange);
@@ -118,7 +137,7 @@ function routeBatch(session: SessionContext, items: readonly unknown[], exchange
   }
   if (items.length === 0) return reject(session, route, undefined, { code: ErrorCode.InvalidRequest, message: 'Invalid request: empty batch' });
   if (items.length > session.limits.maxBatchSize) {
-    return reject(session, route, undefined, { code: ErrorCode.InvalidRequest, message: `Invalid request: a batch may hold at most ${session.limits.maxBatchSize} messages` });
+    return reject(session, route, undefined, { code: ErrorCode.InvalidRequest, message: `Invalid request: a batch may hold at most ${session.limits.maxBatchSize} messages (maxBatchSize)` });
   }
   const batch = new BatchResponses(session.writer, exchange);
   for (const item of items) {
@@ -170,7 +189,7 @@ function routeRequest(session: SessionContext, message: JsonRpcRequest, route: R
   const handler = session.handlers.requests.get(method);
   if (handler === undefined) return reject(session, route, id, methodNotFound(method));
   if (session.incoming.size >= session.limits.maxIncomingInFlight) {
-    return reject(session, route, id, { code: ErrorCode.InternalError, message: `Too many requests in flight (${session.limits.maxIncomingInFlight}); retry later` });
+    return reject(session, route, id, tooManyInFlight(session.limits.maxIncomingInFlight));
   }
   const token = progressTokenOf(params);
   if (token !== undefined) {

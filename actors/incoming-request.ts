@@ -261,3 +261,15 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 export function methodNotFound(method: string, why?: string): { code: number; message: string } {
   return { code: ErrorCode.MethodNotFound, message: why === undefined ? `Method not found: ${method}` : `Method not found: ${method} (${why})` };
 }
+
+/**
+ * The refusal of a request past the session's in-flight cap. It names the bound and its value (also as data, for
+ * programs), and is temporary: the same request succeeds once earlier ones finished.
+ */
+export function tooManyInFlight(limit: number): { code: number; message: string; data: { bound: string; value: number } } {
+  return {
+    code: ErrorCode.InternalError,
+    message: `Too many requests in flight: this session runs at most ${limit} at once (maxIncomingInFlight); retry once earlier requests finished`,
+    data: { bound: 'maxIncomingInFlight', value: limit },
+  };
+}

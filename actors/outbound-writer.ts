@@ -7,6 +7,13 @@
  * (a `slow` report, producers held back, progress merged, a stall timer) follows the session's backpressure
  * policy (core/backpressure.ts). The slow-consumer state is allocated only while a peer is slow, so sessions
  * whose peers keep up pay nothing for it.
+ *
+ * Answers are never dropped for queue space. The queue's bound is for what a session produces on its own
+ * (notifications, requests to the peer); answers are bounded by what the peer asked, and the writer keeps that
+ * bounded too: it tells the session when it starts waiting for the peer and when it has caught up again, and the
+ * session stops reading while it waits, so no new request (and no refusal of one) arrives that could not be
+ * answered. Answers may therefore use a reserve beyond the bound as large as the in-flight cap; only a medium
+ * that cannot stop reading can fill that, and then the session ends with a reason instead of losing an answer.
  */
 import type { Backpressure, FlowStatus } from '../core/backpressure.ts';
 import type { Clock, TimerHandle } from '../core/clock.ts';
@@ -23,6 +30,11 @@ export interface OutboundWriterEvents {
   readonly isWritable: () => boolean;
   /** The peer became a slow consumer, or keeps up again. */
   readonly onFlow: (status: FlowStatus) => void;
+  /**
+   * The writer started waiting for the peer to take frames (`true`), or took everything it held (`false`).
+   * Called once per change, so a session can stop and resume reading around it.
+   */
+  readonly onWaiting: (waiting: boolean) => void;
 }
 
 /** Held only while the peer is slow. */
@@ -36,12 +48,20 @@ const resolved = Promise.resolve();
 
 export class OutboundWriter {
   private queue: OutboundFrame[] | undefined;
+  /** The transport has not yet taken the last frame (its send returned a pending Promise). */
   private waiting = false;
+  /** Told the session it waits; cleared once every queued frame went out. */
+  private holding = false;
   private slow: SlowState | undefined;
 
+  /**
+   * @param answerReserve how far answers may go past `maxQueued` (the session's in-flight cap: every accepted
+   * request can still be answered when the queue is full of notifications)
+   */
   constructor(
     private readonly transport: Transport,
     private readonly maxQueued: number,
+    private readonly answerReserve: number,
     private readonly backpressure: Backpressure,
     private readonly clock: Clock,
     private readonly events: OutboundWriterEvents,
@@ -76,10 +96,14 @@ export class OutboundWriter {
     const queue = (this.queue ??= []);
     if (this.slow !== undefined && this.backpressure.policy === 'pause' && this.mergeProgress(queue, frame)) return;
     if (queue.length >= this.maxQueued) {
-      this.events.onOverflow(
-        new LocalError('SlowConsumer', `The outbound queue is full (${this.maxQueued} frames): the peer is not reading`),
-      );
-      return;
+      const answer = isAnswer(frame);
+      if (!answer || queue.length >= this.maxQueued + this.answerReserve) {
+        const bound = answer ? `${this.maxQueued} frames and ${this.answerReserve} more for answers` : `${this.maxQueued} frames`;
+        this.events.onOverflow(
+          new LocalError('SlowConsumer', `The outbound queue is full (maxOutboundQueue: ${bound}): the peer is not reading`),
+        );
+        return;
+      }
     }
     queue.push(frame);
     if (this.slow === undefined && queue.length >= this.backpressure.slowAfterFrames) this.becomeSlow(queue.length);
@@ -102,6 +126,10 @@ export class OutboundWriter {
     if (accepted !== undefined) {
       this.waiting = true;
       accepted.then(() => this.drain(), (error: unknown) => this.fail(error));
+      if (!this.holding) {
+        this.holding = true;
+        this.events.onWaiting(true);
+      }
     }
   }
 
@@ -110,6 +138,10 @@ export class OutboundWriter {
     const queue = this.queue;
     while (queue !== undefined && queue.length > 0 && !this.waiting && this.events.isWritable()) {
       this.send(queue.shift() as OutboundFrame);
+    }
+    if (this.holding && !this.waiting && (this.queue?.length ?? 0) === 0) {
+      this.holding = false;
+      this.events.onWaiting(false);
     }
     const slow = this.slow;
     if (slow === undefined) return;
@@ -178,6 +210,12 @@ export class OutboundWriter {
     }
     return false;
   }
+}
+
+/** A response (or a batch of them): what answers a request of the peer's. */
+function isAnswer(frame: OutboundFrame): boolean {
+  const payload = frame.payload;
+  return Array.isArray(payload) || !('method' in payload);
 }
 
 function progressTokenOf(frame: OutboundFrame): string | number | undefined {

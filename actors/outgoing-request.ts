@@ -123,7 +123,7 @@ class OutgoingRequest<R extends object> implements PendingRequest {
       return new LocalError('CapabilityNotNegotiated', `${this.spec.method} needs the peer capability "${missing}", which it did not declare`);
     }
     if (session.outgoing.size >= session.limits.maxOutgoingInFlight) {
-      return new LocalError('QueueFull', `Too many requests in flight (${session.limits.maxOutgoingInFlight})`);
+      return new LocalError('QueueFull', `Too many requests in flight: this session waits for at most ${session.limits.maxOutgoingInFlight} answers at once (maxOutgoingInFlight); retry once earlier requests finished`);
     }
     return undefined;
   }

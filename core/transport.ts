@@ -92,6 +92,15 @@ export interface Transport {
   send(frame: OutboundFrame): void | Promise<void>;
   /** Closes the medium; completes `incoming$`. Idempotent. */
   close(reason?: LocalError): Promise<void>;
+  /**
+   * Inbound flow control, for media that read one stream of frames (stdio, the memory pair). While paused the
+   * medium delivers no frame and stops reading, so the peer's writes wait in turn; frames already decoded are held
+   * (at most what one read produced) and delivered on resume, in order. A session pauses while its writer waits for
+   * the peer: it never reads more than it can answer. Media that carry each request on an exchange of its own (HTTP,
+   * NATS) leave both out. Idempotent; a closed transport ignores them.
+   */
+  pauseReading?(): void;
+  resumeReading?(): void;
 }
 
 /**

@@ -152,7 +152,7 @@ export class SessionCore implements SessionContext, McpSession, OutboundWriterEv
     this.clock = runtime.clock ?? systemClock;
     this.snapshot = initialLifecycle(machine);
     this.lastActivityAt = this.clock.now();
-    this.writer = new OutboundWriter(transport, this.limits.maxOutboundQueue, resolveBackpressure(runtime.backpressure), this.clock, this);
+    this.writer = new OutboundWriter(transport, this.limits.maxOutboundQueue, this.limits.maxIncomingInFlight, resolveBackpressure(runtime.backpressure), this.clock, this);
     const preinitialized = runtime.preinitialized;
     if (preinitialized !== undefined && role === 'server') {
       this.revision = preinitialized.revision;
@@ -301,7 +301,7 @@ export class SessionCore implements SessionContext, McpSession, OutboundWriterEv
     }
     const deferred = (this.deferred ??= []);
     if (deferred.length >= this.limits.maxDeferredRequests) {
-      return new LocalError('QueueFull', `Too many requests wait for the handshake (${this.limits.maxDeferredRequests})`);
+      return new LocalError('QueueFull', `Too many requests wait for the handshake: at most ${this.limits.maxDeferredRequests} may (maxDeferredRequests)`);
     }
     deferred.push(start);
     return undefined;
@@ -448,6 +448,16 @@ export class SessionCore implements SessionContext, McpSession, OutboundWriterEv
   onFlow(status: FlowStatus): void {
     this.flowSubject?.next(status);
     this.runtime.onFlow?.(this, status);
+  }
+
+  /**
+   * The session reads only while it can answer: while its writer waits for the peer, a medium that can stop
+   * reading does (its peer's writes then wait in turn), so a burst of requests can never produce more answers and
+   * refusals than the writer holds. Media with an exchange per request (HTTP, NATS) cannot, and need not.
+   */
+  onWaiting(waiting: boolean): void {
+    if (waiting) this.transport.pauseReading?.();
+    else this.transport.resumeReading?.();
   }
 
 }

@@ -13,7 +13,7 @@ import type { ServerCapabilities } from '../../core/protocol/capabilities.ts';
 import { INPUT_CAPABLE_METHODS, MODERN_CLIENT_REQUESTS, type RequestEnvelope, readEnvelope } from '../../core/protocol/modern.ts';
 import type { ExchangeKey, FrameOrigin } from '../../core/transport.ts';
 import type { InputRound, SessionView } from '../handler-types.ts';
-import { IncomingRequest, type ModernScope, type ResponseRoute, methodNotFound, sendResponse } from '../incoming-request.ts';
+import { IncomingRequest, type ModernScope, type ResponseRoute, methodNotFound, sendResponse, tooManyInFlight } from '../incoming-request.ts';
 import { isProgressToken, progressTokenOf } from '../progress.ts';
 import type { SessionContext } from '../session-context.ts';
 import type { RequestInputRound } from './input-round.ts';
@@ -38,6 +38,8 @@ export function routeModernRequest(
   route: ResponseRoute,
   origin: FrameOrigin | undefined,
   mirror: ((lowercaseName: string) => string | undefined) | undefined,
+  /** Added to an envelope error: the connection has no era yet, and the client may have meant the legacy one. */
+  undecidedHint?: string,
 ): void {
   const { id, method, params } = message;
   // `withoutId` answers a request whose id is taken: an error with that id would answer the running request.
@@ -56,14 +58,14 @@ export function routeModernRequest(
   const needs = requiredCapability[method];
   if (needs !== undefined && !needs(serving.capabilities())) return reject(methodNotFound(method, 'this server offers no such feature'));
   const read = readEnvelope(params, serving.supported);
-  if (!read.ok) return reject(read.error);
+  if (!read.ok) return reject(undecidedHint === undefined ? read.error : { ...read.error, message: `${read.error.message} (${undecidedHint})` });
   const envelope = read.envelope;
   if (mirror !== undefined) {
     const mismatch = serving.checkMirror(method, params, mirror);
     if (mismatch !== undefined) return reject({ code: ErrorCode.HeaderMismatch, message: `Header mismatch: ${mismatch}` });
   }
   if (session.incoming.size >= session.limits.maxIncomingInFlight) {
-    return reject({ code: ErrorCode.InternalError, message: `Too many requests in flight (${session.limits.maxIncomingInFlight}); retry later` });
+    return reject(tooManyInFlight(session.limits.maxIncomingInFlight));
   }
   const token = progressTokenOf(params);
   if (token !== undefined && !isProgressToken(token)) {

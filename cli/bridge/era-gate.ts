@@ -50,5 +50,8 @@ export function eraGate(transport: Transport, era: BridgeEra): Transport {
     },
     send: (frame) => transport.send(frame),
     close: (reason) => transport.close(reason),
+    // Flow control passes through: the gate holds nothing of its own.
+    pauseReading: () => transport.pauseReading?.(),
+    resumeReading: () => transport.resumeReading?.(),
   };
 }

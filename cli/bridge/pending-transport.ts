@@ -17,6 +17,16 @@ export function pendingTransport(making: Promise<Transport>, kind: string): Tran
     catchError((error: unknown) => of<TransportStatus>({ type: 'closed', reason: asLocal(error) })),
   );
   let closing: Promise<void> | undefined;
+  // Flow control asked for before the transport exists applies once it does.
+  let made: Transport | undefined;
+  let paused = false;
+  making.then(
+    (transport) => {
+      made = transport;
+      if (paused) transport.pauseReading?.();
+    },
+    () => undefined,
+  );
   return {
     kind,
     incoming$,
@@ -24,6 +34,14 @@ export function pendingTransport(making: Promise<Transport>, kind: string): Tran
     send(frame: OutboundFrame): Promise<void> {
       if (closing !== undefined) return Promise.reject(new LocalError('ConnectionClosed', `The ${kind} transport is closed`));
       return making.then((made) => made.send(frame));
+    },
+    pauseReading(): void {
+      paused = true;
+      made?.pauseReading?.();
+    },
+    resumeReading(): void {
+      paused = false;
+      made?.resumeReading?.();
     },
     close(reason?: LocalError): Promise<void> {
       closing ??= making.then(

@@ -3,8 +3,12 @@
  * uses it between a NATS session and a stdio child, and between this process's stdio and NATS.
  *
  * - Each direction keeps a bounded queue and hands frames on one at a time, waiting whenever `send` returns a
- *   promise (the receiver's backpressure). A full queue refuses: a request gets a JSON-RPC error back, anything
- *   else is dropped and reported; nothing grows without bound.
+ *   promise (the receiver's backpressure). A full queue refuses: a request gets a JSON-RPC error back, a
+ *   notification is dropped and reported; nothing grows without bound.
+ * - `a` is the asking side (toward clients), `b` the answering side (toward the server). A side is read only
+ *   while the pipe can pass on what it says (where its medium can pause), so its peer's writes wait in turn; `a`
+ *   also not while its answers wait for it. Answers are never dropped for queue space: they may use a reserve
+ *   beyond the bound as large as the bound itself, which only a side that cannot pause could fill.
  * - A request that cannot reach its receiver (the receiver closed, refused it, or reported it undeliverable)
  *   is answered with a JSON-RPC error to its sender, so no peer waits for an answer that cannot come.
  * - When either side ends, what it said last still reaches the other side (bounded by `drainMs`), then the
@@ -78,6 +82,8 @@ class Flow {
   private pumping: Promise<void> = Promise.resolve();
   /** The receiver is gone: nothing more is queued. */
   private stopped = false;
+  /** Waiting for the receiver since a send returned a promise, until the queue is empty again. */
+  backedUp = false;
   reverse!: Flow;
 
   constructor(
@@ -86,11 +92,12 @@ class Flow {
     private readonly receiver: Transport,
     private readonly maxQueued: number,
     private readonly report: (line: string) => void,
+    private readonly onBackedUp: () => void,
   ) {}
 
   push(payload: WirePayload): void {
     if (this.stopped) return this.bounce(payload, `${this.to} is closed`);
-    if (this.queue.length >= this.maxQueued) {
+    if (this.queue.length >= this.maxQueued && !(isAnswer(payload) && this.queue.length < 2 * this.maxQueued)) {
       this.report(`${this.from} -> ${this.to}: ${this.maxQueued} frames wait for ${this.to}; refusing more`);
       return this.bounce(payload, `${this.to} is not keeping up (${this.maxQueued} messages wait for it)`);
     }
@@ -134,7 +141,10 @@ class Flow {
         const payload = this.queue.shift() as WirePayload;
         try {
           const sent = this.receiver.send({ payload });
-          if (sent !== undefined) await sent;
+          if (sent !== undefined) {
+            this.setBackedUp(true);
+            await sent;
+          }
         } catch (error) {
           this.bounce(payload, describe(error));
         }
@@ -142,8 +152,20 @@ class Flow {
     } finally {
       // Runs in the same turn as the last empty-queue check: a push after it starts a new pump.
       this.running = false;
+      this.setBackedUp(false);
     }
   }
+
+  private setBackedUp(backedUp: boolean): void {
+    if (this.backedUp === backedUp) return;
+    this.backedUp = backedUp;
+    this.onBackedUp();
+  }
+}
+
+/** A response or a batch of them: what answers a request. */
+function isAnswer(payload: WirePayload): boolean {
+  return Array.isArray(payload) || !('method' in payload);
 }
 
 /** Connects `a` and `b` (both are subscribed at once); see the module comment for what it guarantees. */
@@ -156,8 +178,21 @@ export function pipeTransports(a: Transport, b: Transport, options: PipeOptions 
     { name: nameA, transport: a, ended: false, closing: undefined },
     { name: nameB, transport: b, ended: false, closing: undefined },
   ];
-  const toB = new Flow(nameA, nameB, b, maxQueued, report);
-  const toA = new Flow(nameB, nameA, a, maxQueued, report);
+  const paused = [false, false];
+  // Each side is read only while what it says can be passed on. The asking side `a` is also not read while its
+  // answers wait for it (it is the end of the chain, like a session's peer); the answering side `b` is read while
+  // requests wait for it, because it may itself have stopped reading until its answers are taken.
+  const updateReading = (): void => {
+    for (const index of [0, 1] as const) {
+      const pause = index === 0 ? toB.backedUp || toA.backedUp : toA.backedUp;
+      if (pause === paused[index] || sides[index].ended) continue;
+      paused[index] = pause;
+      if (pause) sides[index].transport.pauseReading?.();
+      else sides[index].transport.resumeReading?.();
+    }
+  };
+  const toB = new Flow(nameA, nameB, b, maxQueued, report, updateReading);
+  const toA = new Flow(nameB, nameA, a, maxQueued, report, updateReading);
   toB.reverse = toA;
   toA.reverse = toB;
   const outward = [toB, toA] as const;

@@ -47,16 +47,21 @@ export function forward(front: Transport, back: Transport, hooks: ForwardHooks =
   const fromFront = (frame: InboundFrame): void => {
     if (frame.type !== 'message') return;
     const messages = Array.isArray(frame.payload) ? frame.payload : [frame.payload];
-    for (const message of messages) {
+    const requests = messages.flatMap((message) => {
       const classified = classify(message);
-      if (classified.kind !== 'request') continue;
-      if (exchangeOf.size >= MAX_IN_FLIGHT) {
-        exchangeOf.set(classified.message.id, frame.exchange);
-        answerFront(classified.message.id, `The gateway holds ${MAX_IN_FLIGHT} requests of this session already; retry later`);
-        return;
+      return classified.kind === 'request' ? [classified.message] : [];
+    });
+    if (requests.length > 0 && exchangeOf.size + requests.length > MAX_IN_FLIGHT) {
+      // Refused whole (a batch too): every request of the frame hears why, none is forwarded.
+      for (const request of requests) {
+        exchangeOf.set(request.id, frame.exchange);
+        answerFront(request.id, `Too many requests in flight: the gateway holds at most ${MAX_IN_FLIGHT} of one session at once; retry once earlier requests finished`);
       }
-      exchangeOf.set(classified.message.id, frame.exchange);
-      if (classified.message.method === 'initialize') initialize = { id: classified.message.id, params: classified.message.params ?? {} };
+      return;
+    }
+    for (const request of requests) {
+      exchangeOf.set(request.id, frame.exchange);
+      if (request.method === 'initialize') initialize = { id: request.id, params: request.params ?? {} };
     }
     Promise.resolve(back.send({ payload: frame.payload as never })).catch((error: unknown) => {
       for (const message of messages) {
@@ -90,6 +95,14 @@ export function forward(front: Transport, back: Transport, hooks: ForwardHooks =
           ).catch(() => undefined);
           return;
         }
+      }
+    } else if (classified.kind === 'batch') {
+      // A 2025-03-26 batch of answers goes out on the exchange of its requests.
+      for (const item of classified.items) {
+        const id = (item as { readonly id?: unknown }).id;
+        if (typeof id !== 'string' && typeof id !== 'number') continue;
+        exchange ??= exchangeOf.get(id);
+        exchangeOf.delete(id);
       }
     } else if (frame.exchange !== undefined) {
       // A notification on a request's reply subject: it travels with that request.

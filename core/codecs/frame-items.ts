@@ -10,7 +10,7 @@ export function asBuffer(bytes: Uint8Array): Buffer {
 }
 
 export function frameTooLarge(maxFrameBytes: number, detail: string): DecodedItem {
-  return { ok: false, error: new LocalError('FrameTooLarge', `${detail} exceeds the frame limit of ${maxFrameBytes} bytes`) };
+  return { ok: false, error: new LocalError('FrameTooLarge', `${detail} exceeds the frame limit of ${maxFrameBytes} bytes (maxMessageBytes)`) };
 }
 
 /**

@@ -22,7 +22,7 @@ export const jsonCodec: Codec = Object.freeze({
 
   decode(bytes: Uint8Array, maxBytes: number): unknown {
     if (bytes.byteLength > maxBytes) {
-      throw new LocalError('FrameTooLarge', `a ${bytes.byteLength}-byte frame exceeds the frame limit of ${maxBytes} bytes`);
+      throw new LocalError('FrameTooLarge', `a ${bytes.byteLength}-byte frame exceeds the frame limit of ${maxBytes} bytes (maxMessageBytes)`);
     }
     // Invalid UTF-8 becomes U+FFFD rather than an error, as with every lenient JSON reader; the JSON
     // grammar is still checked in full by JSON.parse.

@@ -97,7 +97,7 @@ export const msgpackCodec: Codec = Object.freeze({
 
   decode(bytes: Uint8Array, maxBytes: number): unknown {
     if (bytes.byteLength > maxBytes) {
-      throw new LocalError('FrameTooLarge', `a ${bytes.byteLength}-byte frame exceeds the frame limit of ${maxBytes} bytes`);
+      throw new LocalError('FrameTooLarge', `a ${bytes.byteLength}-byte frame exceeds the frame limit of ${maxBytes} bytes (maxMessageBytes)`);
     }
     let raw: unknown;
     try {

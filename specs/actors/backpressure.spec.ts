@@ -89,7 +89,7 @@ test('backpressure close - a client that reads nothing while a tool floods: the 
   void callTool(peer, 'flood');
   const reason = await peer.session.closed;
   assert.ok(isLocalError(reason, 'SlowConsumer'), `closed for a slow consumer: ${String(reason)}`);
-  assert.match(reason.message, /outbound queue is full \(200 frames\)/);
+  assert.match(reason.message, /outbound queue is full \(maxOutboundQueue: 200 frames\)/);
   assert.ok(maxQueued <= 200, `queued at most the bound: ${maxQueued}`);
   assert.equal(flow[0]?.type, 'slow');
   await eventually(() => signal?.aborted === true, 1_000, 'the handler to be aborted');

@@ -4,7 +4,8 @@
  * Delivery is asynchronous (batched per microtask), like every real medium, so no handler ever runs inside
  * the sender's call stack. Each direction's inbox is bounded: past `highWaterMark` queued frames, `send`
  * returns a Promise that settles once the reader has drained the inbox (backpressure), and a reader that
- * never subscribes therefore stops its writer instead of growing memory.
+ * never subscribes therefore stops its writer instead of growing memory. A reader may pause (inbound flow
+ * control): frames then stay in its inbox, so its peer's writers wait exactly as for a reader that is behind.
  *
  * By default payloads cross as objects (treat them as immutable). With a `codec`, every payload is encoded
  * to bytes and decoded on the other side with the size limit enforced, exactly as a byte medium would.
@@ -38,6 +39,7 @@ class MemoryEndpoint implements MemoryTransport {
   private reader: Subscriber<InboundFrame> | undefined;
   private readonly inbox: InboundFrame[] = [];
   private flushScheduled = false;
+  private paused = false;
   private closed = false;
   private closeReason: LocalError | undefined;
   /** Writers waiting for this endpoint's inbox to drain. */
@@ -82,6 +84,16 @@ class MemoryEndpoint implements MemoryTransport {
     void this.peer.enqueue(this.decode(codec, bytes));
   }
 
+  pauseReading(): void {
+    this.paused = true;
+  }
+
+  resumeReading(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    if (this.inbox.length > 0 || this.closed) this.scheduleFlush();
+  }
+
   async close(reason?: LocalError): Promise<void> {
     if (this.closed) return;
     this.markClosed(reason);
@@ -107,7 +119,7 @@ class MemoryEndpoint implements MemoryTransport {
   }
 
   private scheduleFlush(): void {
-    if (this.flushScheduled || this.reader === undefined) return;
+    if (this.flushScheduled || this.reader === undefined || this.paused) return;
     this.flushScheduled = true;
     queueMicrotask(() => this.flush());
   }
@@ -117,9 +129,12 @@ class MemoryEndpoint implements MemoryTransport {
     const reader = this.reader;
     if (reader === undefined) return;
     // Deliver only what is queued now; frames sent during delivery wait for the next microtask, so a
-    // chatty pair cannot starve the event loop inside one flush.
-    const frames = this.inbox.splice(0, this.inbox.length);
-    for (const frame of frames) reader.next(frame);
+    // chatty pair cannot starve the event loop inside one flush. A reader that pauses mid-way keeps the rest.
+    let delivered = 0;
+    const count = this.inbox.length;
+    while (delivered < count && !this.paused && this.reader === reader) reader.next(this.inbox[delivered++] as InboundFrame);
+    this.inbox.splice(0, delivered);
+    if (this.paused || this.reader !== reader) return;
     const waiters = this.drainWaiters;
     if (waiters !== undefined) {
       this.drainWaiters = undefined;

@@ -91,6 +91,14 @@ export abstract class PipeTransport implements Transport {
     return this.closing;
   }
 
+  pauseReading(): void {
+    if (this.outcome === undefined) this.reader.pause();
+  }
+
+  resumeReading(): void {
+    if (this.outcome === undefined) this.reader.resume();
+  }
+
   /** Whether the transport has ended. */
   get ended(): boolean {
     return this.outcome !== undefined;

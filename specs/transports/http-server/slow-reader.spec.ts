@@ -126,7 +126,7 @@ test('slow reader, policy close - 1 GiB offered to a client reading nothing: mem
   t.diagnostic(`peak retained growth ${(growth / MIB).toFixed(1)} MiB; ${(progress.offered / MIB).toFixed(0)} MiB offered before the drop`);
   const dropped = events.find((e) => e.type === 'dropped') as Extract<HostEvent, { type: 'dropped' }>;
   assert.ok(isLocalError(dropped.reason, 'SlowConsumer'));
-  assert.match(dropped.reason.message, /outbound queue is full \(256 frames\)/);
+  assert.match(dropped.reason.message, /outbound queue is full \(maxOutboundQueue: 256 frames\)/);
   assert.ok(progress.offered < GIB / 4, `the tool stopped early: ${(progress.offered / MIB).toFixed(0)} MiB offered of 1024`);
   // 256 queued frames x 64 KiB = 16 MiB, the event store's 4 Mi characters, socket buffers: well under 128 MiB.
   assert.ok(growth < 128 * MIB, `peak memory growth ${(growth / MIB).toFixed(1)} MiB`);

@@ -1,0 +1,6 @@
+/**
+ * The msgpack codec (needs the msgpackr package).
+ *
+ * @module rxmcp/msgpack
+ */
+export * from '../../core/codecs/msgpack.ts';

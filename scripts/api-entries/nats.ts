@@ -1,0 +1,6 @@
+/**
+ * MCP over NATS: serveNats and natsClientTransport (needs the nats package). See docs/nats-binding.md.
+ *
+ * @module rxmcp/nats
+ */
+export * from '../../transports/nats/index.ts';
