@@ -10,6 +10,7 @@ import { type JsonObject, notification } from '../core/jsonrpc.ts';
 import { type ClientCapabilities, type Implementation, type ServerCapabilities, isImplementation } from '../core/protocol/capabilities.ts';
 import { MODERN_REVISIONS, LATEST_LEGACY_REVISION, LEGACY_REVISIONS, type LegacyRevision, acceptServerVersion } from '../core/protocol/versions.ts';
 import type { Transport } from '../core/transport.ts';
+import type { TimerHandle } from '../core/clock.ts';
 import { type McpSession, SessionCore, type SessionRuntimeOptions } from './session.ts';
 import { clientLifecycleMachine } from './session-lifecycle.ts';
 
@@ -42,57 +43,118 @@ export async function connectSession(transport: Transport, config: ClientConfig)
   const session = new SessionCore('client', transport, clientLifecycleMachine, config.capabilities, config.handlers, undefined, config);
   session.start();
   const era = config.era ?? 'legacy';
-  if (era !== 'legacy' && (await discoverModern(session, config, era === 'modern'))) return session;
-  await legacyHandshake(session, config);
+  if (era === 'legacy') await settleOrClose(session, () => completeLegacy(session, config, sendInitialize(session, config)));
+  else if (era === 'modern') await settleOrClose(session, () => completeModern(session, config, discover(session, config, config.initializeTimeoutMs, config.signal)));
+  else await connectAuto(session, config);
   return session;
 }
 
+/** Runs the handshake; when it fails, the session closes with its reason and the error is thrown. */
+async function settleOrClose(session: SessionCore, handshake: () => Promise<void>): Promise<void> {
+  try {
+    await handshake();
+  } catch (error) {
+    if (session.admits('admit-handshake') && error instanceof LocalError && error.code === 'UnsupportedVersion') session.step({ type: 'HANDSHAKE_FAILED' });
+    await session.close(error instanceof LocalError ? { reason: error } : {});
+    throw error;
+  }
+}
+
 /**
- * The modern era's start: every request will carry the envelope, and `server/discover` tells what the server
- * offers. True when the server speaks 2026-07-28. In `auto` mode any failure that is not a modern answer
- * (an error of another kind, a refusal, silence) means a legacy server: false, and nothing is left behind
- * (a late answer to the probe is dropped as an unknown response).
+ * `auto`: the era is taken from the server's first valid answer, never from its silence alone. The probe
+ * (`server/discover`) gets `probeTimeoutMs` to be answered: a modern answer means 2026-07-28, any other answer a
+ * legacy server. Silence means a server slow to start (a stdio program still loading) or a legacy one that ignores
+ * what it does not know before `initialize`: then `initialize` goes out too, and whichever request is answered
+ * validly first decides (a dual-era server that already took the probe as modern refuses the `initialize`; a
+ * legacy server never answers the probe validly). The other request is let go.
  */
-async function discoverModern(session: SessionCore, config: ClientConfig, required: boolean): Promise<boolean> {
-  session.envelope = Object.freeze({
+async function connectAuto(session: SessionCore, config: ClientConfig): Promise<void> {
+  const probe = new AbortController();
+  const signal = config.signal === undefined ? probe.signal : AbortSignal.any([config.signal, probe.signal]);
+  const probing = discover(session, config, config.initializeTimeoutMs, signal);
+  probing.catch(() => undefined);
+  let silence: TimerHandle | undefined;
+  const early = await Promise.race([
+    probing.then((result) => ({ result }), (error: unknown) => ({ error })),
+    new Promise<undefined>((resolve) => (silence = session.clock.setTimeout(() => resolve(undefined), config.probeTimeoutMs ?? 5000))),
+  ]);
+  silence?.cancel();
+  if (early !== undefined) {
+    if ('result' in early) return settleOrClose(session, () => completeModern(session, config, Promise.resolve(early.result)));
+    if (config.signal?.aborted === true) return settleOrClose(session, () => Promise.reject(early.error));
+    return settleOrClose(session, () => completeLegacy(session, config, sendInitialize(session, config)));
+  }
+  const initializing = sendInitialize(session, config);
+  initializing.catch(() => undefined);
+  let winner: { readonly era: 'modern' | 'legacy'; readonly result: JsonObject };
+  try {
+    winner = await Promise.any([
+      probing.then((result) => ({ era: 'modern' as const, result })),
+      initializing.then((result) => ({ era: 'legacy' as const, result })),
+    ]);
+  } catch (both) {
+    // Neither was answered validly: the legacy failure says more (the probe only ever reports that it was not modern).
+    const errors = both instanceof AggregateError ? both.errors : [both];
+    return settleOrClose(session, () => Promise.reject(errors[1] ?? errors[0]));
+  }
+  if (winner.era === 'modern') return settleOrClose(session, () => completeModern(session, config, Promise.resolve(winner.result)));
+  await settleOrClose(session, () => completeLegacy(session, config, Promise.resolve(winner.result)));
+  probe.abort(new LocalError('RequestAborted', 'The server answered initialize: it speaks a legacy revision'));
+}
+
+/** The modern envelope this client puts on every request. */
+function envelopeOf(config: ClientConfig): JsonObject {
+  return Object.freeze({
     [MetaKey.protocolVersion]: MODERN_REVISION,
     [MetaKey.clientCapabilities]: config.capabilities as JsonObject,
     [MetaKey.clientInfo]: config.clientInfo as unknown as JsonObject,
   });
-  const timeoutMs = required ? config.initializeTimeoutMs : (config.probeTimeoutMs ?? 5000);
-  const probe = (): Promise<JsonObject> =>
+}
+
+/**
+ * `server/discover`, resolving only with a modern answer: one that lists 2026-07-28. A -32022 naming a version this
+ * client speaks is asked again once. Anything else rejects (the server does not speak the modern era).
+ */
+async function discover(session: SessionCore, config: ClientConfig, timeoutMs: number | undefined, signal: AbortSignal | undefined): Promise<JsonObject> {
+  const ask = (): Promise<JsonObject> =>
     outgoingRequest(session, {
       method: 'server/discover',
       params: {},
-      options: { ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(config.signal === undefined ? {} : { signal: config.signal }) },
+      options: { meta: envelopeOf(config), ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(signal === undefined ? {} : { signal }) },
     });
-  let failure: unknown;
-  for (let attempt = 0; attempt < 2; attempt++) {
+  let result: JsonObject;
+  try {
+    result = await ask();
+  } catch (error) {
+    // -32022 naming a version this client speaks: the server wants it said again with that version.
+    if (!(error instanceof WireError && error.code === ErrorCode.UnsupportedProtocolVersion && supportsOurs(error.data))) throw notModern(error);
     try {
-      const result = await probe();
-      const versions = result['supportedVersions'];
-      if (!Array.isArray(versions) || !versions.includes(MODERN_REVISION)) {
-        failure = new LocalError('UnsupportedVersion', `The server does not list ${MODERN_REVISION} among its versions`);
-        break;
-      }
-      const capabilities = result['capabilities'];
-      session.peerCapabilities = (typeof capabilities === 'object' && capabilities !== null ? capabilities : {}) as ServerCapabilities;
-      const info = (result['_meta'] as JsonObject | undefined)?.[MetaKey.serverInfo];
-      session.peerInfo = isImplementation(info) ? info : undefined;
-      session.instructions = typeof result['instructions'] === 'string' ? result['instructions'] : undefined;
-      session.step({ type: 'INITIALIZED' });
-      return true;
-    } catch (error) {
-      failure = error;
-      // -32022 naming a version this client speaks: the server wants it said again with that version.
-      if (!(error instanceof WireError && error.code === ErrorCode.UnsupportedProtocolVersion && supportsOurs(error.data))) break;
+      result = await ask();
+    } catch (again) {
+      throw notModern(again);
     }
   }
-  session.envelope = undefined;
-  if (!required && session.admits('admit-handshake')) return false;
-  const error = failure instanceof LocalError ? failure : new LocalError('UnsupportedVersion', `The server does not speak ${MODERN_REVISION}`, { cause: failure });
-  await session.close({ reason: error });
-  throw error;
+  const versions = result['supportedVersions'];
+  if (!Array.isArray(versions) || !versions.includes(MODERN_REVISION)) {
+    throw new LocalError('UnsupportedVersion', `The server does not list ${MODERN_REVISION} among its versions`);
+  }
+  return result;
+}
+
+function notModern(error: unknown): LocalError {
+  return error instanceof LocalError ? error : new LocalError('UnsupportedVersion', `The server does not speak ${MODERN_REVISION}`, { cause: error });
+}
+
+/** The modern era's start: every request will carry the envelope; `server/discover` told what the server offers. */
+async function completeModern(session: SessionCore, config: ClientConfig, discovered: Promise<JsonObject>): Promise<void> {
+  const result = await discovered;
+  session.envelope = envelopeOf(config);
+  const capabilities = result['capabilities'];
+  session.peerCapabilities = (typeof capabilities === 'object' && capabilities !== null ? capabilities : {}) as ServerCapabilities;
+  const info = (result['_meta'] as JsonObject | undefined)?.[MetaKey.serverInfo];
+  session.peerInfo = isImplementation(info) ? info : undefined;
+  session.instructions = typeof result['instructions'] === 'string' ? result['instructions'] : undefined;
+  session.step({ type: 'INITIALIZED' });
 }
 
 function supportsOurs(data: unknown): boolean {
@@ -100,35 +162,28 @@ function supportsOurs(data: unknown): boolean {
   return Array.isArray(supported) && supported.includes(MODERN_REVISION);
 }
 
-async function legacyHandshake(session: SessionCore, config: ClientConfig): Promise<void> {
+/** `initialize`: resolves with its result, whatever it holds (checked by {@link completeLegacy}). */
+function sendInitialize(session: SessionCore, config: ClientConfig): Promise<JsonObject> {
   const requested = config.protocolVersion ?? LATEST_LEGACY_REVISION;
-  let result: JsonObject;
-  try {
-    result = await outgoingRequest(session, {
-      method: 'initialize',
-      params: { protocolVersion: requested, capabilities: config.capabilities as JsonObject, clientInfo: config.clientInfo as unknown as JsonObject },
-      options: {
-        ...(config.initializeTimeoutMs === undefined ? {} : { timeoutMs: config.initializeTimeoutMs }),
-        ...(config.signal === undefined ? {} : { signal: config.signal }),
-      },
-      cancellable: false,
-    });
-  } catch (error) {
-    await session.close(error instanceof LocalError ? { reason: error } : {});
-    throw error;
-  }
+  return outgoingRequest(session, {
+    method: 'initialize',
+    params: { protocolVersion: requested, capabilities: config.capabilities as JsonObject, clientInfo: config.clientInfo as unknown as JsonObject },
+    options: {
+      ...(config.initializeTimeoutMs === undefined ? {} : { timeoutMs: config.initializeTimeoutMs }),
+      ...(config.signal === undefined ? {} : { signal: config.signal }),
+    },
+    cancellable: false,
+  });
+}
+
+/** The rest of the legacy handshake: check the answer, adopt what it says, send `initialized`. */
+async function completeLegacy(session: SessionCore, config: ClientConfig, initialized: Promise<JsonObject>): Promise<void> {
+  const result = await initialized;
   const problem = invalidInitializeResult(result);
-  if (problem !== undefined) {
-    const error = new LocalError('ProtocolViolation', `The server's initialize result is invalid: ${problem}`);
-    await session.close({ reason: error });
-    throw error;
-  }
+  if (problem !== undefined) throw new LocalError('ProtocolViolation', `The server's initialize result is invalid: ${problem}`);
   const revision = acceptServerVersion(result['protocolVersion'], config.supportedVersions ?? LEGACY_REVISIONS);
   if (revision === undefined) {
-    const error = new LocalError('UnsupportedVersion', `The server answered protocol version ${JSON.stringify(result['protocolVersion'])}, which this client does not support`);
-    session.step({ type: 'HANDSHAKE_FAILED' });
-    await session.close({ reason: error });
-    throw error;
+    throw new LocalError('UnsupportedVersion', `The server answered protocol version ${JSON.stringify(result['protocolVersion'])}, which this client does not support`);
   }
   session.revision = revision;
   session.peerCapabilities = result['capabilities'] as ServerCapabilities;

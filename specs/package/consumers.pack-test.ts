@@ -155,7 +155,7 @@ describe('package: the packed tarball in throwaway projects', () => {
     assert.ok((await ok(bin, ['demo'], elsewhere, 60_000)).length > 0, 'the demo prints what it does');
     const gateway = await run(bin, ['gateway', '--name', 'x'], elsewhere);
     assert.equal(gateway.code, 1);
-    assert.match(gateway.stderr, /rxmcp gateway needs the "nats" package: install it beside rxmcp \(npm install nats\)/);
+    assert.match(gateway.stderr, /rxmcp gateway: the "nats" package is needed: install it beside rxmcp \(npm install nats\)/);
     assert.match(await untilListening(bin, ['serve', '--port', '0'], elsewhere), /listening at http:\/\/127\.0\.0\.1:\d+\/mcp/);
   });
 });

@@ -98,6 +98,12 @@ class StreamableHttpClient implements StreamableHttpClientTransport, ClientConte
    * and `notifications/initialized`.
    */
   private ready: Promise<void> | undefined;
+  /**
+   * Settles once every message sent earlier has passed the wait for {@link ready}: messages pass it in the order
+   * they were sent, so none slips through in the moment between an exclusive exchange ending and the messages
+   * that waited for it going on (one sent then would overtake `notifications/initialized`).
+   */
+  private gate: Promise<void> = Promise.resolve();
   private pendingPosts = 0;
   private drainWaiters: Array<() => void> | undefined;
   private closing: Promise<void> | undefined;
@@ -230,8 +236,23 @@ class StreamableHttpClient implements StreamableHttpClientTransport, ClientConte
   }
 
   private async dispatch(payload: WirePayload): Promise<void> {
-    while (this.ready !== undefined || this.renewal !== undefined) await (this.ready ?? this.renewal);
-    if (this.isClosed) return;
+    const earlier = this.gate;
+    let pass!: () => void;
+    this.gate = new Promise<void>((resolve) => (pass = resolve));
+    let sending: Promise<void> | undefined;
+    try {
+      await earlier;
+      while (this.ready !== undefined || this.renewal !== undefined) await (this.ready ?? this.renewal);
+      if (this.isClosed) return;
+      sending = this.start(payload);
+    } finally {
+      // After start: an exclusive exchange has set `ready` by now, so the next message waits for it.
+      pass();
+    }
+    return sending;
+  }
+
+  private start(payload: WirePayload): Promise<void> {
     if (this.mode === 'legacy-pending' || (this.mode === 'probing' && isInitializeRequest(payload))) {
       return this.exclusively(this.decideMode(payload));
     }
