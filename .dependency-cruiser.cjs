@@ -74,14 +74,26 @@ module.exports = {
         'Shipped code (core, actors, machines, transports, cli, index.ts) must not import devDependencies: ' +
         'they are not installed for users. Move the package to "dependencies" or keep the import in specs/bench.',
       from: { path: SHIPPED },
-      to: { dependencyTypes: ['npm-dev'] },
+      // An optional peer (effect, nats, msgpackr) is a devDependency too, for our own tests.
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['npm-peer'] },
+    },
+    {
+      name: 'optional-peers-behind-their-entry-points',
+      severity: 'error',
+      comment:
+        'effect, nats and msgpackr are optional peers: only the entry points that need them import them ' +
+        '(rxmcp/nats, rxmcp/msgpack, rxmcp/effect, the bridge and gateway commands); elsewhere only a dynamic ' +
+        'import (an Effect returned by a handler) or a type-only one, so `import "rxmcp"` loads none of them.',
+      from: { path: SHIPPED, pathNot: '^(transports/nats/|cli/(bridge|gateway)/|core/codecs/msgpack\\.ts$|core/schema/effect-schema\\.ts$)' },
+      to: { dependencyTypes: ['npm-peer'], dependencyTypesNot: ['dynamic-import', 'type-only'] },
     },
     {
       name: 'no-non-package-json',
       severity: 'error',
       comment: 'Import only packages declared in package.json (not transitive dependencies).',
       from: {},
-      to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown'] },
+      // dependency-cruiser also tags a declared peer dependency 'npm-no-pkg'.
+      to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown'], dependencyTypesNot: ['npm-peer'] },
     },
     {
       name: 'not-to-unresolvable',

@@ -16,7 +16,8 @@ const nodeGlobals = {
 
 export default tseslint.config(
   {
-    ignores: ['**/node_modules/**', 'dist/**', 'coverage/**', '.tmp/**'],
+    // The package consumers' TypeScript is compiled by the package test in its own tsc --init project.
+    ignores: ['**/node_modules/**', 'dist/**', 'coverage/**', '.tmp/**', 'specs/package/fixtures/typed/**'],
   },
 
   // Plain JS / CJS config files (eslint.config.js, .dependency-cruiser.cjs): untyped, recommended only.

@@ -1,8 +1,8 @@
 /**
  * The types handler code is written against: what a request handler receives and may return.
  */
-import type { Effect } from 'effect';
 import type { Observable } from 'rxjs';
+import type { EffectLike } from '../core/effect-like.ts';
 import type { JsonObject, RequestId } from '../core/jsonrpc.ts';
 import type { AnyCapabilities, Implementation } from '../core/protocol/capabilities.ts';
 import type { Role } from '../core/protocol/methods.ts';
@@ -107,7 +107,7 @@ export type HandlerOutput<R extends object = object> =
   | R
   | PromiseLike<R>
   | Observable<ProgressUpdate | R>
-  | Effect.Effect<R, unknown>;
+  | EffectLike<R>;
 
 export type RequestHandler<R extends object = object> = (
   params: JsonObject | undefined,

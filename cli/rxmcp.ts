@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --import tsx
+#!/usr/bin/env node
 /** The `rxmcp` program: runs the command line (cli/main.ts) on this process's argv, stdout and stderr. */
 import { runRxmcp } from './main.ts';
 

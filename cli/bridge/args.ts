@@ -1,5 +1,5 @@
 /** The command line of `rxmcp bridge`. */
-import { serverSubjects } from '../../transports/nats/index.ts';
+import { serverSubjects } from '../../transports/nats/subjects.ts';
 import type { EnvInheritance } from '../../transports/stdio/index.ts';
 import { DEFAULT_MAX_CHILDREN } from './child-acceptor.ts';
 import type { BridgeEra } from './era-gate.ts';

@@ -1,9 +1,8 @@
 /** `rxmcp bridge`: a stdio MCP server onto NATS (`to-nats`), and a server on NATS onto stdio (`from-nats`). */
 import { UsageError } from '../args.ts';
 import { resolveCommand } from '../resolve-command.ts';
+import { withNats } from '../optional-peer.ts';
 import { bridgeUsage, parseBridgeArgs } from './args.ts';
-import { bridgeFromNats } from './from-nats.ts';
-import { bridgeToNats } from './to-nats.ts';
 
 export { bridgeUsage } from './args.ts';
 
@@ -21,7 +20,9 @@ export async function runBridge(argv: readonly string[], report: (line: string) 
     // A command that cannot start would fail only at the first session: say so before serving anything.
     const resolved = resolveCommand(args.command);
     if ('problem' in resolved) throw new UsageError('rxmcp bridge to-nats', `cannot run the server command: ${resolved.problem}`);
+    const { bridgeToNats } = await withNats(() => import('./to-nats.ts'));
     return bridgeToNats(args, report);
   }
+  const { bridgeFromNats } = await withNats(() => import('./from-nats.ts'));
   return bridgeFromNats(args, report);
 }

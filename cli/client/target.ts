@@ -5,10 +5,10 @@
 import type { NatsConnection } from 'nats';
 import type { Transport } from '../../core/transport.ts';
 import { createStreamableHttpClientTransport } from '../../transports/http/index.ts';
-import { natsClientTransport, serverSubjects } from '../../transports/nats/index.ts';
+import { serverSubjects } from '../../transports/nats/subjects.ts';
 import { spawnStdioServer } from '../../transports/stdio/index.ts';
 import { UsageError } from '../args.ts';
-import { connectNats } from '../bridge/connect.ts';
+import { withNats } from '../optional-peer.ts';
 import { resolveCommand } from '../resolve-command.ts';
 
 export type Target =
@@ -66,6 +66,7 @@ export async function openTarget(command: string, target: Target, options: { rea
     case 'http':
       return { transport: createStreamableHttpClientTransport(target.url, { ...(options.headers === undefined ? {} : { headers: options.headers }) }), release: async () => undefined };
     case 'nats': {
+      const [{ connectNats }, { natsClientTransport }] = await withNats(() => Promise.all([import('../bridge/connect.ts'), import('../../transports/nats/index.ts')]));
       const connection: NatsConnection = await connectNats(target.servers, `rxmcp ${command}`);
       const transport = natsClientTransport({ connection, name: target.name, ...(options.prefix === undefined ? {} : { prefix: options.prefix }) });
       return {

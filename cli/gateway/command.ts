@@ -3,11 +3,10 @@
  * NATS-hosted MCP server `<server>` on Streamable HTTP (and HTTP+SSE) until SIGINT/SIGTERM. Run as many replicas
  * as you like behind a load balancer: they share sessions and SSE events through JetStream.
  */
-import { connect } from 'nats';
-import { serverSubjects } from '../../transports/nats/index.ts';
+import { serverSubjects } from '../../transports/nats/subjects.ts';
 import { UsageError, parseCommand, portValue } from '../args.ts';
 import { listenOrExplain } from '../listen.ts';
-import { createGateway } from './gateway.ts';
+import { withNats } from '../optional-peer.ts';
 
 export interface GatewayArgs {
   readonly nats: string;
@@ -73,6 +72,7 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayArgs | undefin
 }
 
 export async function runGateway(args: GatewayArgs, print: (line: string) => void): Promise<void> {
+  const [{ connect }, { createGateway }] = await withNats(() => Promise.all([import('nats'), import('./gateway.ts')]));
   const connection = await connect({ servers: args.nats, maxReconnectAttempts: -1, reconnectTimeWait: 250, name: `rxmcp-gateway-${args.name}` }).catch((error: unknown) => {
     throw new Error(`could not connect to NATS at ${args.nats}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   });
