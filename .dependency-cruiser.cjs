@@ -54,6 +54,16 @@ module.exports = {
       to: { path: '^(transports|cli)/|^index\\.ts$' },
     },
     {
+      name: 'runtime-neutral-core',
+      severity: 'error',
+      comment:
+        'core/, actors/ and machines/ run in browsers, Deno, Bun and edge workers as in Node: no node:* module ' +
+        'and no Node builtin (Web Crypto, core/crypto/ and core/bytes.ts instead). Only transports/ and cli/ ' +
+        'may use Node.',
+      from: { path: '^(core|actors|machines)/' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
       name: 'nothing-imports-cli',
       severity: 'error',
       comment: 'cli/ is a top layer: only specs/ and bench/ may import it.',

@@ -16,8 +16,10 @@ export interface Clock {
 
 /** A system timer; `cancel` is a prototype method so a timer costs no closure (one is armed per request). */
 class SystemTimer implements TimerHandle {
-  constructor(private readonly timer: NodeJS.Timeout) {
-    timer.unref();
+  constructor(private readonly timer: ReturnType<typeof setTimeout>) {
+    // Node and Bun return a timer object that can stop holding the process open; browsers and Deno return a
+    // number, and a page or worker has no process to hold open.
+    if (typeof timer === 'object' && timer !== null && 'unref' in timer && typeof timer.unref === 'function') timer.unref();
   }
 
   cancel(): void {
