@@ -19,7 +19,8 @@ class SystemTimer implements TimerHandle {
   constructor(private readonly timer: ReturnType<typeof setTimeout>) {
     // Node and Bun return a timer object that can stop holding the process open; browsers and Deno return a
     // number, and a page or worker has no process to hold open.
-    if (typeof timer === 'object' && timer !== null && 'unref' in timer && typeof timer.unref === 'function') timer.unref();
+    const handle = timer as { unref?: unknown };
+    if (typeof handle === 'object' && handle !== null && typeof handle.unref === 'function') (handle as { unref(): void }).unref();
   }
 
   cancel(): void {
