@@ -20,6 +20,8 @@ import { type BrowserContext, type Page, chromium } from 'playwright-core';
 import { createDemoServer, type DemoServer } from '../../cli/demo-server.ts';
 import { type StreamableHttpServer, createStreamableHttpServer } from '../../transports/http/index.ts';
 
+type Era = 'legacy' | 'modern';
+
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
   '--headless',
@@ -96,63 +98,67 @@ async function serve(req: IncomingMessage, res: ServerResponse, script: string):
   res.end(content);
 }
 
-async function openPage(): Promise<Page> {
+async function openPage(era: Era): Promise<Page> {
   assert.ok(context !== undefined);
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
-  await page.goto(`${origin}/`);
+  await page.goto(`${origin}/?era=${era}`);
   await page.waitForFunction(() => document.getElementById('status')?.textContent !== 'loading', undefined, { timeout: 15_000 });
   assert.equal(await page.textContent('#status'), 'connected', `the page connected (page errors: ${errors.join('; ')})`);
   return page;
 }
 
-test('browser - the bundled client lists the tools and shows count\'s progress live, before its result', { timeout: 60_000 }, async () => {
-  const page = await openPage();
-  try {
-    const tools = await page.$$eval('#tools li', (items) => items.map((item) => item.textContent));
-    assert.ok(tools.includes('count') && tools.includes('greet') && tools.includes('stats'), `the demo tools are listed: ${tools.join(', ')}`);
+for (const era of ['modern', 'legacy'] as const) {
+  test(`browser, ${era} era - the bundled client lists the tools and shows count's progress live, before its result`, { timeout: 60_000 }, async () => {
+    const page = await openPage(era);
+    try {
+      const tools = await page.$$eval('#tools li', (items) => items.map((item) => item.textContent));
+      assert.ok(tools.includes('count') && tools.includes('greet') && tools.includes('stats'), `the demo tools are listed: ${tools.join(', ')}`);
 
-    // Snapshots of the DOM as it changes: progress must be on screen while there is no result yet.
-    await page.evaluate(() => {
-      const seen: string[] = [];
-      (window as unknown as { seen: string[] }).seen = seen;
-      new MutationObserver(() => seen.push(`${document.querySelectorAll('#progress li').length}|${document.getElementById('result')?.textContent ?? ''}`)).observe(document.body, {
-        subtree: true,
-        childList: true,
-        characterData: true,
+      // Snapshots of the DOM as it changes: progress must be on screen while there is no result yet.
+      await page.evaluate(() => {
+        const seen: string[] = [];
+        (window as unknown as { seen: string[] }).seen = seen;
+        new MutationObserver(() => seen.push(`${document.querySelectorAll('#progress li').length}|${document.getElementById('result')?.textContent ?? ''}`)).observe(document.body, {
+          subtree: true,
+          childList: true,
+          characterData: true,
+        });
       });
-    });
-    await page.click('#count');
-    await page.waitForFunction(() => (document.getElementById('result')?.textContent ?? '') !== '', undefined, { timeout: 15_000 });
-    assert.equal(await page.textContent('#result'), 'Counted to 4.');
-    assert.deepEqual(await page.$$eval('#progress li', (items) => items.map((item) => item.textContent)), ['1/4', '2/4', '3/4', '4/4']);
-    const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
-    assert.ok(seen.includes('1|') && seen.includes('4|'), `progress was displayed before the result arrived: ${seen.join(' ')}`);
-  } finally {
-    await page.close();
-  }
-});
+      await page.click('#count');
+      await page.waitForFunction(() => (document.getElementById('result')?.textContent ?? '') !== '', undefined, { timeout: 15_000 });
+      assert.equal(await page.textContent('#result'), 'Counted to 4.');
+      assert.deepEqual(await page.$$eval('#progress li', (items) => items.map((item) => item.textContent)), ['1/4', '2/4', '3/4', '4/4']);
+      const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
+      assert.ok(seen.includes('1|') && seen.includes('4|'), `progress was displayed before the result arrived: ${seen.join(' ')}`);
+    } finally {
+      await page.close();
+    }
+  });
 
-test('browser - a call the page cancels is cancelled on the server and shown cancelled', { timeout: 60_000 }, async () => {
-  const page = await openPage();
-  try {
-    await page.click('#count-cancel');
-    await page.waitForFunction(() => (document.getElementById('cancel-status')?.textContent ?? '') !== '', undefined, { timeout: 15_000 });
-    assert.equal(await page.textContent('#cancel-status'), 'cancelled (RequestAborted)');
-    const call = received.find((message) => message.method === 'tools/call' && JSON.stringify(message.params).includes('"n":20'));
-    assert.ok(call !== undefined, 'the server received the call to cancel');
-    // The page negotiated 2026-07-28, where a request is cancelled by closing its POST (legacy sessions send
-    // notifications/cancelled instead): the server sees its answer's connection go before the answer is done.
-    const cancelledOnServer = (): boolean =>
-      abandoned.includes(call) || received.some((message) => message.method === 'notifications/cancelled' && message.params?.requestId === call.id);
-    const deadline = Date.now() + 5000;
-    while (!cancelledOnServer() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.ok(cancelledOnServer(), `the server saw request ${JSON.stringify(call.id)} cancelled`);
-    // The count of 20 would take 4 s; the cancelled one reported at most its first steps.
-    const progress = await page.$$eval('#cancel-progress li', (items) => items.length);
-    assert.ok(progress >= 1 && progress < 20, `the cancelled count stopped early (${progress} progress reports)`);
-  } finally {
-    await page.close();
-  }
-});
+  test(`browser, ${era} era - a call the page cancels is cancelled on the server and shown cancelled`, { timeout: 60_000 }, async () => {
+    const page = await openPage(era);
+    try {
+      await page.click('#count-cancel');
+      await page.waitForFunction(() => (document.getElementById('cancel-status')?.textContent ?? '') !== '', undefined, { timeout: 15_000 });
+      assert.equal(await page.textContent('#cancel-status'), 'cancelled (RequestAborted)');
+      const call = received.findLast((message) => message.method === 'tools/call' && JSON.stringify(message.params).includes('"n":20'));
+      assert.ok(call !== undefined, 'the server received the call to cancel');
+      // A legacy session sends notifications/cancelled; in 2026-07-28 a request is cancelled by closing its POST,
+      // so the server sees its answer's connection go before the answer is done.
+      const cancelledOnServer = (): boolean =>
+        era === 'legacy'
+          ? received.some((message) => message.method === 'notifications/cancelled' && message.params?.requestId === call.id)
+          : abandoned.includes(call);
+      const deadline = Date.now() + 5000;
+      while (!cancelledOnServer() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.ok(cancelledOnServer(), `the server saw request ${JSON.stringify(call.id)} cancelled`);
+      // The count of 20 would take 4 s; the cancelled one reported at most its first steps.
+      const progress = await page.$$eval('#cancel-progress li', (items) => items.length);
+      assert.ok(progress >= 1 && progress < 20, `the cancelled count stopped early (${progress} progress reports)`);
+    } finally {
+      await page.close();
+    }
+  });
+}

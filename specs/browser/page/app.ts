@@ -2,7 +2,8 @@
  * The page the browser spec drives: rxmcp's client on the fetch Streamable HTTP transport, bundled for the
  * browser by esbuild. It connects to /mcp on its own origin, lists the tools, and offers two buttons: `count`
  * with a live progress display, and a `count` that the page cancels once the first progress arrives.
- * Everything it does is written into the DOM, which is all the spec looks at.
+ * `?era=legacy` or `?era=modern` picks the protocol era (default: negotiated). Everything it does is written
+ * into the DOM, which is all the spec looks at.
  */
 import { createClient } from '../../../machines/client.ts';
 import { createFetchHttpClientTransport } from '../../../transports/http/web.ts';
@@ -21,7 +22,9 @@ function log(listId: string, text: string): void {
 
 async function main(): Promise<void> {
   const transport = createFetchHttpClientTransport(new URL('/mcp', location.href));
-  const client = await createClient({ name: 'rxmcp-browser-page', version: '1.0.0' }).connect(transport);
+  const era = new URLSearchParams(location.search).get('era');
+  const options: { era?: 'legacy' | 'modern' } = era === 'legacy' ? { era: 'legacy' } : era === 'modern' ? { era: 'modern' } : {};
+  const client = await createClient({ name: 'rxmcp-browser-page', version: '1.0.0', ...options }).connect(transport);
   for (const tool of await client.listTools()) log('tools', tool.name);
   element('status').textContent = 'connected';
 
