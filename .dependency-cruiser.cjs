@@ -64,6 +64,18 @@ module.exports = {
       to: { dependencyTypes: ['core'] },
     },
     {
+      name: 'web-transports-runtime-neutral',
+      severity: 'error',
+      comment:
+        'What rxmcp/http/web and rxmcp/memory are made of runs without Node (browsers, Deno, edge workers): only ' +
+        'the node:http client engine and the node:http server adapter may import Node builtins (types aside).',
+      from: {
+        path: '^transports/(memory|http/(shared|client|server))/|^transports/http/web\\.ts$',
+        pathNot: '^transports/http/(client/(node-engine|streamable-http-client|index)|server/(node-adapter|streamable-http-server|index))\\.ts$',
+      },
+      to: { dependencyTypes: ['core'], dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'nothing-imports-cli',
       severity: 'error',
       comment: 'cli/ is a top layer: only specs/ and bench/ may import it.',
