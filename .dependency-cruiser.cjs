@@ -54,6 +54,28 @@ module.exports = {
       to: { path: '^(transports|cli)/|^index\\.ts$' },
     },
     {
+      name: 'runtime-neutral-core',
+      severity: 'error',
+      comment:
+        'core/, actors/ and machines/ run in browsers, Deno, Bun and edge workers as in Node: no node:* module ' +
+        'and no Node builtin (Web Crypto, core/crypto/ and core/bytes.ts instead). Only transports/ and cli/ ' +
+        'may use Node.',
+      from: { path: '^(core|actors|machines)/' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'web-transports-runtime-neutral',
+      severity: 'error',
+      comment:
+        'What rxmcp/http/web and rxmcp/memory are made of runs without Node (browsers, Deno, edge workers): only ' +
+        'the node:http client engine and the node:http server adapter may import Node builtins (types aside).',
+      from: {
+        path: '^transports/(memory|http/(shared|client|server))/|^transports/http/web\\.ts$',
+        pathNot: '^transports/http/(client/(node-engine|streamable-http-client|index)|server/(node-adapter|streamable-http-server|index))\\.ts$',
+      },
+      to: { dependencyTypes: ['core'], dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'nothing-imports-cli',
       severity: 'error',
       comment: 'cli/ is a top layer: only specs/ and bench/ may import it.',

@@ -4,7 +4,7 @@
  * notifications on the session; the modern era (2026-07-28) answers the same calls with multi round-trip
  * results, so handler code runs unchanged in both.
  */
-import { randomUUID } from 'node:crypto';
+import { randomUuid } from '../../core/crypto/random.ts';
 import { LocalError, WireError } from '../../core/errors.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
@@ -248,7 +248,7 @@ async function elicit(caller: ClientCaller, revision: string | undefined, params
     // The id correlates the later `notifications/elicitation/complete` (2025-11-25); make one when the caller did
     // not. The modern era has no completion notification: the retry is the completion.
     const legacy = revision !== undefined && revision < '2026-07-28';
-    if (legacy && (params.elicitationId === undefined || params.elicitationId === '')) sent = { ...params, elicitationId: randomUUID() };
+    if (legacy && (params.elicitationId === undefined || params.elicitationId === '')) sent = { ...params, elicitationId: randomUuid() };
   } else {
     const problem = checkElicitationSchema(params.requestedSchema as unknown as JsonObject, { revision });
     if (problem !== undefined) throw new LocalError('ProtocolViolation', `The elicitation schema is not allowed: ${problem}`);

@@ -136,8 +136,7 @@ describe('package: the packed tarball in throwaway projects', () => {
   });
 
   test(
-    'package - an esbuild bundle for the browser (root + memory) needs no node: builtin',
-    { todo: 'the root still imports node:crypto; the branch replacing it with Web Crypto (wip/neutral) makes this pass' },
+    'package - an esbuild bundle for the browser (root + memory + the fetch HTTP client) needs no node: builtin',
     async () => {
       const out = join(work, 'bundled', 'browser', 'app.mjs');
       const result = await build({ entryPoints: [join(plain, 'browser.mjs')], bundle: true, platform: 'browser', format: 'esm', outfile: out, metafile: true, logLevel: 'silent' });
