@@ -131,6 +131,15 @@ export class IncomingRequest implements RequestContext, RunningRequest {
     this.route.batch?.deliver(undefined);
   }
 
+  abandon(reason: LocalError, answer: { readonly code: number; readonly message: string; readonly data?: unknown }): void {
+    if (this.done) return;
+    this.cancelReason = reason;
+    // Answered first: whatever the handler does when its signal aborts comes after the one answer and is dropped.
+    this.finish(errorResponse(this.id, answer));
+    this.subscription?.unsubscribe();
+    this.controller?.abort(reason);
+  }
+
   progress(update: ProgressUpdate): void {
     if (this.done || this.progressToken === undefined) return;
     const report = normaliseProgress(update);
