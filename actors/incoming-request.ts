@@ -52,6 +52,8 @@ export function sendResponse(session: SessionContext, route: ResponseRoute, resp
 
 export class IncomingRequest implements RequestContext, RunningRequest {
   private controller: AbortController | undefined;
+  /** Created only when a handler reads `shutdown`; `true` once the shutdown began before anyone read it. */
+  private shutdownController: AbortController | true | undefined;
   private cancelReason: LocalError | undefined;
   private done = false;
   private lastProgress = -Infinity;
@@ -100,6 +102,17 @@ export class IncomingRequest implements RequestContext, RunningRequest {
       if (this.cancelReason !== undefined) this.controller.abort(this.cancelReason);
     }
     return this.controller.signal;
+  }
+
+  get shutdown(): AbortSignal {
+    if (this.shutdownController === true) return AbortSignal.abort(shutdownReason);
+    this.shutdownController ??= new AbortController();
+    return this.shutdownController.signal;
+  }
+
+  shutdownStarted(): void {
+    if (this.shutdownController === undefined) this.shutdownController = true;
+    else if (this.shutdownController !== true) this.shutdownController.abort(shutdownReason);
   }
 
   get session(): SessionView {
@@ -261,6 +274,8 @@ export class IncomingRequest implements RequestContext, RunningRequest {
     sendResponse(this.sessionContext, this.route, response);
   }
 }
+
+const shutdownReason = new LocalError('ConnectionClosed', 'The session is shutting down');
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';

@@ -40,6 +40,8 @@ export interface RunningRequest {
   readonly progressToken: string | number | undefined;
   readonly exchange: ExchangeKey | undefined;
   cancel(reason: LocalError): void;
+  /** The session started a graceful shutdown: the request may finish, and is told to (its `shutdown` signal). */
+  shutdownStarted(): void;
   /**
    * Ends the request with an error answer instead of silence (the session shuts down while it still runs): its
    * handler is aborted with `reason`, the requester is answered with `answer`.

@@ -379,6 +379,7 @@ export class SessionCore implements SessionContext, McpSession, OutboundWriterEv
     this.closeReason ??= options.reason;
     this.step({ type: 'CLOSE' });
     const drainMs = options.drainMs ?? 0;
+    for (const request of this.incoming.values()) request.shutdownStarted();
     if (drainMs > 0 && this.incoming.size > 0) await this.drain(drainMs);
     // The transport may have gone while draining: then nothing can be answered or flushed any more.
     if (this.isWritable()) {
