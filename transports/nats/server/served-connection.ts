@@ -168,6 +168,12 @@ export class ServedConnection implements Transport {
     this.closed = true;
     for (const open of this.byId.values()) {
       if (this.host.exchanges.get(open.reply) === open) this.host.exchanges.delete(open.reply);
+      // A session answers what it ran before it closes; whatever is left (a bridged process that went away)
+      // still gets one answer instead of the client's silence limit.
+      this.publishBody(open.reply, open.codec.encode(errorResponse(open.requestId, {
+        code: ErrorCode.InternalError,
+        message: `The server closed the connection before answering request ${JSON.stringify(open.requestId)}${reason === undefined ? '' : `: ${reason.message}`}`,
+      })), open.codec, EMPTY_HEADERS, undefined);
     }
     this.byId.clear();
     this.status.next(reason === undefined ? { type: 'closed' } : { type: 'closed', reason });
