@@ -7,7 +7,7 @@
  */
 import { ErrorCode } from '../../core/error-codes.ts';
 import { type JsonObject, type RequestId, classify, errorResponse } from '../../core/jsonrpc.ts';
-import type { ExchangeKey, InboundFrame, Transport } from '../../core/transport.ts';
+import type { ExchangeKey, GracefulCloseOptions, InboundFrame, Transport } from '../../core/transport.ts';
 
 export interface ForwardHooks {
   /** The back answered the front's `initialize` with a result. */
@@ -17,7 +17,12 @@ export interface ForwardHooks {
 }
 
 export interface Forwarding {
-  close(): Promise<void>;
+  /**
+   * Closes both sides. With `drainMs`, gracefully: new requests from the front are refused at once, requests in
+   * flight have up to `drainMs` for their answers to come back, and those still open then are answered with an
+   * error naming the deadline.
+   */
+  close(options?: GracefulCloseOptions): Promise<void>;
 }
 
 /** Requests in flight through one forwarding; more are refused (bounded like every queue). */
@@ -26,12 +31,25 @@ const MAX_IN_FLIGHT = 4096;
 export function forward(front: Transport, back: Transport, hooks: ForwardHooks = {}): Forwarding {
   const exchangeOf = new Map<RequestId, ExchangeKey | undefined>();
   let initialize: { readonly id: RequestId; readonly params: JsonObject } | undefined;
-  let closed = false;
+  /** Set while a graceful close waits for the answers in flight: the front's new requests are refused. */
+  let draining: { readonly settled: () => void } | undefined;
   const subscriptions: Array<{ unsubscribe(): void }> = [];
 
-  const close = async (): Promise<void> => {
-    if (closed) return;
-    closed = true;
+  let closing: Promise<void> | undefined;
+  const close = (options: GracefulCloseOptions = {}): Promise<void> => (closing ??= shutDown(options.drainMs ?? 0));
+  const shutDown = async (drainMs: number): Promise<void> => {
+    if (drainMs > 0 && exchangeOf.size > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => resolve(), drainMs);
+        draining = { settled: () => (clearTimeout(timer), resolve()) };
+      });
+    }
+    draining = undefined;
+    for (const id of [...exchangeOf.keys()]) {
+      answerFront(id, drainMs > 0
+        ? `The gateway shut down before request ${JSON.stringify(id)} was answered: the shutdown deadline of ${drainMs} ms passed`
+        : `The gateway closed the connection before request ${JSON.stringify(id)} was answered`);
+    }
     for (const subscription of subscriptions) subscription.unsubscribe();
     exchangeOf.clear();
     await Promise.allSettled([front.close(), back.close()]);
@@ -41,6 +59,7 @@ export function forward(front: Transport, back: Transport, hooks: ForwardHooks =
   const answerFront = (id: RequestId, message: string): void => {
     const exchange = exchangeOf.get(id);
     exchangeOf.delete(id);
+    if (exchangeOf.size === 0) draining?.settled();
     void Promise.resolve(front.send({ payload: errorResponse(id, { code: ErrorCode.InternalError, message }), ...(exchange === undefined ? {} : { exchange }) })).catch(() => undefined);
   };
 
@@ -50,6 +69,11 @@ export function forward(front: Transport, back: Transport, hooks: ForwardHooks =
     for (const message of messages) {
       const classified = classify(message);
       if (classified.kind !== 'request') continue;
+      if (draining !== undefined) {
+        exchangeOf.set(classified.message.id, frame.exchange);
+        answerFront(classified.message.id, 'The gateway is shutting down; retry the request');
+        return;
+      }
       if (exchangeOf.size >= MAX_IN_FLIGHT) {
         exchangeOf.set(classified.message.id, frame.exchange);
         answerFront(classified.message.id, `The gateway holds ${MAX_IN_FLIGHT} requests of this session already; retry later`);
@@ -79,6 +103,7 @@ export function forward(front: Transport, back: Transport, hooks: ForwardHooks =
       const id = classified.message.id;
       exchange = exchangeOf.get(id);
       exchangeOf.delete(id);
+      if (exchangeOf.size === 0) draining?.settled();
       if (initialize !== undefined && id === initialize.id) {
         const request = initialize.params;
         initialize = undefined;
@@ -98,7 +123,12 @@ export function forward(front: Transport, back: Transport, hooks: ForwardHooks =
     Promise.resolve(front.send({ payload: frame.payload as never, ...(exchange === undefined ? {} : { exchange }) })).catch(() => undefined);
   };
 
-  subscriptions.push(back.incoming$.subscribe({ next: fromBack, complete: () => void close(), error: () => void close() }));
-  subscriptions.push(front.incoming$.subscribe({ next: fromFront, complete: () => void close(), error: () => void close() }));
+  // Either side ended: nothing more can cross, so a drain under way ends now.
+  const closeNow = (): void => {
+    draining?.settled();
+    void close();
+  };
+  subscriptions.push(back.incoming$.subscribe({ next: fromBack, complete: closeNow, error: closeNow }));
+  subscriptions.push(front.incoming$.subscribe({ next: fromFront, complete: closeNow, error: closeNow }));
   return { close };
 }

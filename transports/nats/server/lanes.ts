@@ -83,6 +83,9 @@ export class Lanes {
 
   /** Closes every lane (gracefully, with `options`: see {@link GracefulCloseOptions}). */
   async closeAll(options?: GracefulCloseOptions): Promise<void> {
-    await Promise.all(Array.from(this.lanes.values(), (lane) => lane.handle.close(options)));
+    await Promise.all(Array.from(this.lanes.values(), (lane) => {
+      if (options !== undefined) lane.connection.answerOpenRequestsOnClose();
+      return lane.handle.close(options);
+    }));
   }
 }

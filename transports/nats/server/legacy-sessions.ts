@@ -217,6 +217,9 @@ export class LegacySessions {
     const control = msg.headers?.get(NatsHeader.frame);
     if (control === 'close') {
       served.ending = true;
+      // The client ended its session and waits for nothing: the connection goes first, so what still runs is
+      // cancelled, not answered.
+      void served.connection.close();
       void served.handle.close();
       if (replyOf(msg) !== undefined) msg.respond(new Uint8Array(0));
       return;
@@ -344,6 +347,7 @@ export class LegacySessions {
     const served = this.sessions.get(sessionId);
     if (served === undefined) return;
     if (!this.handingOver) served.ending = true;
+    if (options !== undefined) served.connection.answerOpenRequestsOnClose();
     await served.handle.close(options);
   }
 }
