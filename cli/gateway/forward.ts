@@ -27,6 +27,8 @@ export interface Forwarding {
 
 /** Requests in flight through one forwarding; more are refused (bounded like every queue). */
 const MAX_IN_FLIGHT = 4096;
+/** How long a closing forwarding waits for its last sends to the front. */
+const FLUSH_MS = 1_000;
 
 export function forward(front: Transport, back: Transport, hooks: ForwardHooks = {}): Forwarding {
   const exchangeOf = new Map<RequestId, ExchangeKey | undefined>();
@@ -34,6 +36,14 @@ export function forward(front: Transport, back: Transport, hooks: ForwardHooks =
   /** Set while a graceful close waits for the answers in flight: the front's new requests are refused. */
   let draining: { readonly settled: () => void } | undefined;
   const subscriptions: Array<{ unsubscribe(): void }> = [];
+
+  /** Sends to the front still under way (an event store append, backpressure): a close waits for them. */
+  const sending = new Set<Promise<void>>();
+  const toFront = (sent: void | Promise<void>): void => {
+    if (sent === undefined) return;
+    const tracked: Promise<void> = sent.catch(() => undefined).finally(() => sending.delete(tracked));
+    sending.add(tracked);
+  };
 
   let closing: Promise<void> | undefined;
   const close = (options: GracefulCloseOptions = {}): Promise<void> => (closing ??= shutDown(options.drainMs ?? 0));
@@ -52,6 +62,12 @@ export function forward(front: Transport, back: Transport, hooks: ForwardHooks =
     }
     for (const subscription of subscriptions) subscription.unsubscribe();
     exchangeOf.clear();
+    // The last answers must reach the front before it closes (bounded: a front that takes nothing is closed anyway).
+    if (sending.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.allSettled([...sending]), new Promise((resolve) => (timer = setTimeout(resolve, FLUSH_MS)))]);
+      clearTimeout(timer);
+    }
     await Promise.allSettled([front.close(), back.close()]);
     hooks.onClosed?.();
   };
@@ -60,7 +76,7 @@ export function forward(front: Transport, back: Transport, hooks: ForwardHooks =
     const exchange = exchangeOf.get(id);
     exchangeOf.delete(id);
     if (exchangeOf.size === 0) draining?.settled();
-    void Promise.resolve(front.send({ payload: errorResponse(id, { code: ErrorCode.InternalError, message }), ...(exchange === undefined ? {} : { exchange }) })).catch(() => undefined);
+    toFront(front.send({ payload: errorResponse(id, { code: ErrorCode.InternalError, message }), ...(exchange === undefined ? {} : { exchange }) }));
   };
 
   const fromFront = (frame: InboundFrame): void => {
@@ -110,9 +126,9 @@ export function forward(front: Transport, back: Transport, hooks: ForwardHooks =
         if ('result' in classified.message) {
           const result = classified.message.result;
           // The record must exist before the client can reach another replica with the session id.
-          void Promise.resolve(hooks.onInitialized?.(request, result)).then(
+          toFront(Promise.resolve(hooks.onInitialized?.(request, result)).then(
             () => front.send({ payload: frame.payload as never, ...(exchange === undefined ? {} : { exchange }) }),
-          ).catch(() => undefined);
+          ));
           return;
         }
       }
@@ -120,7 +136,7 @@ export function forward(front: Transport, back: Transport, hooks: ForwardHooks =
       // A notification on a request's reply subject: it travels with that request.
       exchange = exchangeOf.get(frame.exchange as RequestId);
     }
-    Promise.resolve(front.send({ payload: frame.payload as never, ...(exchange === undefined ? {} : { exchange }) })).catch(() => undefined);
+    toFront(front.send({ payload: frame.payload as never, ...(exchange === undefined ? {} : { exchange }) }));
   };
 
   // Either side ended: nothing more can cross, so a drain under way ends now.
