@@ -93,12 +93,15 @@ function flushed(stream: Writable, ms: number): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => {
       clearTimeout(timer);
-      stream.off('error', done);
       resolve();
     };
     const timer = setTimeout(done, ms);
+    // A reader that went away fails the write (EPIPE): its callback gets the error first and the 'error' event
+    // follows, so the listener stays: nothing is written here any more, and a late error must not end the process.
+    stream.on('error', ignore);
     // Writes complete in order: an empty write's callback runs once everything before it was written.
-    stream.once('error', done);
     stream.write(Buffer.alloc(0), done);
   });
 }
+
+function ignore(): void {}
