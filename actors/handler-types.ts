@@ -62,6 +62,12 @@ export interface RequestContext {
   readonly meta: JsonObject | undefined;
   /** Aborted when the peer cancels, the session closes, or the request is abandoned. */
   readonly signal: AbortSignal;
+  /**
+   * Aborted when the session starts a graceful shutdown while this request runs: the request may still answer
+   * (until the drain deadline), and open-ended work (a listen, a watch) should end now with what it has.
+   * Absent where a request cannot outlive its session's shutdown on its own terms (task runs).
+   */
+  readonly shutdown?: AbortSignal;
   readonly session: SessionView;
   /** Reports progress to the requester (a no-op when it asked for none). Progress must increase. */
   progress(update: ProgressUpdate): void;

@@ -2,6 +2,7 @@
  * `rxmcp serve`: the demo server on Streamable HTTP at 127.0.0.1 (and legacy HTTP+SSE for 2024-11-05
  * clients), or on stdio with `--stdio`.
  */
+import { type StopSignal, onStopSignals } from '../transports/stdio/stop-signals.ts';
 import { createSessionHost } from '../machines/session-host.ts';
 import { createStreamableHttpServer } from '../transports/http/index.ts';
 import { runStdioServer } from '../transports/stdio/index.ts';
@@ -50,14 +51,26 @@ export function parseServeArgs(argv: readonly string[]): ServeOptions | undefine
   return { port, host: values.host ?? '127.0.0.1', stdio: values.stdio === true, verbose: values.verbose === true };
 }
 
-/** Serves until stdin closes (stdio) or the process is told to stop (HTTP). */
+/** How long requests in flight may still run once the server is told to stop. */
+const DRAIN_MS = 10_000;
+
+/**
+ * Serves until stdin closes (stdio) or the process is told to stop (both). Every end is graceful: requests in
+ * flight are answered (up to 10 s, then with an error saying so) before the server closes; a second SIGTERM or
+ * SIGINT ends the process at once (transports/stdio/stop-signals.ts).
+ */
 export async function serve(options: ServeOptions, print: (line: string) => void): Promise<void> {
   const demo = createDemoServer();
   const server = options.verbose ? withRequestLog(demo.server, (line) => process.stderr.write(`${line}\n`)) : demo.server;
   if (options.stdio) {
     // stdout carries the protocol: every word for people goes to stderr.
     process.stderr.write('rxmcp demo server on stdio: connect a client that launches `npx rxmcp serve --stdio`\n');
-    await runStdioServer(server);
+    const reason = await runStdioServer(server, { drainMs: DRAIN_MS, handleSignals: true });
+    // A session the server ended itself (a client that stopped reading, say) says why where people look.
+    if (reason !== undefined && reason.code !== 'ConnectionClosed') {
+      process.stderr.write(`rxmcp serve: the session ended: ${reason.message}\n`);
+      process.exitCode = 1;
+    }
     demo.stop();
     return;
   }
@@ -82,18 +95,15 @@ export async function serve(options: ServeOptions, print: (line: string) => void
   });
   print(`rxmcp demo server listening at ${listening.url}`);
   print(`connect an MCP client to ${listening.url} (Streamable HTTP), or to ${listening.url.replace(/\/mcp$/, '/sse')} for 2024-11-05 HTTP+SSE clients; Ctrl-C stops`);
-  await new Promise<void>((resolve) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  let removeSignals = (): void => undefined;
+  const signal = await new Promise<StopSignal>((resolve) => (removeSignals = onStopSignals({ graceful: resolve })));
+  print(`stopping (${signal}): new sessions are refused, requests in flight have ${DRAIN_MS} ms to finish; a second signal ends at once`);
   demo.stop();
-  await http.close();
+  // The endpoint drains every session (answers, stream ends), then stops listening; the host then holds none.
+  await http.close({ drainMs: DRAIN_MS });
   await listening.close();
   await host.close();
   hostEvents.unsubscribe();
+  removeSignals();
+  print('stopped');
 }

@@ -1,8 +1,10 @@
 /**
  * `rxmcp gateway --nats <url> --name <server> [--prefix p] [--host h] [--port n] [--path /mcp]`: serves the
- * NATS-hosted MCP server `<server>` on Streamable HTTP (and HTTP+SSE) until SIGINT/SIGTERM. Run as many replicas
+ * NATS-hosted MCP server `<server>` on Streamable HTTP (and HTTP+SSE) until SIGINT/SIGTERM, then shuts down
+ * gracefully (a second signal ends at once). Run as many replicas
  * as you like behind a load balancer: they share sessions and SSE events through JetStream.
  */
+import { type StopSignal, onStopSignals } from '../../transports/stdio/stop-signals.ts';
 import { serverSubjects } from '../../transports/nats/subjects.ts';
 import { UsageError, parseCommand, portValue } from '../args.ts';
 import { listenOrExplain } from '../listen.ts';
@@ -83,16 +85,16 @@ export async function runGateway(args: GatewayArgs, print: (line: string) => voi
     throw error;
   });
   print(`rxmcp gateway for "${args.name}" on ${args.nats} listening at ${listening.url}`);
-  await new Promise<void>((resolve) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  let removeSignals = (): void => undefined;
+  const signal = await new Promise<StopSignal>((resolve) => (removeSignals = onStopSignals({ graceful: resolve })));
+  print(`stopping (${signal}): new requests are refused, requests in flight have ${DRAIN_MS} ms to be answered; a second signal ends at once`);
+  // Sessions drain first, while the sockets are open; closing the gateway's HTTP side stops its listener too.
+  await gateway.close({ drainMs: DRAIN_MS });
   await listening.close();
-  await gateway.close();
   await connection.drain();
+  removeSignals();
+  print('stopped');
 }
+
+/** How long requests in flight may still be answered once the gateway is told to stop. */
+const DRAIN_MS = 10_000;

@@ -99,7 +99,7 @@ describe('rxmcp bridge to-nats: server-everything on NATS', { timeout: 90_000 },
     assert.equal(textOf(await session.callTool('echo', { message: 'x' })), 'Echo: x');
     const exit = await stopBridge(bridge);
     assert.deepEqual(exit, { code: 0, signal: null }, bridge.stderr());
-    assert.match(bridge.stderr(), /stopping \(SIGTERM\): ending 1 session\(s\)/);
+    assert.match(bridge.stderr(), /stopping \(SIGTERM\): .*then ending 1 session\(s\)/);
     await assert.rejects(session.callTool('echo', { message: 'y' }, { timeoutMs: 10_000 }), (error: unknown) => /Session not found|No MCP server answers/.test(String(error)));
   });
 });
@@ -176,7 +176,7 @@ describe('rxmcp bridge to-nats: takeover when a bridge process dies', { timeout:
     assert.ok(owner !== undefined && other !== undefined);
 
     assert.deepEqual(await stopBridge(owner), { code: 0, signal: null }, owner.stderr());
-    assert.match(owner.stderr(), /stopping \(SIGTERM\): leaving 1 session\(s\)/);
+    assert.match(owner.stderr(), /stopping \(SIGTERM\): .*then leaving 1 session\(s\)/);
     assert.equal(textOf(await session.callTool('echo', { message: 'after' }, { timeoutMs: PROCESS_MS })), 'Echo: after');
     assert.match(other.stderr(), /started for a session taken over/);
     await session.close();
