@@ -54,6 +54,28 @@ module.exports = {
       to: { path: '^(transports|cli)/|^index\\.ts$' },
     },
     {
+      name: 'runtime-neutral-core',
+      severity: 'error',
+      comment:
+        'core/, actors/ and machines/ run in browsers, Deno, Bun and edge workers as in Node: no node:* module ' +
+        'and no Node builtin (Web Crypto, core/crypto/ and core/bytes.ts instead). Only transports/ and cli/ ' +
+        'may use Node.',
+      from: { path: '^(core|actors|machines)/' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'web-transports-runtime-neutral',
+      severity: 'error',
+      comment:
+        'What rxmcp/http/web and rxmcp/memory are made of runs without Node (browsers, Deno, edge workers): only ' +
+        'the node:http client engine and the node:http server adapter may import Node builtins (types aside).',
+      from: {
+        path: '^transports/(memory|http/(shared|client|server))/|^transports/http/web\\.ts$',
+        pathNot: '^transports/http/(client/(node-engine|streamable-http-client|index)|server/(node-adapter|streamable-http-server|index))\\.ts$',
+      },
+      to: { dependencyTypes: ['core'], dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'nothing-imports-cli',
       severity: 'error',
       comment: 'cli/ is a top layer: only specs/ and bench/ may import it.',
@@ -74,14 +96,26 @@ module.exports = {
         'Shipped code (core, actors, machines, transports, cli, index.ts) must not import devDependencies: ' +
         'they are not installed for users. Move the package to "dependencies" or keep the import in specs/bench.',
       from: { path: SHIPPED },
-      to: { dependencyTypes: ['npm-dev'] },
+      // An optional peer (effect, nats, msgpackr) is a devDependency too, for our own tests.
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['npm-peer'] },
+    },
+    {
+      name: 'optional-peers-behind-their-entry-points',
+      severity: 'error',
+      comment:
+        'effect, nats and msgpackr are optional peers: only the entry points that need them import them ' +
+        '(rxmcp/nats, rxmcp/msgpack, rxmcp/effect, the bridge and gateway commands); elsewhere only a dynamic ' +
+        'import (an Effect returned by a handler) or a type-only one, so `import "rxmcp"` loads none of them.',
+      from: { path: SHIPPED, pathNot: '^(transports/nats/|cli/(bridge|gateway)/|core/codecs/msgpack\\.ts$|core/schema/effect-schema\\.ts$)' },
+      to: { dependencyTypes: ['npm-peer'], dependencyTypesNot: ['dynamic-import', 'type-only'] },
     },
     {
       name: 'no-non-package-json',
       severity: 'error',
       comment: 'Import only packages declared in package.json (not transitive dependencies).',
       from: {},
-      to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown'] },
+      // dependency-cruiser also tags a declared peer dependency 'npm-no-pkg'.
+      to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown'], dependencyTypesNot: ['npm-peer'] },
     },
     {
       name: 'not-to-unresolvable',

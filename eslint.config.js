@@ -16,7 +16,8 @@ const nodeGlobals = {
 
 export default tseslint.config(
   {
-    ignores: ['**/node_modules/**', 'dist/**', 'coverage/**', '.tmp/**'],
+    // The package consumers' TypeScript is compiled by the package test in its own tsc --init project.
+    ignores: ['**/node_modules/**', 'dist/**', 'coverage/**', '.tmp/**', 'specs/package/fixtures/typed/**'],
   },
 
   // Plain JS / CJS config files (eslint.config.js, .dependency-cruiser.cjs): untyped, recommended only.
@@ -68,6 +69,24 @@ export default tseslint.config(
           destructuredArrayIgnorePattern: '^_',
           ignoreRestSiblings: true,
         },
+      ],
+    },
+  },
+
+  // Runtime neutrality: core/, actors/ and machines/ also run in browsers, Deno and edge workers, which have
+  // none of Node's globals (the layer check forbids Node's modules). A runtime's own fast path is reached by
+  // feature detection on globalThis (core/bytes.ts, core/next-turn.ts), never by name. The stream framing
+  // codecs (NDJSON, length prefix) still lean on Buffer: they serve byte-stream transports (stdio, NATS) only.
+  {
+    files: ['core/**/*.ts', 'actors/**/*.ts', 'machines/**/*.ts'],
+    ignores: ['core/codecs/ndjson.ts', 'core/codecs/length-prefix.ts', 'core/codecs/framing.ts', 'core/codecs/frame-items.ts'],
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        ...['Buffer', 'process', 'setImmediate', 'clearImmediate', 'global', '__dirname', '__filename', 'require'].map((name) => ({
+          name,
+          message: `${name} is Node's: core/, actors/ and machines/ must run in every runtime (see core/bytes.ts, core/next-turn.ts)`,
+        })),
       ],
     },
   },

@@ -59,7 +59,7 @@ export type { CallToolAsTaskOptions, TaskUpdatesOptions } from './machines/clien
 export type { ToolDefinition, ResourceDefinition, TemplateDefinition, PromptDefinition, SchemaInput, ArgsOf } from './machines/server-types.ts';
 export { createClient, type McpClient, type ClientOptions, type ConnectOptions } from './machines/client.ts';
 export type { ClientSession, CallToolOptions, ListChange } from './machines/client-session-api.ts';
-export type { FeatureContext } from './actors/features/feature-context.ts';
+export type { ClientFeature, DeclaredClient, FeatureContext } from './actors/features/feature-context.ts';
 export type { ToolHandler, ToolReturn, ResourceReader, TemplateReader, PromptGetter, Completer, ResourceReturn, PromptReturn } from './actors/features/catalog.ts';
 export type { Output } from './actors/features/handler-output.ts';
 export type { SamplingHandler, FormElicitationHandler, UrlElicitationHandler, RootsSource, ClientRequestContext } from './actors/features/client-requests.ts';

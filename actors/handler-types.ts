@@ -1,8 +1,8 @@
 /**
  * The types handler code is written against: what a request handler receives and may return.
  */
-import type { Effect } from 'effect';
 import type { Observable } from 'rxjs';
+import type { EffectLike } from '../core/effect-like.ts';
 import type { JsonObject, RequestId } from '../core/jsonrpc.ts';
 import type { AnyCapabilities, Implementation } from '../core/protocol/capabilities.ts';
 import type { Role } from '../core/protocol/methods.ts';
@@ -62,6 +62,12 @@ export interface RequestContext {
   readonly meta: JsonObject | undefined;
   /** Aborted when the peer cancels, the session closes, or the request is abandoned. */
   readonly signal: AbortSignal;
+  /**
+   * Aborted when the session starts a graceful shutdown while this request runs: the request may still answer
+   * (until the drain deadline), and open-ended work (a listen, a watch) should end now with what it has.
+   * Absent where a request cannot outlive its session's shutdown on its own terms (task runs).
+   */
+  readonly shutdown?: AbortSignal;
   readonly session: SessionView;
   /** Reports progress to the requester (a no-op when it asked for none). Progress must increase. */
   progress(update: ProgressUpdate): void;
@@ -107,7 +113,7 @@ export type HandlerOutput<R extends object = object> =
   | R
   | PromiseLike<R>
   | Observable<ProgressUpdate | R>
-  | Effect.Effect<R, unknown>;
+  | EffectLike<R>;
 
 export type RequestHandler<R extends object = object> = (
   params: JsonObject | undefined,

@@ -52,6 +52,8 @@ export function sendResponse(session: SessionContext, route: ResponseRoute, resp
 
 export class IncomingRequest implements RequestContext, RunningRequest {
   private controller: AbortController | undefined;
+  /** Created only when a handler reads `shutdown`; `true` once the shutdown began before anyone read it. */
+  private shutdownController: AbortController | true | undefined;
   private cancelReason: LocalError | undefined;
   private done = false;
   private lastProgress = -Infinity;
@@ -102,6 +104,17 @@ export class IncomingRequest implements RequestContext, RunningRequest {
     return this.controller.signal;
   }
 
+  get shutdown(): AbortSignal {
+    if (this.shutdownController === true) return AbortSignal.abort(shutdownReason);
+    this.shutdownController ??= new AbortController();
+    return this.shutdownController.signal;
+  }
+
+  shutdownStarted(): void {
+    if (this.shutdownController === undefined) this.shutdownController = true;
+    else if (this.shutdownController !== true) this.shutdownController.abort(shutdownReason);
+  }
+
   get session(): SessionView {
     return this.scope?.view ?? this.sessionContext.view;
   }
@@ -129,6 +142,15 @@ export class IncomingRequest implements RequestContext, RunningRequest {
     this.controller?.abort(reason);
     // A cancelled request is never answered; a batch it belongs to stops waiting for it.
     this.route.batch?.deliver(undefined);
+  }
+
+  abandon(reason: LocalError, answer: { readonly code: number; readonly message: string; readonly data?: unknown }): void {
+    if (this.done) return;
+    this.cancelReason = reason;
+    // Answered first: whatever the handler does when its signal aborts comes after the one answer and is dropped.
+    this.finish(errorResponse(this.id, answer));
+    this.subscription?.unsubscribe();
+    this.controller?.abort(reason);
   }
 
   progress(update: ProgressUpdate): void {
@@ -252,6 +274,8 @@ export class IncomingRequest implements RequestContext, RunningRequest {
     sendResponse(this.sessionContext, this.route, response);
   }
 }
+
+const shutdownReason = new LocalError('ConnectionClosed', 'The session is shutting down');
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';

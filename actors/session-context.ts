@@ -36,9 +36,17 @@ export interface PendingRequest {
 
 /** The part of an incoming request the session tracks (by id, for cancellation and close). */
 export interface RunningRequest {
+  readonly method: string;
   readonly progressToken: string | number | undefined;
   readonly exchange: ExchangeKey | undefined;
   cancel(reason: LocalError): void;
+  /** The session started a graceful shutdown: the request may finish, and is told to (its `shutdown` signal). */
+  shutdownStarted(): void;
+  /**
+   * Ends the request with an error answer instead of silence (the session shuts down while it still runs): its
+   * handler is aborted with `reason`, the requester is answered with `answer`.
+   */
+  abandon(reason: LocalError, answer: { readonly code: number; readonly message: string; readonly data?: unknown }): void;
 }
 
 export interface SessionContext {

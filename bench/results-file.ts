@@ -25,6 +25,8 @@ export interface PreviousReport {
   readonly sections: Record<Part, string>;
   /** Its command lines (without the list marker), by part. */
   readonly commands: Record<Part, string[]>;
+  /** Its sections that no part produces (measured by hand, such as "Package"), kept as they are. */
+  readonly byHand: string;
 }
 
 /** How each part's `## ` headings begin (`## Charts` and `## Commands run` belong to no part). */
@@ -44,7 +46,8 @@ export function readPreviousReport(file: string): PreviousReport {
   const sections: Record<Part, string> = { foundation: '', features: '', transports: '', modern: '', nats: '', scale: '', micro: '' };
   const commands: Record<Part, string[]> = { foundation: [], features: [], transports: [], modern: [], nats: [], scale: [], micro: [] };
   const dates: Record<Part, string | undefined> = { foundation: undefined, features: undefined, transports: undefined, modern: undefined, nats: undefined, scale: undefined, micro: undefined };
-  if (!existsSync(file)) return { dates, sections, commands };
+  let byHand = '';
+  if (!existsSync(file)) return { dates, sections, commands, byHand };
   const text = readFileSync(file, 'utf8');
   const date = /^- Date: (.+)$/m.exec(text)?.[1];
   for (const part of parts) dates[part] = new RegExp(`<!-- ${part} measured (\\S+) -->`).exec(text)?.[1] ?? date;
@@ -60,9 +63,11 @@ export function readPreviousReport(file: string): PreviousReport {
       continue;
     }
     const part = partOf(heading);
-    if (part !== undefined) sections[part] += chunk.endsWith('\n\n') ? chunk : `${chunk.trimEnd()}\n\n`;
+    const whole = chunk.endsWith('\n\n') ? chunk : `${chunk.trimEnd()}\n\n`;
+    if (part !== undefined) sections[part] += whole;
+    else if (!heading.startsWith('Charts')) byHand += whole;
   }
-  return { dates, sections, commands };
+  return { dates, sections, commands, byHand };
 }
 
 /**

@@ -146,7 +146,7 @@ halves the time of the first three (tsx figures only); \`--no-<part>\` skips one
 
 ${charts.trimEnd()}
 
-${sections.map((s) => s.trimEnd()).join('\n\n')}
+${[...sections, previous.byHand].filter((s) => s !== '').map((s) => s.trimEnd()).join('\n\n')}
 
 ## Commands run
 

@@ -1,6 +1,7 @@
 /**
  * The demo server behind `rxmcp serve`: a tool that streams progress, one that elicits, one with structured
- * output, a resource that changes and notifies its subscribers, a template, and a prompt.
+ * output, a resource that changes and notifies its subscribers, a template, and a prompt. Every tool works for
+ * a client that declares no capabilities at all (greet then takes the name as an argument).
  */
 import { interval, map, take } from 'rxjs';
 import { createServer, type McpServer } from '../machines/server.ts';
@@ -34,8 +35,18 @@ export function createDemoServer(): DemoServer {
     },
   );
   server.tool(
-    { name: 'greet', title: 'Greet (asks your name)', description: 'Asks for your name by elicitation, then greets you.' },
-    async (_args, ctx) => {
+    {
+      name: 'greet',
+      title: 'Greet (asks your name)',
+      description: 'Asks for your name by elicitation, then greets you. A client that cannot be asked (no elicitation) is greeted by the name argument.',
+      inputSchema: { type: 'object', properties: { name: { type: 'string', description: 'Used when your client cannot be asked' } } },
+    },
+    async (args, ctx) => {
+      const given = typeof args['name'] === 'string' && args['name'] !== '' ? args['name'] : undefined;
+      // The official Inspector and mcp-remote declare no elicitation: asking them would fail the call.
+      if (given !== undefined || !ctx.client.supports('elicitation.form')) {
+        return `Hello, ${given ?? 'friend'}!${given === undefined ? ' (Your client cannot answer questions, so I did not ask your name: pass it as the name argument.)' : ''}`;
+      }
       const answer = await ctx.elicit({
         message: 'What should I call you?',
         requestedSchema: { type: 'object', properties: { name: { type: 'string', title: 'Name', default: 'friend' } }, required: ['name'] },

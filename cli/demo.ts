@@ -9,8 +9,27 @@ import { isLocalError } from '../core/errors.ts';
 import { connectSession } from '../machines/client-session.ts';
 import { createSessionAcceptor } from '../machines/server-session.ts';
 import { createMemoryPair } from '../transports/memory/index.ts';
+import { parseCommand } from './args.ts';
 
 type Print = (line: string) => void;
+
+export const demoUsage = `usage: rxmcp demo
+
+Runs a client and a server in this one process, over the in-memory transport, and prints what happens: the
+handshake, a ping, a request that streams progress, a cancelled request, and a clean shutdown. Needs nothing
+else running.
+
+options:
+  -h, --help       show this help`;
+
+const demoCommand = { command: 'rxmcp demo', usage: demoUsage, options: {} } as const;
+
+/** Runs `rxmcp demo <argv>`; resolves with the exit code (undefined: help was asked for). */
+export async function runDemoCommand(argv: readonly string[], print: Print): Promise<number | undefined> {
+  if (parseCommand(demoCommand, argv).help) return undefined;
+  await runDemo(print);
+  return 0;
+}
 
 export async function runDemo(print: Print): Promise<void> {
   const requests = new Map<string, RequestHandler>([

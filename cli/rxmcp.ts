@@ -1,63 +1,12 @@
-#!/usr/bin/env -S node --import tsx
-/**
- * The rxmcp command line.
- *
- *   rxmcp serve [--port N] [--host H] [--stdio]   the demo server on Streamable HTTP (or stdio)
- *   rxmcp demo                                   a client and a server in one process, in memory
- *   rxmcp bridge to-nats|from-nats ...           a stdio MCP server onto NATS, or a NATS-hosted server onto stdio
- *   rxmcp gateway --name S [--nats URL] ...      a Streamable HTTP front for the NATS-hosted server S
- */
-import { bridgeUsage, runBridge } from './bridge/index.ts';
-import { runDemo } from './demo.ts';
-import { parseGatewayArgs, runGateway } from './gateway/command.ts';
-import { parseServeArgs, serve } from './serve.ts';
+#!/usr/bin/env node
+/** The `rxmcp` program: runs the command line (cli/main.ts) on this process's argv, stdout and stderr. */
+import { runRxmcp } from './main.ts';
 
-const usage = `usage: rxmcp <command>
-
-commands:
-  serve [--port N] [--host H] [--stdio]   run the demo server on Streamable HTTP at 127.0.0.1 (default port 3000), or on stdio
-  demo                                    run an in-process client and server and show the protocol at work
-  bridge to-nats|from-nats ...            serve a stdio MCP server on NATS, or a NATS-hosted server on stdio
-                                          (rxmcp bridge --help)
-  gateway --name S [--nats URL] [--prefix P] [--host H] [--port N] [--path /mcp]
-                                          serve the NATS-hosted MCP server S on Streamable HTTP (replicas share
-                                          sessions and SSE events through JetStream)`;
-
-async function main(argv: readonly string[]): Promise<number> {
-  const [command] = argv;
-  switch (command) {
-    case 'serve':
-      await serve(parseServeArgs(argv.slice(1)), (line) => process.stdout.write(`${line}\n`));
-      return 0;
-    case 'bridge':
-      if (argv[1] === undefined || argv[1] === '--help' || argv[1] === 'help') {
-        process.stdout.write(`${bridgeUsage}\n`);
-        return argv[1] === undefined ? 2 : 0;
-      }
-      return runBridge(argv.slice(1), (line) => process.stderr.write(`rxmcp bridge: ${line}\n`));
-    case 'gateway':
-      await runGateway(parseGatewayArgs(argv.slice(1)), (line) => process.stdout.write(`${line}\n`));
-      return 0;
-    case 'demo':
-      await runDemo((line) => process.stdout.write(`${line}\n`));
-      return 0;
-    case undefined:
-    case 'help':
-    case '--help':
-      process.stdout.write(`${usage}\n`);
-      return command === undefined ? 2 : 0;
-    default:
-      process.stderr.write(`unknown command: ${command}\n${usage}\n`);
-      return 2;
-  }
-}
-
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`rxmcp: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+void runRxmcp(process.argv.slice(2), {
+  out: (text) => void process.stdout.write(`${text}\n`),
+  err: (text) => void process.stderr.write(`${text}\n`),
+}).then(({ code, oneShot }) => {
+  process.exitCode = code;
+  // A client command is done: a keep-alive socket or a child's last words must not hold the process open.
+  if (oneShot) setTimeout(() => process.exit(code), 1000).unref();
+});

@@ -2,49 +2,80 @@
  * `rxmcp serve`: the demo server on Streamable HTTP at 127.0.0.1 (and legacy HTTP+SSE for 2024-11-05
  * clients), or on stdio with `--stdio`.
  */
+import { type StopSignal, onStopSignals } from '../transports/stdio/stop-signals.ts';
 import { createSessionHost } from '../machines/session-host.ts';
 import { createStreamableHttpServer } from '../transports/http/index.ts';
 import { runStdioServer } from '../transports/stdio/index.ts';
+import { parseCommand, portValue } from './args.ts';
 import { createDemoServer } from './demo-server.ts';
+import { listenOrExplain } from './listen.ts';
+import { withRequestLog } from './request-log.ts';
 
 export interface ServeOptions {
   readonly port: number;
   readonly host: string;
   readonly stdio: boolean;
+  /** Log each request (method, tool, duration, outcome) to stderr, one line each. */
+  readonly verbose: boolean;
 }
 
-export function parseServeArgs(args: readonly string[]): ServeOptions {
-  let port = Number(process.env['PORT'] ?? 3000);
-  let host = '127.0.0.1';
-  let stdio = false;
-  for (let index = 0; index < args.length; index++) {
-    const arg = args[index];
-    const value = args[index + 1];
-    if (arg === '--stdio') stdio = true;
-    else if ((arg === '--port' || arg === '-p') && value !== undefined) {
-      port = Number(value);
-      index++;
-    } else if (arg === '--host' && value !== undefined) {
-      host = value;
-      index++;
-    } else throw new RangeError(`unknown option for serve: ${String(arg)}`);
-  }
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`not a port: ${port}`);
-  return { port, host, stdio };
+export const serveUsage = `usage: rxmcp serve [--port N] [--host H] [--stdio] [--verbose]
+
+Runs the demo server: tools that stream progress, elicit (with a fallback for clients that cannot answer),
+and return structured output; a resource that changes; a template; a prompt.
+
+options:
+  -p, --port N     the HTTP port (default $PORT, then 3000; 0 picks a free one)
+  --host H         the address to listen on (default 127.0.0.1)
+  --stdio          speak MCP on stdin/stdout instead of HTTP (stdout carries nothing else)
+  -v, --verbose    log each request to stderr: method, tool, duration, outcome
+  -h, --help       show this help`;
+
+const serveCommand = {
+  command: 'rxmcp serve',
+  usage: serveUsage,
+  options: {
+    port: { type: 'string', short: 'p' },
+    host: { type: 'string' },
+    stdio: { type: 'boolean' },
+    verbose: { type: 'boolean', short: 'v' },
+  },
+} as const;
+
+/** The options of `rxmcp serve`, or undefined when the user asked for help. */
+export function parseServeArgs(argv: readonly string[]): ServeOptions | undefined {
+  const parsed = parseCommand(serveCommand, argv);
+  if (parsed.help) return undefined;
+  const { values } = parsed;
+  const port = values.port !== undefined ? portValue(serveCommand.command, '--port', values.port) : portValue(serveCommand.command, 'PORT (from the environment)', process.env['PORT'] ?? '3000');
+  return { port, host: values.host ?? '127.0.0.1', stdio: values.stdio === true, verbose: values.verbose === true };
 }
 
-/** Serves until stdin closes (stdio) or the process is told to stop (HTTP). */
+/** How long requests in flight may still run once the server is told to stop. */
+const DRAIN_MS = 10_000;
+
+/**
+ * Serves until stdin closes (stdio) or the process is told to stop (both). Every end is graceful: requests in
+ * flight are answered (up to 10 s, then with an error saying so) before the server closes; a second SIGTERM or
+ * SIGINT ends the process at once (transports/stdio/stop-signals.ts).
+ */
 export async function serve(options: ServeOptions, print: (line: string) => void): Promise<void> {
   const demo = createDemoServer();
+  const server = options.verbose ? withRequestLog(demo.server, (line) => process.stderr.write(`${line}\n`)) : demo.server;
   if (options.stdio) {
     // stdout carries the protocol: every word for people goes to stderr.
     process.stderr.write('rxmcp demo server on stdio: connect a client that launches `npx rxmcp serve --stdio`\n');
-    await runStdioServer(demo.server);
+    const reason = await runStdioServer(server, { drainMs: DRAIN_MS, handleSignals: true });
+    // A session the server ended itself (a client that stopped reading, say) says why where people look.
+    if (reason !== undefined && reason.code !== 'ConnectionClosed') {
+      process.stderr.write(`rxmcp serve: the session ended: ${reason.message}\n`);
+      process.exitCode = 1;
+    }
     demo.stop();
     return;
   }
   // One host owns the HTTP sessions: a maximum, idle expiry, and clients that stop reading are dropped.
-  const host = createSessionHost(demo.server, { maxSessions: 1000, idleTimeoutMs: 30 * 60_000 });
+  const host = createSessionHost(server, { maxSessions: 1000, idleTimeoutMs: 30 * 60_000 });
   const hostEvents = host.events$.subscribe((event) => {
     if (event.type === 'dropped') print(`session dropped: ${event.reason.message}`);
     else if (event.type === 'refused') print(`session refused: ${event.reason.message}`);
@@ -55,21 +86,24 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     legacySse: { ssePath: '/sse', messagesPath: '/messages' },
     sse: { retryMs: 1000 },
   });
-  const listening = await http.listen(options.port, options.host);
+  const listening = await listenOrExplain(() => http.listen(options.port, options.host), options.port, options.host).catch(async (error: unknown) => {
+    demo.stop();
+    await http.close();
+    await host.close();
+    hostEvents.unsubscribe();
+    throw error;
+  });
   print(`rxmcp demo server listening at ${listening.url}`);
   print(`connect an MCP client to ${listening.url} (Streamable HTTP), or to ${listening.url.replace(/\/mcp$/, '/sse')} for 2024-11-05 HTTP+SSE clients; Ctrl-C stops`);
-  await new Promise<void>((resolve) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  let removeSignals = (): void => undefined;
+  const signal = await new Promise<StopSignal>((resolve) => (removeSignals = onStopSignals({ graceful: resolve })));
+  print(`stopping (${signal}): new sessions are refused, requests in flight have ${DRAIN_MS} ms to finish; a second signal ends at once`);
   demo.stop();
-  await http.close();
+  // The endpoint drains every session (answers, stream ends), then stops listening; the host then holds none.
+  await http.close({ drainMs: DRAIN_MS });
   await listening.close();
   await host.close();
   hostEvents.unsubscribe();
+  removeSignals();
+  print('stopped');
 }

@@ -16,8 +16,11 @@ export interface Clock {
 
 /** A system timer; `cancel` is a prototype method so a timer costs no closure (one is armed per request). */
 class SystemTimer implements TimerHandle {
-  constructor(private readonly timer: NodeJS.Timeout) {
-    timer.unref();
+  constructor(private readonly timer: ReturnType<typeof setTimeout>) {
+    // Node and Bun return a timer object that can stop holding the process open; browsers and Deno return a
+    // number, and a page or worker has no process to hold open.
+    const handle = timer as { unref?: unknown };
+    if (typeof handle === 'object' && handle !== null && typeof handle.unref === 'function') (handle as { unref(): void }).unref();
   }
 
   cancel(): void {

@@ -26,9 +26,12 @@
  * - tag: base64url of HMAC-SHA256(key, MAC_LABEL + JSON.stringify([principal ?? null, purpose]) + "\n" +
  *   "rxs1.<key id>.<body>"). The binding is part of the MAC input only; it is never stored in the token.
  *
- * Pure: node:crypto and the injected clock only.
+ * Pure: Web Crypto randomness, HMAC-SHA256 from core/crypto (the same bytes node:crypto computes, so tokens
+ * verify across versions and runtimes that share a key) and the injected clock only.
  */
-import { createHmac, createSecretKey, randomBytes, randomFillSync, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { decodeBase64url, encodeBase64url, encodeBase64urlText } from './bytes.ts';
+import { HmacSha256Key, constantTimeEqual } from './crypto/hmac.ts';
+import { randomBase64url, randomBytes } from './crypto/random.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { LocalError } from './errors.ts';
 import type { JsonObject } from './jsonrpc.ts';
@@ -88,15 +91,18 @@ const NONCE_BYTES = 16;
 const DEFAULT_TTL_MS = 10 * 60_000;
 const DEFAULT_MAX_BYTES = 64 * 1024;
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
+const utf8Encoder = new TextEncoder();
+// fatal: a body that is not UTF-8 is refused, not silently repaired.
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** 32 random bytes: the key for a single-process server that was not given one (states die with the process). */
 export function randomStateKey(): Uint8Array {
-  return randomFillSync(new Uint8Array(MIN_KEY_BYTES));
+  return randomBytes(MIN_KEY_BYTES);
 }
 
 interface SealingKey {
   readonly id: string;
-  readonly key: KeyObject;
+  readonly key: HmacSha256Key;
 }
 
 /**
@@ -124,7 +130,7 @@ export function createStateSealer(options: StateSealerOptions): StateSealer {
   const sealingKey = keys[0] as SealingKey;
 
   // Several keys may share an id (the same key listed twice, or a 32-bit collision): keep them all.
-  const byId = new Map<string, KeyObject[]>();
+  const byId = new Map<string, HmacSha256Key[]>();
   for (const { id, key } of keys) byId.set(id, [...(byId.get(id) ?? []), key]);
 
   return {
@@ -134,14 +140,14 @@ export function createStateSealer(options: StateSealerOptions): StateSealer {
         throw new TypeError('the requestState payload must be a JSON object');
       }
       const iat = clock.now();
-      const envelope = { payload, exp: iat + ttlMs, iat, nonce: randomBytes(NONCE_BYTES).toString('base64url') };
-      const signed = `${VERSION}.${sealingKey.id}.${Buffer.from(JSON.stringify(envelope), 'utf8').toString('base64url')}`;
+      const envelope = { payload, exp: iat + ttlMs, iat, nonce: randomBase64url(NONCE_BYTES) };
+      const signed = `${VERSION}.${sealingKey.id}.${encodeBase64urlText(JSON.stringify(envelope))}`;
       // The tag has a fixed length, so the final size is known before spending an HMAC on it.
       const size = signed.length + 1 + TAG_CHARS;
       if (size > maxBytes) {
         throw new LocalError('FrameTooLarge', `the sealed requestState would be ${size} bytes, over the ${maxBytes}-byte limit; keep less in it`);
       }
-      return `${signed}.${mac(sealingKey.key, bound, signed).toString('base64url')}`;
+      return `${signed}.${encodeBase64url(mac(sealingKey.key, bound, signed))}`;
     },
 
     open(token, binding) {
@@ -154,7 +160,7 @@ export function createStateSealer(options: StateSealerOptions): StateSealer {
       const [version, keyId, body, tagText] = parts as [string, string, string, string];
       if (version !== VERSION) return refuse('malformed');
       if (!BASE64URL.test(keyId) || !BASE64URL.test(body)) return refuse('malformed');
-      const tag = strictBase64url(tagText);
+      const tag = decodeBase64url(tagText);
       if (tag === undefined || tag.length !== TAG_BYTES) return refuse('malformed');
 
       const candidates = byId.get(keyId);
@@ -162,7 +168,7 @@ export function createStateSealer(options: StateSealerOptions): StateSealer {
       const signed = token.slice(0, token.length - tagText.length - 1);
       // Every candidate is checked (no early exit) so the time taken does not depend on which one matched.
       let authentic = false;
-      for (const key of candidates) authentic = timingSafeEqual(mac(key, bound, signed), tag) || authentic;
+      for (const key of candidates) authentic = constantTimeEqual(mac(key, bound, signed), tag) || authentic;
       if (!authentic) return refuse('bad-signature');
 
       // Authentic from here on, so these checks only catch a sealer bug or a format change, never an attacker.
@@ -177,17 +183,17 @@ export function createStateSealer(options: StateSealerOptions): StateSealer {
 function importKeys(keys: readonly (string | Uint8Array)[]): SealingKey[] {
   if (!Array.isArray(keys) || keys.length === 0) throw new RangeError('a state sealer needs at least one key');
   return keys.map((key, index) => {
-    let bytes: Buffer;
-    if (typeof key === 'string') bytes = Buffer.from(key, 'utf8');
-    else if (key instanceof Uint8Array) bytes = Buffer.from(key); // a copy: later changes to the caller's array do not reach us
+    let bytes: Uint8Array;
+    if (typeof key === 'string') bytes = utf8Encoder.encode(key);
+    else if (key instanceof Uint8Array) bytes = key.slice(); // a copy: later changes to the caller's array do not reach us
     else throw new TypeError(`key ${index} must be a string or a Uint8Array`);
     if (bytes.length < MIN_KEY_BYTES) {
       throw new RangeError(`key ${index} is ${bytes.length} bytes; request-state keys need at least ${MIN_KEY_BYTES}`);
     }
-    const secret = createSecretKey(bytes);
-    // The KeyObject holds its own copy; do not leave another one lying in the heap.
+    // The prepared key keeps only the HMAC pad states, not the key: do not leave our copy lying in the heap.
+    const secret = new HmacSha256Key(bytes);
     bytes.fill(0);
-    const id = createHmac('sha256', secret).update(KEY_ID_LABEL).digest().subarray(0, 4).toString('base64url');
+    const id = encodeBase64url(secret.mac(KEY_ID_LABEL).subarray(0, 4));
     return { id, key: secret };
   });
 }
@@ -203,19 +209,8 @@ function bindingText(binding: StateBinding): string {
   return JSON.stringify([principal ?? null, purpose]);
 }
 
-function mac(key: KeyObject, bound: string, signed: string): Buffer {
-  return createHmac('sha256', key).update(MAC_LABEL).update(bound).update('\n').update(signed).digest();
-}
-
-/**
- * Decodes base64url, refusing anything that is not the canonical encoding. Node's decoder skips characters
- * outside the alphabet and ignores the unused low bits of the last character, so without this check several
- * different strings would decode to the same (valid) tag and an edited token could still be accepted.
- */
-function strictBase64url(text: string): Buffer | undefined {
-  if (!BASE64URL.test(text)) return undefined;
-  const bytes = Buffer.from(text, 'base64url');
-  return bytes.toString('base64url') === text ? bytes : undefined;
+function mac(key: HmacSha256Key, bound: string, signed: string): Uint8Array {
+  return key.mac(MAC_LABEL, bound, '\n', signed);
 }
 
 interface Envelope {
@@ -225,12 +220,12 @@ interface Envelope {
 }
 
 function parseEnvelope(body: string): Envelope | undefined {
-  const bytes = strictBase64url(body);
+  // decodeBase64url refuses non-canonical spellings, so no two bodies decode alike.
+  const bytes = decodeBase64url(body);
   if (bytes === undefined) return undefined;
   let value: unknown;
   try {
-    // fatal: a body that is not UTF-8 is refused, not silently repaired.
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    value = JSON.parse(strictUtf8.decode(bytes));
   } catch {
     return undefined;
   }

@@ -142,5 +142,16 @@ export interface SessionAcceptorPort {
       /** Overrides of the session limits for this connection (a NATS lane carries one client's whole traffic). */
       readonly limits?: Partial<Limits>;
     },
-  ): { readonly state: string; close(): Promise<void> };
+  ): { readonly state: string; close(options?: GracefulCloseOptions): Promise<void> };
+}
+
+/**
+ * How a server closes a connection gracefully: new requests are refused at once, requests in flight may run
+ * for up to `drainMs` and what still runs then is answered with an error naming the deadline; queued frames
+ * get up to `flushMs` to reach the medium before it closes.
+ */
+export interface GracefulCloseOptions {
+  readonly drainMs?: number;
+  readonly flushMs?: number;
+  readonly reason?: LocalError;
 }

@@ -2,7 +2,6 @@
  * What users register on a server: tool, resource, template and prompt definitions.
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { Schema } from 'effect';
 import type { Completer } from '../actors/features/catalog.ts';
 import type { JsonObject } from '../core/jsonrpc.ts';
 import type { Icon } from '../core/protocol/content.ts';
@@ -10,10 +9,10 @@ import type { PromptArgument } from '../core/protocol/prompts.ts';
 import type { Resource, ResourceTemplate } from '../core/protocol/resources.ts';
 import type { ToolAnnotations, ToolExecution } from '../core/protocol/tools.ts';
 
-/** Schemas a tool accepts: a JSON Schema object, any Standard Schema (zod, valibot), or an Effect Schema. */
-export type SchemaInput = JsonObject | StandardSchemaV1 | Schema.Top;
+/** Schemas a tool accepts: a JSON Schema object or any Standard Schema (zod, valibot, an Effect Schema through `effectSchema` of `rxmcp/effect`). */
+export type SchemaInput = JsonObject | StandardSchemaV1;
 /** The arguments a handler receives: the schema's output type, or a JSON object for a JSON Schema. */
-export type ArgsOf<S> = S extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<S> : S extends Schema.Top ? S['Type'] : JsonObject;
+export type ArgsOf<S> = S extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<S> : JsonObject;
 
 export interface ToolDefinition<S extends SchemaInput = SchemaInput> {
   readonly name: string;

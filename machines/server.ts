@@ -29,6 +29,7 @@ import type { ArgsOf, PromptDefinition, ResourceDefinition, SchemaInput, Templat
 import type { McpSession, SessionRuntimeOptions } from './session.ts';
 import { type ModernOptions, createModernServing } from './server-modern.ts';
 import { checkParamHeaders } from '../core/protocol/header-mirror.ts';
+import { nextTurn } from '../core/next-turn.ts';
 import type { ChangeFeedPort, ServerChange } from '../core/server-change.ts';
 import { Subject } from 'rxjs';
 
@@ -341,7 +342,7 @@ export function createServer(options: ServerOptions): McpServer {
     async close() {
       // Open listens end gracefully first (a complete result each), then every connection closes.
       ending$.next();
-      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise<void>((resolve) => nextTurn(resolve));
       await Promise.all(Array.from(sessions, (session) => session.close()));
     },
   };

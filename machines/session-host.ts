@@ -83,9 +83,16 @@ export interface SessionHost extends SessionAcceptorPort {
   readonly events$: Observable<HostEvent>;
   /** Closes every session open now (the host keeps accepting). */
   closeAll(options?: CloseOptions): Promise<void>;
-  /** Refuses new sessions, closes every session, stops the host's timers. */
+  /**
+   * Shuts down gracefully: refuses new sessions at once, closes every session with `options` (`drainMs`
+   * defaults to 10 s here: each session refuses new requests, lets the running ones finish that long, answers
+   * the rest with an error naming the deadline and flushes), then stops the host's timers.
+   */
   close(options?: CloseOptions): Promise<void>;
 }
+
+/** How long a closing host lets requests in flight finish, unless told otherwise. */
+const DEFAULT_DRAIN_MS = 10_000;
 
 interface Totals {
   accepted: number;
@@ -211,10 +218,10 @@ export function createSessionHost(server: McpServer, options: SessionHostOptions
     metrics$,
     events$: events$.asObservable(),
     closeAll,
-    async close(closeOptions) {
+    async close(closeOptions = {}) {
       closed = true;
       stopSweeping();
-      await closeAll(closeOptions);
+      await closeAll({ ...closeOptions, drainMs: closeOptions.drainMs ?? DEFAULT_DRAIN_MS });
       events$.complete();
     },
   };

@@ -14,6 +14,7 @@ import { type OutgoingRequestSpec, outgoingRequest, outgoingRequest$ } from '../
 import type { PendingRequest, RunningRequest, SessionContext, SessionDiagnostic } from '../actors/session-context.ts';
 import { type BackpressureOptions, type FlowStatus, resolveBackpressure } from '../core/backpressure.ts';
 import { type Clock, type TimerHandle, systemClock } from '../core/clock.ts';
+import { ErrorCode } from '../core/error-codes.ts';
 import { LocalError } from '../core/errors.ts';
 import { type JsonObject, type RequestId, notification } from '../core/jsonrpc.ts';
 import { type Limits, resolveLimits } from '../core/limits.ts';
@@ -60,10 +61,17 @@ export interface SessionRuntimeOptions {
 }
 
 export interface CloseOptions {
-  /** Let running incoming requests finish for up to this long before aborting them (default 0). */
+  /**
+   * Let running incoming requests finish for up to this long (default 0). New requests are refused meanwhile;
+   * what still runs afterwards is aborted and answered with an error saying the deadline passed.
+   */
   readonly drainMs?: number;
+  /** Then wait up to this long for queued outbound frames to reach the transport before closing it (default 1 s). */
+  readonly flushMs?: number;
   readonly reason?: LocalError;
 }
+
+const DEFAULT_FLUSH_MS = 1_000;
 
 /** The public face of a session, for either role. */
 export interface McpSession extends SessionView {
@@ -371,7 +379,13 @@ export class SessionCore implements SessionContext, McpSession, OutboundWriterEv
     this.closeReason ??= options.reason;
     this.step({ type: 'CLOSE' });
     const drainMs = options.drainMs ?? 0;
+    for (const request of this.incoming.values()) request.shutdownStarted();
     if (drainMs > 0 && this.incoming.size > 0) await this.drain(drainMs);
+    // The transport may have gone while draining: then nothing can be answered or flushed any more.
+    if (this.isWritable()) {
+      this.answerUnfinished(drainMs);
+      if (this.closeReason?.code !== 'SlowConsumer') await this.flush(options.flushMs ?? DEFAULT_FLUSH_MS);
+    }
     this.finalize(this.closeReason ?? new LocalError('ConnectionClosed', 'The session was closed'));
     this.step({ type: 'DRAINED' });
     await this.transport.close(options.reason);
@@ -390,6 +404,37 @@ export class SessionCore implements SessionContext, McpSession, OutboundWriterEv
         deadline.cancel();
         resolve();
       }, Math.max(1, Math.min(50, ms / 10)));
+    });
+  }
+
+  /**
+   * Every request still running when the drain time is over gets its one answer: an error naming it and the
+   * deadline, instead of the silence a cancelled request gets.
+   */
+  private answerUnfinished(drainMs: number): void {
+    if (this.incoming.size === 0) return;
+    const running = [...this.incoming];
+    this.incoming.clear();
+    for (const [id, request] of running) {
+      const message = `The ${this.role} shut down before ${request.method} (request ${JSON.stringify(id)}) finished: the shutdown deadline of ${drainMs} ms passed`;
+      request.abandon(new LocalError('ConnectionClosed', message), { code: ErrorCode.InternalError, message, data: { shutdown: true, deadlineMs: drainMs } });
+    }
+  }
+
+  /** Waits until the writer has handed every queued frame to the transport, or `ms` pass. */
+  private flush(ms: number): Promise<void> {
+    if (this.writer.queued === 0 || ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const deadline = this.clock.setTimeout(() => {
+        poll.cancel();
+        resolve();
+      }, ms);
+      const poll = this.clock.setInterval(() => {
+        if (this.writer.queued > 0 && this.isWritable()) return;
+        poll.cancel();
+        deadline.cancel();
+        resolve();
+      }, Math.max(1, Math.min(20, ms / 10)));
     });
   }
 

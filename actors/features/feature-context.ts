@@ -4,7 +4,7 @@
  * notifications on the session; the modern era (2026-07-28) answers the same calls with multi round-trip
  * results, so handler code runs unchanged in both.
  */
-import { randomUUID } from 'node:crypto';
+import { randomUuid } from '../../core/crypto/random.ts';
 import { LocalError, WireError } from '../../core/errors.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
@@ -12,6 +12,7 @@ import type { CreateMessageParams, CreateMessageResult } from '../../core/protoc
 import type { ElicitParams, ElicitResult } from '../../core/protocol/elicitation.ts';
 import { type LoggingLevel, levelAtLeast } from '../../core/protocol/logging.ts';
 import type { Root } from '../../core/protocol/roots.ts';
+import type { ClientCapabilities, Implementation } from '../../core/protocol/capabilities.ts';
 import { isCreateMessageResult, isElicitResult, isRoot } from '../../core/protocol/guards.ts';
 import { checkElicitationSchema, compileSchema } from '../../core/schema/index.ts';
 import type { InputMethod } from '../../core/protocol/modern.ts';
@@ -42,7 +43,51 @@ export interface FeatureContext {
   sample(params: CreateMessageParams, options?: InputCallOptions): Promise<CreateMessageResult>;
   /** The client's roots. */
   roots(options?: InputCallOptions): Promise<readonly Root[]>;
+  /**
+   * What the client declared, so a handler can fall back before asking for what it cannot give: the session's
+   * capabilities in the legacy era, this request's `_meta` capabilities in the modern era.
+   */
+  readonly client: DeclaredClient;
 }
+
+/** A client feature a handler may ask about: `elicitation` is either mode; `elicitation.form` is the form mode. */
+export type ClientFeature = 'elicitation' | 'elicitation.form' | 'elicitation.url' | 'sampling' | 'sampling.tools' | 'roots';
+
+/** The client as it declared itself. */
+export interface DeclaredClient {
+  readonly capabilities: ClientCapabilities;
+  readonly info: Implementation | undefined;
+  /** Whether the client declared the feature (a call needing it would otherwise fail). */
+  supports(feature: ClientFeature): boolean;
+}
+
+class Declaration implements DeclaredClient {
+  constructor(
+    readonly capabilities: ClientCapabilities,
+    readonly info: Implementation | undefined,
+  ) {}
+
+  supports(feature: ClientFeature): boolean {
+    const { elicitation, sampling, roots } = this.capabilities;
+    switch (feature) {
+      case 'elicitation':
+        return elicitation !== undefined;
+      case 'elicitation.form':
+        // `elicitation: {}` (2025-06-18, before modes) means forms.
+        return elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
+      case 'elicitation.url':
+        return elicitation?.url !== undefined;
+      case 'sampling':
+        return sampling !== undefined;
+      case 'sampling.tools':
+        return sampling?.tools !== undefined;
+      case 'roots':
+        return roots !== undefined;
+    }
+  }
+}
+
+const NOTHING_DECLARED: ClientCapabilities = Object.freeze({});
 
 /** How a context's client calls travel: requests on a session, or input requests of a modern round. */
 interface ClientCaller {
@@ -63,6 +108,7 @@ abstract class RequestFeatureContext implements FeatureContext, ClientCaller {
   constructor(protected readonly request: RequestContext) {}
 
   abstract readonly round: number;
+  abstract readonly client: DeclaredClient;
   abstract log(level: LoggingLevel, data: unknown, logger?: string): void;
   abstract callClient(method: InputMethod, params: JsonObject | undefined, options: InputCallOptions | undefined): Promise<JsonObject>;
 
@@ -116,6 +162,11 @@ class LegacyFeatureContext extends RequestFeatureContext {
     return 0;
   }
 
+  get client(): DeclaredClient {
+    const session = this.request.session;
+    return new Declaration((session.peerCapabilities as ClientCapabilities | undefined) ?? NOTHING_DECLARED, session.peerInfo);
+  }
+
   log(level: LoggingLevel, data: unknown, logger?: string): void {
     if (!this.logging.loggingEnabled) return;
     const threshold = this.logging.logLevel(this.request.session);
@@ -142,6 +193,10 @@ class ModernFeatureContext extends RequestFeatureContext {
 
   get round(): number {
     return this.modern.inputs?.round ?? 0;
+  }
+
+  get client(): DeclaredClient {
+    return new Declaration(this.modern.envelope.clientCapabilities, this.modern.envelope.clientInfo);
   }
 
   log(level: LoggingLevel, data: unknown, logger?: string): void {
@@ -193,7 +248,7 @@ async function elicit(caller: ClientCaller, revision: string | undefined, params
     // The id correlates the later `notifications/elicitation/complete` (2025-11-25); make one when the caller did
     // not. The modern era has no completion notification: the retry is the completion.
     const legacy = revision !== undefined && revision < '2026-07-28';
-    if (legacy && (params.elicitationId === undefined || params.elicitationId === '')) sent = { ...params, elicitationId: randomUUID() };
+    if (legacy && (params.elicitationId === undefined || params.elicitationId === '')) sent = { ...params, elicitationId: randomUuid() };
   } else {
     const problem = checkElicitationSchema(params.requestedSchema as unknown as JsonObject, { revision });
     if (problem !== undefined) throw new LocalError('ProtocolViolation', `The elicitation schema is not allowed: ${problem}`);

@@ -4,17 +4,17 @@
  * string into content) and to turn failures into results (a failed tool is an `isError` result), without
  * forcing user handlers into one shape.
  */
-import { Effect } from 'effect';
 import { Observable, type Subscriber, isObservable } from 'rxjs';
 import { isEffect, runEffect } from '../../core/abort.ts';
+import type { EffectLike } from '../../core/effect-like.ts';
 import type { ProgressUpdate } from '../handler-types.ts';
 import { looksLikeProgress } from '../progress.ts';
 
 /** What a feature handler may return: a value, a Promise, an Observable (progress, then the value) or an Effect. */
-export type Output<R> = R | PromiseLike<R> | Observable<ProgressUpdate | R> | Effect.Effect<R, unknown>;
+export type Output<R> = R | PromiseLike<R> | Observable<ProgressUpdate | R> | EffectLike<R>;
 
-/** The same shapes, finished into a JSON-RPC result. */
-export type FinishedOutput<O extends object> = O | PromiseLike<O> | Observable<ProgressUpdate | O> | Effect.Effect<O, unknown>;
+/** The same shapes, finished into a JSON-RPC result; a finished Effect is an Observable of its finished value. */
+export type FinishedOutput<O extends object> = O | PromiseLike<O> | Observable<ProgressUpdate | O>;
 
 export interface Finishers<I, O extends object> {
   /** Turns the handler's final value into the result; may throw (the request then fails). */
@@ -41,23 +41,49 @@ export function runFinished<I, O extends object>(handler: () => Output<I>, finis
 
 /**
  * Applies the finishers to a handler's outcome. For an Observable, the values before the last stay progress
- * reports and only the last is finished. For an Effect, the result is finished inside the Effect, so
- * interruption still reaches the handler's fiber.
+ * reports and only the last is finished. An Effect becomes an Observable that runs it (loading `effect` then)
+ * and finishes its value; unsubscribing interrupts the handler's fiber.
  */
 export function finishOutput<I, O extends object>(output: Output<I>, finishers: Finishers<I, O>): FinishedOutput<O> {
   const { finish, recover } = finishers;
   if (isObservable(output)) return finishObservable(output, finishers);
   if (isThenable(output)) return Promise.resolve(output).then(finish, recover);
-  if (isEffect(output)) {
-    return Effect.matchEffect(output as Effect.Effect<I, unknown>, {
-      onSuccess: (value) => {
-        const finished = finish(value);
-        return isThenable(finished) ? Effect.promise(() => Promise.resolve(finished)) : Effect.succeed(finished);
-      },
-      onFailure: (error) => (recover === undefined ? Effect.fail(error) : Effect.succeed(recover(error))),
-    });
-  }
-  return finish(output);
+  if (isEffect(output)) return finishEffect(output as EffectLike<I>, finishers);
+  return finish(output as I);
+}
+
+function finishEffect<I, O extends object>(effect: EffectLike<I>, finishers: Finishers<I, O>): Observable<O> {
+  return new Observable<O>((subscriber) => {
+    const controller = new AbortController();
+    const fail = (error: unknown): void => {
+      if (finishers.recover === undefined) return subscriber.error(error);
+      let recovered: O;
+      try {
+        recovered = finishers.recover(error);
+      } catch (unrecoverable) {
+        return subscriber.error(unrecoverable);
+      }
+      subscriber.next(recovered);
+      subscriber.complete();
+    };
+    runEffect(effect, controller.signal)
+      .then((outcome) => {
+        if (outcome.type === 'failure') return fail(outcome.error);
+        if (outcome.type === 'interrupted') return undefined;
+        // A finisher failure fails the request (as for the other shapes), it is not recovered into a result.
+        return Promise.resolve()
+          .then(() => finishers.finish(outcome.value))
+          .then(
+            (result) => {
+              subscriber.next(result);
+              subscriber.complete();
+            },
+            (error: unknown) => subscriber.error(error),
+          );
+      })
+      .catch(fail);
+    return () => controller.abort();
+  });
 }
 
 function finishObservable<I, O extends object>(output$: Observable<ProgressUpdate | I>, finishers: Finishers<I, O>): Observable<ProgressUpdate | O> {
@@ -146,16 +172,6 @@ function forward<O extends object>(output: FinishedOutput<O>, subscriber: Subscr
       (error: unknown) => subscriber.error(error),
     );
     return () => undefined;
-  }
-  if (isEffect(output)) {
-    const controller = new AbortController();
-    runEffect(output as Effect.Effect<O, unknown>, controller.signal).then((outcome) => {
-      if (outcome.type === 'success') {
-        subscriber.next(outcome.value);
-        subscriber.complete();
-      } else if (outcome.type === 'failure') subscriber.error(outcome.error);
-    }, (error: unknown) => subscriber.error(error));
-    return () => controller.abort();
   }
   subscriber.next(output as O);
   subscriber.complete();

@@ -77,12 +77,16 @@ function serveListen(runtime: ListenRuntime, request: RequestContext, filter: Su
       changes.unsubscribe();
       ending.unsubscribe();
       request.signal.removeEventListener('abort', end);
+      request.shutdown?.removeEventListener('abort', complete);
     };
-    const ending = runtime.ending$.subscribe(() => {
+    // The graceful end, when the server or this connection shuts down: a complete result naming the subscription.
+    const complete = (): void => {
       end();
-      // The graceful end: a complete result naming the subscription.
       resolve({ _meta: meta });
-    });
+    };
+    const ending = runtime.ending$.subscribe(complete);
     request.signal.addEventListener('abort', end, { once: true });
+    if (request.shutdown?.aborted === true) complete();
+    else request.shutdown?.addEventListener('abort', complete, { once: true });
   });
 }

@@ -15,7 +15,7 @@
  */
 import { type Settled, followOutput } from './follow-output.ts';
 import { Observable, defer, finalize } from 'rxjs';
-import { randomUUID } from 'node:crypto';
+import { randomUuid } from '../../core/crypto/random.ts';
 import { type TaskStore, type TaskTtlPolicy, TaskStoreError, resolveTaskTtl } from '../../core/catalog/task-store.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
 import { LocalError, WireError, toWireError } from '../../core/errors.ts';
@@ -396,7 +396,7 @@ class TaskFeatureImpl implements TasksFeature {
 
   private ownerOf(session: SessionView): string {
     let owner = this.owners.get(session);
-    if (owner === undefined) this.owners.set(session, (owner = randomUUID()));
+    if (owner === undefined) this.owners.set(session, (owner = randomUuid()));
     return owner;
   }
 

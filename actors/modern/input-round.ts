@@ -7,6 +7,7 @@
  * key can run a round, because nothing is kept between rounds except what the client carries back.
  */
 import { WireError } from '../../core/errors.ts';
+import { nextTurn } from '../../core/next-turn.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
 import { isCreateMessageResult, isElicitResult, isRoot } from '../../core/protocol/guards.ts';
@@ -92,7 +93,7 @@ export class RequestInputRound implements InputRound {
       this.pending = {};
       // Needs made in the same turn (Promise.all, several awaits answered from state) are gathered into one
       // answer: it goes out once the handler can make no more progress without input.
-      setImmediate(flush, this);
+      nextTurn(() => this.flush());
     }
     this.pending[name] = params === undefined ? { method } : { method, params };
     // The handler stays suspended here; the request is answered with `input_required` instead.
@@ -107,10 +108,6 @@ export class RequestInputRound implements InputRound {
     const requestState = sink.seal({ answers: this.used, round: this.round + 1 });
     sink.answer({ resultType: 'input_required', inputRequests: pending, requestState });
   }
-}
-
-function flush(round: RequestInputRound): void {
-  round.flush();
 }
 
 /**

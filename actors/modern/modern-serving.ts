@@ -3,7 +3,8 @@
  * handler table, the capabilities it declares in this era, how results are completed for the wire
  * (`resultType`, `serverInfo`, caching hints) and how input rounds are sealed and opened.
  */
-import { createHash } from 'node:crypto';
+import { encodeBase64url } from '../../core/bytes.ts';
+import { sha256 } from '../../core/crypto/hmac.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
 import { WireError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
@@ -93,7 +94,7 @@ export class ModernServing {
   private binding(method: string, params: JsonObject | undefined, principal: string | undefined): { purpose: string; principal?: string } {
     const target = params?.['name'] ?? params?.['uri'] ?? '';
     const args = params?.['arguments'];
-    const digest = args === undefined ? '' : createHash('sha256').update(canonicalJson(args)).digest('base64url');
+    const digest = args === undefined ? '' : encodeBase64url(sha256(canonicalJson(args)));
     const purpose = `${method}\u0000${String(target)}\u0000${digest}`;
     return principal === undefined ? { purpose } : { purpose, principal };
   }

@@ -1,8 +1,9 @@
 /** The command line of `rxmcp bridge`. */
-import { serverSubjects } from '../../transports/nats/index.ts';
+import { serverSubjects } from '../../transports/nats/subjects.ts';
 import type { EnvInheritance } from '../../transports/stdio/index.ts';
 import { DEFAULT_MAX_CHILDREN } from './child-acceptor.ts';
 import type { BridgeEra } from './era-gate.ts';
+import { UsageError, choiceValue, closestFlag, parseCommand, positiveIntegerValue } from '../args.ts';
 
 export const bridgeUsage = `usage:
   rxmcp bridge to-nats --nats <url> --name <server name> [options] -- <command> [args...]
@@ -19,7 +20,8 @@ export const bridgeUsage = `usage:
       --era legacy|modern        let only this protocol era through (default: whichever the client speaks)
       --silence-ms <n>           a request with no word from the server for this long fails (default 30000)
 
-  --nats defaults to $NATS_URL, then nats://127.0.0.1:4222.`;
+  --nats defaults to $NATS_URL, then nats://127.0.0.1:4222. The command of to-nats must exist (a program on
+  PATH, or a path) before the bridge starts. -h, --help shows this help.`;
 
 interface Common {
   readonly nats: string;
@@ -45,86 +47,88 @@ export interface FromNatsArgs extends Common {
 
 export type BridgeArgs = ToNatsArgs | FromNatsArgs;
 
-export function parseBridgeArgs(argv: readonly string[]): BridgeArgs {
+const common = {
+  nats: { type: 'string' },
+  name: { type: 'string' },
+  prefix: { type: 'string' },
+} as const;
+
+const toNatsCommand = {
+  command: 'rxmcp bridge to-nats',
+  usage: bridgeUsage,
+  commandLine: true,
+  options: {
+    ...common,
+    'max-children': { type: 'string' },
+    env: { type: 'string', multiple: true },
+    'inherit-env': { type: 'string' },
+    handover: { type: 'boolean' },
+  },
+} as const;
+
+const fromNatsCommand = {
+  command: 'rxmcp bridge from-nats',
+  usage: bridgeUsage,
+  options: {
+    ...common,
+    era: { type: 'string' },
+    'silence-ms': { type: 'string' },
+  },
+} as const;
+
+/** The options of `rxmcp bridge <argv>`, or undefined when the user asked for help. */
+export function parseBridgeArgs(argv: readonly string[]): BridgeArgs | undefined {
   const [mode, ...rest] = argv;
-  if (mode !== 'to-nats' && mode !== 'from-nats') throw new RangeError(`rxmcp bridge needs to-nats or from-nats, not ${JSON.stringify(mode ?? '')}\n${bridgeUsage}`);
-  const separator = rest.indexOf('--');
-  const options = separator < 0 ? rest : rest.slice(0, separator);
-  const commandLine = separator < 0 ? [] : rest.slice(separator + 1);
-  let nats = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
-  let name: string | undefined;
-  let prefix: string | undefined;
-  let era: BridgeEra | undefined;
-  let maxChildren = DEFAULT_MAX_CHILDREN;
-  let silenceMs: number | undefined;
-  let inheritEnv: EnvInheritance | undefined;
-  let handover = false;
-  const env: Record<string, string> = {};
-  const only = (flag: string, which: BridgeArgs['mode']): void => {
-    if (mode !== which) throw new RangeError(`${flag} is an option of rxmcp bridge ${which}`);
-  };
-  for (let index = 0; index < options.length; index++) {
-    const flag = options[index] as string;
-    if (flag === '--handover') {
-      only(flag, 'to-nats');
-      handover = true;
-      continue;
-    }
-    const value = options[index + 1];
-    if (value === undefined || !flag.startsWith('--')) throw new RangeError(`${flag.startsWith('--') ? `${flag} needs a value` : `unexpected argument ${JSON.stringify(flag)}`}\n${bridgeUsage}`);
-    index++;
-    switch (flag) {
-      case '--nats':
-        nats = value;
-        break;
-      case '--name':
-        name = value;
-        break;
-      case '--prefix':
-        prefix = value;
-        break;
-      case '--era':
-        only(flag, 'from-nats');
-        if (value !== 'legacy' && value !== 'modern') throw new RangeError(`--era is legacy or modern, not ${JSON.stringify(value)}`);
-        era = value;
-        break;
-      case '--silence-ms':
-        only(flag, 'from-nats');
-        silenceMs = positiveInteger(flag, value);
-        break;
-      case '--max-children':
-        only(flag, 'to-nats');
-        maxChildren = positiveInteger(flag, value);
-        break;
-      case '--env': {
-        only(flag, 'to-nats');
-        const equals = value.indexOf('=');
-        if (equals <= 0) throw new RangeError(`--env takes NAME=VALUE, not ${JSON.stringify(value)}`);
-        env[value.slice(0, equals)] = value.slice(equals + 1);
-        break;
-      }
-      case '--inherit-env':
-        only(flag, 'to-nats');
-        inheritEnv = value === 'safe' || value === 'all' || value === 'none' ? value : value.split(',').filter((entry) => entry !== '');
-        break;
-      default:
-        throw new RangeError(`unknown option for rxmcp bridge ${mode}: ${flag}\n${bridgeUsage}`);
-    }
-  }
-  if (name === undefined) throw new RangeError(`rxmcp bridge ${mode} needs --name <server name>`);
-  // Checks the name and prefix now, with the binding's own message.
-  serverSubjects(prefix ?? 'mcp', name);
+  if (mode === undefined) throw new UsageError('rxmcp bridge', 'needs to-nats or from-nats');
+  if (mode === '--help' || mode === '-h' || mode === 'help') return undefined;
   if (mode === 'from-nats') {
-    if (commandLine.length > 0) throw new RangeError('rxmcp bridge from-nats takes no command');
-    return { mode, nats, name, prefix, era, silenceMs };
+    const parsed = parseCommand(fromNatsCommand, rest);
+    if (parsed.help) return undefined;
+    const { values } = parsed;
+    const command = fromNatsCommand.command;
+    return {
+      mode,
+      ...commonOf(command, values),
+      era: values.era === undefined ? undefined : choiceValue(command, '--era', values.era, ['legacy', 'modern'] as const),
+      silenceMs: values['silence-ms'] === undefined ? undefined : positiveIntegerValue(command, '--silence-ms', values['silence-ms']),
+    };
   }
-  const [command, ...args] = commandLine;
-  if (command === undefined) throw new RangeError(`rxmcp bridge to-nats needs the server command after --\n${bridgeUsage}`);
-  return { mode, nats, name, prefix, command, args, maxChildren, env, inheritEnv, handover };
+  if (mode === 'to-nats') {
+    const parsed = parseCommand(toNatsCommand, rest);
+    if (parsed.help) return undefined;
+    const { values } = parsed;
+    const command = toNatsCommand.command;
+    const [program, ...args] = parsed.commandLine ?? [];
+    if (program === undefined) throw new UsageError(command, 'needs the server command after --, for example: -- node server.js');
+    const env: Record<string, string> = {};
+    for (const entry of values.env ?? []) {
+      const equals = entry.indexOf('=');
+      if (equals <= 0) throw new UsageError(command, `--env takes NAME=VALUE, got ${JSON.stringify(entry)}`);
+      env[entry.slice(0, equals)] = entry.slice(equals + 1);
+    }
+    const inherit = values['inherit-env'];
+    return {
+      mode,
+      ...commonOf(command, values),
+      command: program,
+      args,
+      maxChildren: values['max-children'] === undefined ? DEFAULT_MAX_CHILDREN : positiveIntegerValue(command, '--max-children', values['max-children']),
+      env,
+      inheritEnv: inherit === undefined ? undefined : inherit === 'safe' || inherit === 'all' || inherit === 'none' ? inherit : inherit.split(',').filter((entry) => entry !== ''),
+      handover: values.handover === true,
+    };
+  }
+  const closest = closestFlag(mode, ['to-nats', 'from-nats']);
+  throw new UsageError('rxmcp bridge', `needs to-nats or from-nats, got ${JSON.stringify(mode)}${closest === undefined ? '' : `; did you mean ${closest}?`}`);
 }
 
-function positiveInteger(flag: string, value: string): number {
-  const parsed = Number(value);
-  if (!Number.isSafeInteger(parsed) || parsed <= 0) throw new RangeError(`${flag} takes a positive integer, not ${JSON.stringify(value)}`);
-  return parsed;
+function commonOf(command: string, values: { readonly nats?: string | undefined; readonly name?: string | undefined; readonly prefix?: string | undefined }): Common {
+  if (values.name === undefined) throw new UsageError(command, 'needs --name <server name>');
+  // The binding's own check of the name and prefix, as a usage error.
+  try {
+    serverSubjects(values.prefix ?? 'mcp', values.name);
+  } catch (error) {
+    throw new UsageError(command, error instanceof Error ? error.message : String(error));
+  }
+  return { nats: values.nats ?? process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222', name: values.name, prefix: values.prefix };
 }

@@ -11,7 +11,7 @@
  */
 import { ErrorCode } from '../../core/error-codes.ts';
 import { classify, errorResponse } from '../../core/jsonrpc.ts';
-import type { SessionAcceptorPort, Transport } from '../../core/transport.ts';
+import type { GracefulCloseOptions, SessionAcceptorPort, Transport } from '../../core/transport.ts';
 import { type EnvInheritance, type StdioClientTransport, spawnStdioServer } from '../../transports/stdio/index.ts';
 import { pendingTransport } from './pending-transport.ts';
 import { type Pipe, pipeTransports } from './pipe.ts';
@@ -101,7 +101,11 @@ export function childAcceptor(options: ChildAcceptorOptions): ChildAcceptor {
         get state() {
           return bridged.state;
         },
-        close: () => pipe.close(),
+        // Gracefully (drainMs): the process answers what it runs first; the binding answers whatever is left.
+        close: async (closeOptions?: GracefulCloseOptions) => {
+          if ((closeOptions?.drainMs ?? 0) > 0) await pipe.answered(closeOptions?.drainMs ?? 0);
+          await pipe.close();
+        },
       };
     },
     async closeAll() {

@@ -10,7 +10,10 @@ import type { FromNatsArgs } from './args.ts';
 import { eraGate } from './era-gate.ts';
 import { pipeTransports } from './pipe.ts';
 import { connectNats } from './connect.ts';
-import { onStopSignal } from './signals.ts';
+import { onStopSignals } from '../../transports/stdio/stop-signals.ts';
+
+/** How long requests in flight may still be answered once the bridge stops. */
+const DRAIN_MS = 10_000;
 
 export async function bridgeFromNats(args: FromNatsArgs, report: (line: string) => void): Promise<number> {
   const subjects = serverSubjects(args.prefix ?? 'mcp', args.name);
@@ -21,17 +24,23 @@ export async function bridgeFromNats(args: FromNatsArgs, report: (line: string) 
     ...(args.prefix === undefined ? {} : { prefix: args.prefix }),
     ...(args.silenceMs === undefined ? {} : { silenceMs: args.silenceMs }),
   });
-  const stdio = stdioServerTransport();
+  // stdin's end is not the end: the answers to what the client sent last still come back from NATS.
+  const stdio = stdioServerTransport({ closeOnInputEnd: false });
   const local = args.era === undefined ? stdio : eraGate(stdio, args.era);
   const pipe = pipeTransports(local, nats, { names: ['the stdio client', `NATS ${subjects.base}`], answerMalformedFrom: 'a', report });
   report(`bridging stdio to ${subjects.base} on NATS ${args.nats}${args.era === undefined ? '' : ` (${args.era} era only)`}`);
-  const removeSignals = onStopSignal((signal) => {
-    report(`stopping (${signal})`);
-    void pipe.close();
-  });
+  let stopping: Promise<void> | undefined;
+  const stop = (why: string): void => {
+    if (stopping !== undefined) return;
+    report(`stopping (${why}): requests in flight have ${DRAIN_MS} ms to be answered`);
+    stopping = pipe.answered(DRAIN_MS).then(() => pipe.close());
+  };
+  void stdio.inputEnded.then(() => stop('stdin ended'));
+  const removeSignals = onStopSignals({ graceful: stop });
   const end = await pipe.done;
   removeSignals();
-  const natsLost = end.first === 'b' || connection.isClosed();
+  // Closed by us (stdin's end, a signal): both sides closed together, whichever was first is no loss.
+  const natsLost = stopping === undefined && (end.first === 'b' || connection.isClosed());
   if (!connection.isClosed()) await connection.drain().catch(() => connection.close());
   if (natsLost) {
     report(`the NATS side ended${end.reason === undefined ? '' : `: ${end.reason.message}`}`);

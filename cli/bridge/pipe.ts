@@ -45,11 +45,18 @@ export interface PipeEnd {
 export interface Pipe {
   /** Settles once both transports are closed. */
   readonly done: Promise<PipeEnd>;
+  /**
+   * Settles once every request `a` sent through the pipe has had its answer back from `b`, or after `ms` (for a
+   * graceful end: what is in flight finishes before the pipe closes).
+   */
+  answered(ms: number): Promise<void>;
   /** Closes both transports (idempotent); resolves once both are closed. */
   close(reason?: LocalError): Promise<void>;
 }
 
 const DEFAULT_MAX_QUEUED = 1024;
+/** Requests from `a` whose answers are awaited, at most (beyond that, `answered` simply waits its time out). */
+const MAX_TRACKED = 65_536;
 const DEFAULT_DRAIN_MS = 2000;
 
 /** The ids of the requests a payload carries (one message or a batch). */
@@ -234,10 +241,26 @@ export function pipeTransports(a: Transport, b: Transport, options: PipeOptions 
     await closeSide(other, reason);
   };
 
+  // The ids of a's requests not answered by b yet, and who waits for there to be none.
+  const awaited = new Set<RequestId>();
+  let whenAnswered: (() => void) | undefined;
+  const track = (index: 0 | 1, payload: unknown): void => {
+    if (index === 0) {
+      for (const id of requestIds(payload)) if (awaited.size < MAX_TRACKED) awaited.add(id);
+      return;
+    }
+    for (const item of Array.isArray(payload) ? (payload as readonly unknown[]) : [payload]) {
+      const classified = classify(item);
+      if (classified.kind === 'response' && classified.message.id !== undefined) awaited.delete(classified.message.id);
+    }
+    if (awaited.size === 0) whenAnswered?.();
+  };
+
   const onFrame = (index: 0 | 1, frame: InboundFrame): void => {
     const flow = outward[index];
     switch (frame.type) {
       case 'message':
+        track(index, frame.payload);
         flow.push(frame.payload as WirePayload);
         return;
       case 'undeliverable':
@@ -270,6 +293,14 @@ export function pipeTransports(a: Transport, b: Transport, options: PipeOptions 
   let closing: Promise<void> | undefined;
   return {
     done,
+    async answered(ms) {
+      if (awaited.size === 0 || (sides[0].ended && sides[1].ended)) return;
+      await bounded(new Promise<void>((resolve) => {
+        whenAnswered = resolve;
+        void done.then(() => resolve());
+      }), ms);
+      whenAnswered = undefined;
+    },
     close(reason) {
       closing ??= (async () => {
         toA.stop('the bridge closed', true);

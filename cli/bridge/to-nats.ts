@@ -7,7 +7,10 @@ import { serveNats, serverSubjects } from '../../transports/nats/index.ts';
 import type { ToNatsArgs } from './args.ts';
 import { childAcceptor } from './child-acceptor.ts';
 import { connectNats } from './connect.ts';
-import { onStopSignal } from './signals.ts';
+import { onStopSignals } from '../../transports/stdio/stop-signals.ts';
+
+/** How long requests in flight may still be answered once the bridge is told to stop. */
+const DRAIN_MS = 10_000;
 
 export async function bridgeToNats(args: ToNatsArgs, report: (line: string) => void): Promise<number> {
   const subjects = serverSubjects(args.prefix ?? 'mcp', args.name);
@@ -31,13 +34,13 @@ export async function bridgeToNats(args: ToNatsArgs, report: (line: string) => v
 
   let removeSignals = (): void => undefined;
   const stopped = await new Promise<string>((resolve) => {
-    removeSignals = onStopSignal((signal) => resolve(signal));
+    removeSignals = onStopSignals({ graceful: resolve });
     void connection.closed().then((error) => resolve(`the NATS connection closed${error instanceof Error ? `: ${error.message}` : ''}`));
   });
-  removeSignals();
   const mode = args.handover ? 'handover' : 'end';
-  report(`stopping (${stopped}): ${mode === 'handover' ? 'leaving' : 'ending'} ${acceptor.size} session(s)`);
-  await serving.close(mode);
+  report(`stopping (${stopped}): new work goes to other bridges, requests in flight have ${DRAIN_MS} ms to be answered, then ${mode === 'handover' ? 'leaving' : 'ending'} ${acceptor.size} session(s); a second signal ends at once`);
+  await serving.close(mode, { drainMs: DRAIN_MS });
+  removeSignals();
   // Sessions the binding did not know yet (a process still starting) end here too.
   await acceptor.closeAll();
   if (!connection.isClosed()) await connection.drain().catch(() => connection.close());

@@ -1,10 +1,14 @@
 /**
  * `rxmcp gateway --nats <url> --name <server> [--prefix p] [--host h] [--port n] [--path /mcp]`: serves the
- * NATS-hosted MCP server `<server>` on Streamable HTTP (and HTTP+SSE) until SIGINT/SIGTERM. Run as many replicas
+ * NATS-hosted MCP server `<server>` on Streamable HTTP (and HTTP+SSE) until SIGINT/SIGTERM, then shuts down
+ * gracefully (a second signal ends at once). Run as many replicas
  * as you like behind a load balancer: they share sessions and SSE events through JetStream.
  */
-import { connect } from 'nats';
-import { createGateway } from './gateway.ts';
+import { type StopSignal, onStopSignals } from '../../transports/stdio/stop-signals.ts';
+import { serverSubjects } from '../../transports/nats/subjects.ts';
+import { UsageError, parseCommand, portValue } from '../args.ts';
+import { listenOrExplain } from '../listen.ts';
+import { withNats } from '../optional-peer.ts';
 
 export interface GatewayArgs {
   readonly nats: string;
@@ -15,38 +19,82 @@ export interface GatewayArgs {
   readonly path: string;
 }
 
-export function parseGatewayArgs(args: readonly string[]): GatewayArgs {
-  const values: Record<string, string> = { nats: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222', prefix: 'mcp', host: '127.0.0.1', port: process.env['PORT'] ?? '3000', path: '/mcp' };
-  for (let index = 0; index < args.length; index += 2) {
-    const flag = args[index] ?? '';
-    const value = args[index + 1];
-    const key = flag.replace(/^--/, '');
-    if (!flag.startsWith('--') || !['nats', 'name', 'prefix', 'host', 'port', 'path'].includes(key) || value === undefined) {
-      throw new RangeError(`unknown or incomplete option for gateway: ${flag}`);
-    }
-    values[key] = value;
+export const gatewayUsage = `usage: rxmcp gateway --name S [--nats URL] [--prefix P] [--host H] [--port N] [--path /mcp]
+
+Serves the NATS-hosted MCP server S on Streamable HTTP (and HTTP+SSE for 2024-11-05 clients) until SIGINT or
+SIGTERM. Run as many replicas as you like behind a load balancer: they share sessions and SSE events through
+JetStream.
+
+options:
+  --name S         the MCP server's name on NATS (required)
+  --nats URL       the NATS server (default $NATS_URL, then nats://127.0.0.1:4222)
+  --prefix P       the subject prefix (default mcp)
+  --host H         the address to listen on (default 127.0.0.1)
+  -p, --port N     the HTTP port (default $PORT, then 3000; 0 picks a free one)
+  --path /mcp      the Streamable HTTP endpoint's path (default /mcp)
+  -h, --help       show this help`;
+
+const gatewayCommand = {
+  command: 'rxmcp gateway',
+  usage: gatewayUsage,
+  options: {
+    name: { type: 'string' },
+    nats: { type: 'string' },
+    prefix: { type: 'string' },
+    host: { type: 'string' },
+    port: { type: 'string', short: 'p' },
+    path: { type: 'string' },
+  },
+} as const;
+
+/** The options of `rxmcp gateway`, or undefined when the user asked for help. */
+export function parseGatewayArgs(argv: readonly string[]): GatewayArgs | undefined {
+  const parsed = parseCommand(gatewayCommand, argv);
+  if (parsed.help) return undefined;
+  const { values } = parsed;
+  const command = gatewayCommand.command;
+  if (values.name === undefined) throw new UsageError(command, 'needs --name <the MCP server name on NATS>');
+  // The binding's own check of the name and prefix, as a usage error.
+  try {
+    serverSubjects(values.prefix ?? 'mcp', values.name);
+  } catch (error) {
+    throw new UsageError(command, error instanceof Error ? error.message : String(error));
   }
-  const port = Number(values['port']);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`not a port: ${values['port']}`);
-  if (values['name'] === undefined) throw new RangeError('gateway needs --name <the MCP server name on NATS>');
-  return { nats: values['nats'] as string, name: values['name'], prefix: values['prefix'] as string, host: values['host'] as string, port, path: values['path'] as string };
+  const path = values.path ?? '/mcp';
+  if (!path.startsWith('/')) throw new UsageError(command, `--path must start with "/", got ${JSON.stringify(path)}`);
+  const port = values.port !== undefined ? portValue(command, '--port', values.port) : portValue(command, 'PORT (from the environment)', process.env['PORT'] ?? '3000');
+  return {
+    nats: values.nats ?? process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222',
+    name: values.name,
+    prefix: values.prefix ?? 'mcp',
+    host: values.host ?? '127.0.0.1',
+    port,
+    path,
+  };
 }
 
 export async function runGateway(args: GatewayArgs, print: (line: string) => void): Promise<void> {
-  const connection = await connect({ servers: args.nats, maxReconnectAttempts: -1, reconnectTimeWait: 250, name: `rxmcp-gateway-${args.name}` });
-  const gateway = await createGateway({ connection, name: args.name, prefix: args.prefix, http: { path: args.path, legacySse: { ssePath: '/sse', messagesPath: '/messages' } } });
-  const listening = await gateway.http.listen(args.port, args.host);
-  print(`rxmcp gateway for "${args.name}" on ${args.nats} listening at ${listening.url}`);
-  await new Promise<void>((resolve) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+  const [{ connect }, { createGateway }] = await withNats(() => Promise.all([import('nats'), import('./gateway.ts')]));
+  const connection = await connect({ servers: args.nats, maxReconnectAttempts: -1, reconnectTimeWait: 250, name: `rxmcp-gateway-${args.name}` }).catch((error: unknown) => {
+    throw new Error(`could not connect to NATS at ${args.nats}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   });
+  const gateway = await createGateway({ connection, name: args.name, prefix: args.prefix, http: { path: args.path, legacySse: { ssePath: '/sse', messagesPath: '/messages' } } });
+  const listening = await listenOrExplain(() => gateway.http.listen(args.port, args.host), args.port, args.host).catch(async (error: unknown) => {
+    await gateway.close();
+    await connection.close();
+    throw error;
+  });
+  print(`rxmcp gateway for "${args.name}" on ${args.nats} listening at ${listening.url}`);
+  let removeSignals = (): void => undefined;
+  const signal = await new Promise<StopSignal>((resolve) => (removeSignals = onStopSignals({ graceful: resolve })));
+  print(`stopping (${signal}): new requests are refused, requests in flight have ${DRAIN_MS} ms to be answered; a second signal ends at once`);
+  // Sessions drain first, while the sockets are open; closing the gateway's HTTP side stops its listener too.
+  await gateway.close({ drainMs: DRAIN_MS });
   await listening.close();
-  await gateway.close();
   await connection.drain();
+  removeSignals();
+  print('stopped');
 }
+
+/** How long requests in flight may still be answered once the gateway is told to stop. */
+const DRAIN_MS = 10_000;

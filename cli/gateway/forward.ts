@@ -7,7 +7,7 @@
  */
 import { ErrorCode } from '../../core/error-codes.ts';
 import { type JsonObject, type RequestId, classify, errorResponse } from '../../core/jsonrpc.ts';
-import type { ExchangeKey, InboundFrame, Transport } from '../../core/transport.ts';
+import type { ExchangeKey, GracefulCloseOptions, InboundFrame, Transport } from '../../core/transport.ts';
 
 export interface ForwardHooks {
   /** The back answered the front's `initialize` with a result. */
@@ -17,23 +17,57 @@ export interface ForwardHooks {
 }
 
 export interface Forwarding {
-  close(): Promise<void>;
+  /**
+   * Closes both sides. With `drainMs`, gracefully: new requests from the front are refused at once, requests in
+   * flight have up to `drainMs` for their answers to come back, and those still open then are answered with an
+   * error naming the deadline.
+   */
+  close(options?: GracefulCloseOptions): Promise<void>;
 }
 
 /** Requests in flight through one forwarding; more are refused (bounded like every queue). */
 const MAX_IN_FLIGHT = 4096;
+/** How long a closing forwarding waits for its last sends to the front. */
+const FLUSH_MS = 1_000;
 
 export function forward(front: Transport, back: Transport, hooks: ForwardHooks = {}): Forwarding {
   const exchangeOf = new Map<RequestId, ExchangeKey | undefined>();
   let initialize: { readonly id: RequestId; readonly params: JsonObject } | undefined;
-  let closed = false;
+  /** Set while a graceful close waits for the answers in flight: the front's new requests are refused. */
+  let draining: { readonly settled: () => void } | undefined;
   const subscriptions: Array<{ unsubscribe(): void }> = [];
 
-  const close = async (): Promise<void> => {
-    if (closed) return;
-    closed = true;
+  /** Sends to the front still under way (an event store append, backpressure): a close waits for them. */
+  const sending = new Set<Promise<void>>();
+  const toFront = (sent: void | Promise<void>): void => {
+    if (sent === undefined) return;
+    const tracked: Promise<void> = sent.catch(() => undefined).finally(() => sending.delete(tracked));
+    sending.add(tracked);
+  };
+
+  let closing: Promise<void> | undefined;
+  const close = (options: GracefulCloseOptions = {}): Promise<void> => (closing ??= shutDown(options.drainMs ?? 0));
+  const shutDown = async (drainMs: number): Promise<void> => {
+    if (drainMs > 0 && exchangeOf.size > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => resolve(), drainMs);
+        draining = { settled: () => (clearTimeout(timer), resolve()) };
+      });
+    }
+    draining = undefined;
+    for (const id of [...exchangeOf.keys()]) {
+      answerFront(id, drainMs > 0
+        ? `The gateway shut down before request ${JSON.stringify(id)} was answered: the shutdown deadline of ${drainMs} ms passed`
+        : `The gateway closed the connection before request ${JSON.stringify(id)} was answered`);
+    }
     for (const subscription of subscriptions) subscription.unsubscribe();
     exchangeOf.clear();
+    // The last answers must reach the front before it closes (bounded: a front that takes nothing is closed anyway).
+    if (sending.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.allSettled([...sending]), new Promise((resolve) => (timer = setTimeout(resolve, FLUSH_MS)))]);
+      clearTimeout(timer);
+    }
     await Promise.allSettled([front.close(), back.close()]);
     hooks.onClosed?.();
   };
@@ -41,7 +75,8 @@ export function forward(front: Transport, back: Transport, hooks: ForwardHooks =
   const answerFront = (id: RequestId, message: string): void => {
     const exchange = exchangeOf.get(id);
     exchangeOf.delete(id);
-    void Promise.resolve(front.send({ payload: errorResponse(id, { code: ErrorCode.InternalError, message }), ...(exchange === undefined ? {} : { exchange }) })).catch(() => undefined);
+    if (exchangeOf.size === 0) draining?.settled();
+    toFront(front.send({ payload: errorResponse(id, { code: ErrorCode.InternalError, message }), ...(exchange === undefined ? {} : { exchange }) }));
   };
 
   const fromFront = (frame: InboundFrame): void => {
@@ -51,11 +86,18 @@ export function forward(front: Transport, back: Transport, hooks: ForwardHooks =
       const classified = classify(message);
       return classified.kind === 'request' ? [classified.message] : [];
     });
-    if (requests.length > 0 && exchangeOf.size + requests.length > MAX_IN_FLIGHT) {
+    const refusal = requests.length === 0
+      ? undefined
+      : draining !== undefined
+        ? 'The gateway is shutting down; retry the request'
+        : exchangeOf.size + requests.length > MAX_IN_FLIGHT
+          ? `Too many requests in flight: the gateway holds at most ${MAX_IN_FLIGHT} of one session at once; retry once earlier requests finished`
+          : undefined;
+    if (refusal !== undefined) {
       // Refused whole (a batch too): every request of the frame hears why, none is forwarded.
       for (const request of requests) {
         exchangeOf.set(request.id, frame.exchange);
-        answerFront(request.id, `Too many requests in flight: the gateway holds at most ${MAX_IN_FLIGHT} of one session at once; retry once earlier requests finished`);
+        answerFront(request.id, refusal);
       }
       return;
     }
@@ -84,15 +126,16 @@ export function forward(front: Transport, back: Transport, hooks: ForwardHooks =
       const id = classified.message.id;
       exchange = exchangeOf.get(id);
       exchangeOf.delete(id);
+      if (exchangeOf.size === 0) draining?.settled();
       if (initialize !== undefined && id === initialize.id) {
         const request = initialize.params;
         initialize = undefined;
         if ('result' in classified.message) {
           const result = classified.message.result;
           // The record must exist before the client can reach another replica with the session id.
-          void Promise.resolve(hooks.onInitialized?.(request, result)).then(
+          toFront(Promise.resolve(hooks.onInitialized?.(request, result)).then(
             () => front.send({ payload: frame.payload as never, ...(exchange === undefined ? {} : { exchange }) }),
-          ).catch(() => undefined);
+          ));
           return;
         }
       }
@@ -108,10 +151,15 @@ export function forward(front: Transport, back: Transport, hooks: ForwardHooks =
       // A notification on a request's reply subject: it travels with that request.
       exchange = exchangeOf.get(frame.exchange as RequestId);
     }
-    Promise.resolve(front.send({ payload: frame.payload as never, ...(exchange === undefined ? {} : { exchange }) })).catch(() => undefined);
+    toFront(front.send({ payload: frame.payload as never, ...(exchange === undefined ? {} : { exchange }) }));
   };
 
-  subscriptions.push(back.incoming$.subscribe({ next: fromBack, complete: () => void close(), error: () => void close() }));
-  subscriptions.push(front.incoming$.subscribe({ next: fromFront, complete: () => void close(), error: () => void close() }));
+  // Either side ended: nothing more can cross, so a drain under way ends now.
+  const closeNow = (): void => {
+    draining?.settled();
+    void close();
+  };
+  subscriptions.push(back.incoming$.subscribe({ next: fromBack, complete: closeNow, error: closeNow }));
+  subscriptions.push(front.incoming$.subscribe({ next: fromFront, complete: closeNow, error: closeNow }));
   return { close };
 }

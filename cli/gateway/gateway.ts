@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import type { NatsConnection } from 'nats';
 import type { JsonObject } from '../../core/jsonrpc.ts';
-import type { Transport } from '../../core/transport.ts';
+import type { GracefulCloseOptions, Transport } from '../../core/transport.ts';
 import { isLegacyRevision } from '../../core/protocol/versions.ts';
 import { type StreamableHttpServer, type StreamableHttpServerOptions, createStreamableHttpServer } from '../../transports/http/index.ts';
 import { natsClientTransport } from '../../transports/nats/index.ts';
@@ -38,8 +38,12 @@ export interface GatewayOptions {
 
 export interface Gateway {
   readonly http: StreamableHttpServer;
-  /** Closes the HTTP side; legacy sessions stay on NATS for the other replicas. */
-  close(): Promise<void>;
+  /**
+   * Closes the HTTP side gracefully (see `StreamableHttpServer.close`; `drainMs` defaults to 10 s): requests in
+   * flight get their answers from the servers, or an error once the deadline passed; legacy sessions stay on
+   * NATS for the other replicas.
+   */
+  close(options?: GracefulCloseOptions): Promise<void>;
 }
 
 /** Whether the HTTP side ended the session itself (DELETE), rather than letting go of it here. */
@@ -80,7 +84,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       if (acceptOptions?.knownEra === 'modern' || httpSessionId === undefined) {
         // A modern POST (or an HTTP+SSE connection): its own NATS lane, no record.
         const forwarding = forward(front, back());
-        return { state: 'forwarding', close: () => forwarding.close() };
+        return { state: 'forwarding', close: (closeOptions?: GracefulCloseOptions) => forwarding.close(closeOptions) };
       }
       const record = acceptOptions?.preinitialized === undefined ? undefined : restored.get(httpSessionId);
       restored.delete(httpSessionId);
@@ -108,7 +112,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
           if (natsSessionId !== undefined) natsClientTransport({ connection, name, prefix, resumeSession: natsSessionId }).close().catch(() => undefined);
         },
       });
-      return { state: 'forwarding', close: () => forwarding.close() };
+      return { state: 'forwarding', close: (closeOptions?: GracefulCloseOptions) => forwarding.close(closeOptions) };
     },
   };
 
@@ -126,8 +130,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   return {
     http,
-    async close() {
-      await http.close();
+    async close(closeOptions) {
+      await http.close(closeOptions);
       await events.close();
     },
   };

@@ -13,7 +13,7 @@
  * and `create` stores what it is given. Terminal statuses are final: every transition out of one is
  * refused (`changed: false`), which is what keeps a cancelled task cancelled when its work ends anyway.
  */
-import { randomUUID } from 'node:crypto';
+import { randomUuid } from '../crypto/random.ts';
 import { type Clock, type TimerHandle, systemClock } from '../clock.ts';
 import type { JsonObject, JsonRpcErrorObject } from '../jsonrpc.ts';
 import { type Task, type TaskStatus, isTerminalTaskStatus } from '../protocol/tasks.ts';
@@ -166,8 +166,8 @@ export class InMemoryTaskStore implements TaskStore {
       throw new TaskStoreError('TaskLimit', `Too many tasks: a requestor may hold at most ${this.maxPerOwner} (finished ones count until they expire)`);
     }
     if (this.tasks.size >= this.maxTasks) throw new TaskStoreError('TaskLimit', `Too many tasks: this server holds its maximum of ${this.maxTasks}`);
-    let taskId = randomUUID();
-    while (this.tasks.has(taskId)) taskId = randomUUID();
+    let taskId = randomUuid();
+    while (this.tasks.has(taskId)) taskId = randomUuid();
     const now = this.clock.now();
     const stamp = new Date(now).toISOString();
     const task: Task = {

@@ -4,7 +4,7 @@
 import { LocalError } from '../errors.ts';
 import type { WirePayload } from '../jsonrpc.ts';
 import type { Codec } from './codec.ts';
-import { asBuffer } from './frame-items.ts';
+import { utf8Bytes, utf8Text } from '../bytes.ts';
 
 export const jsonCodec: Codec = Object.freeze({
   name: 'json',
@@ -17,7 +17,7 @@ export const jsonCodec: Codec = Object.freeze({
     const text: string | undefined = JSON.stringify(payload);
     // JSON.stringify returns undefined (not a string) for values JSON cannot represent at the top level.
     if (text === undefined) throw new TypeError('the payload has no JSON representation');
-    return Buffer.from(text, 'utf8');
+    return utf8Bytes(text);
   },
 
   decode(bytes: Uint8Array, maxBytes: number): unknown {
@@ -26,7 +26,7 @@ export const jsonCodec: Codec = Object.freeze({
     }
     // Invalid UTF-8 becomes U+FFFD rather than an error, as with every lenient JSON reader; the JSON
     // grammar is still checked in full by JSON.parse.
-    const text = asBuffer(bytes).toString('utf8');
+    const text = utf8Text(bytes);
     try {
       return JSON.parse(text) as unknown;
     } catch (error) {

@@ -9,8 +9,8 @@
  *   2. `options.toJsonSchema`, a converter the caller passes for a library without that interface
  *      (for a bare valibot schema: `(s, io) => toJsonSchema(s, { target: 'draft-2020-12', typeMode: io })`).
  *
- * A bare Effect Schema (no `~standard` of its own) is accepted too: `effect` is a dependency of ours, so it
- * is wrapped with `Schema.toStandardSchemaV1` and `Schema.toStandardJSONSchemaV1` here. Core never imports
+ * A bare Effect Schema (no `~standard` of its own) is refused with the way to wrap it (`effectSchema` of
+ * `rxmcp/effect`): `effect` is an optional peer that the root import never loads. Core never imports effect,
  * zod or valibot.
  *
  * The JSON Schema is checked like any tool schema: a supported dialect (`$schema` is set to 2020-12 when the
@@ -19,7 +19,6 @@
  * `$ref` to an object definition (zod emits one for a schema with a `meta({ id })`) is inlined.
  */
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
-import { Schema } from 'effect';
 import type { JsonObject } from '../jsonrpc.ts';
 import { checkSchemaBounds } from './bounds.ts';
 import { DIALECT_URIS, detectDialect, type Dialect } from './dialect.ts';
@@ -68,15 +67,26 @@ function jsonSchemaConverter(schema: StandardSchemaV1): StandardJSONSchemaV1.Con
     : undefined;
 }
 
+/** effect's Schema TypeId: `Schema.isSchema` checks that the key holds itself. */
+const EFFECT_SCHEMA_TYPE_ID = '~effect/Schema/Schema';
+
+function isBareEffectSchema(value: unknown): boolean {
+  return isRecord(value) && (value as Readonly<Record<string, unknown>>)[EFFECT_SCHEMA_TYPE_ID] === EFFECT_SCHEMA_TYPE_ID;
+}
+
 /**
- * A tool schema as a Standard Schema: a Standard Schema as is, a bare Effect Schema wrapped; `undefined` for
- * anything else (a plain JSON Schema object, for instance).
+ * A tool schema as a Standard Schema: a Standard Schema as is; `undefined` for anything else (a plain JSON
+ * Schema object, for instance). Throws {@link SchemaError} `InvalidSchema` for a bare Effect Schema, saying how
+ * to wrap it.
  */
 export function toStandardSchema(value: unknown): StandardSchemaV1 | undefined {
   if (isStandardSchema(value)) return value;
-  if (Schema.isSchema(value)) {
-    const decoder = value as unknown as Schema.ConstraintDecoder<unknown>;
-    return Schema.toStandardJSONSchemaV1(Schema.toStandardSchemaV1(decoder));
+  if (isBareEffectSchema(value)) {
+    throw new SchemaError(
+      'InvalidSchema',
+      'An Effect Schema is not a Standard Schema until wrapped: pass effectSchema(schema) from "rxmcp/effect" ' +
+        '(or Schema.toStandardJSONSchemaV1(Schema.toStandardSchemaV1(schema)))',
+    );
   }
   return undefined;
 }
@@ -156,12 +166,11 @@ function toOutcome(result: StandardSchemaV1.Result<unknown>, subject: string): V
 }
 
 /**
- * A tool schema from a Standard Schema (or a bare Effect Schema). Throws {@link SchemaError} `InvalidSchema`
- * when no JSON Schema can be had or it does not describe an object, `UnsupportedDialect` when the converter
- * chose a dialect we do not accept.
+ * A tool schema from a Standard Schema. Throws {@link SchemaError} `InvalidSchema` when no JSON Schema can be
+ * had or it does not describe an object, `UnsupportedDialect` when the converter chose a dialect we do not accept.
  */
 export function fromStandardSchema(
-  schema: StandardSchemaV1 | Schema.Top,
+  schema: StandardSchemaV1,
   io: SchemaIo,
   options?: FromStandardSchemaOptions,
 ): StandardToolSchema {

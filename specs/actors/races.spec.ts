@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Subject } from 'rxjs';
 import type { RequestContext, RequestEvent, RequestHandler } from '../../actors/handler-types.ts';
-import { isLocalError } from '../../core/errors.ts';
+import { isLocalError, isWireError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
 import { connectSession } from '../../machines/client-session.ts';
 import { createSessionAcceptor } from '../../machines/server-session.ts';
@@ -82,7 +82,7 @@ test('races - cancel vs response in the same tick: a response already queued whe
 });
 
 for (const closing of ['client', 'server'] as const) {
-  test(`races - closing the ${closing} with requests in flight both ways fails them with ConnectionClosed and aborts every handler`, async () => {
+  test(`races - closing the ${closing} with requests in flight both ways: its own fail with ConnectionClosed, the peer's get one shutdown error each, every handler aborts`, async () => {
     const clock = new TestClock();
     const contexts: RequestContext[] = [];
     const nested: Array<ReturnType<typeof outcomeOf>> = [];
@@ -106,10 +106,14 @@ for (const closing of ['client', 'server'] as const) {
     await (closing === 'client' ? pair.client : pair.server).close();
     await settle();
 
-    for (const outcome of [...clientCalls, ...serverCalls, ...nested]) {
-      assert.ok(isLocalError(outcome.error, 'ConnectionClosed'), `ConnectionClosed, got ${String(outcome.error)}`);
+    // The closing side answers what it was still handling (no drain time: at once) and fails what it waited for.
+    const answered = closing === 'server' ? [...clientCalls.map((o) => o.error), clientStream.seen.error] : [...serverCalls, ...nested].map((o) => o.error);
+    const failed = closing === 'server' ? [...serverCalls, ...nested].map((o) => o.error) : [...clientCalls.map((o) => o.error), clientStream.seen.error];
+    for (const error of answered) {
+      assert.ok(isWireError(error) && error.code === -32603, `a shutdown error answer, got ${String(error)}`);
+      assert.match(error.message, new RegExp(`^The ${closing} shut down before .+ \\(request .+\\) finished: the shutdown deadline of 0 ms passed$`));
     }
-    assert.ok(isLocalError(clientStream.seen.error, 'ConnectionClosed'));
+    for (const error of failed) assert.ok(isLocalError(error, 'ConnectionClosed'), `ConnectionClosed, got ${String(error)}`);
     assert.equal(nested.length, 1);
     assert.deepEqual(contexts.map((context) => context.signal.aborted), contexts.map(() => true), 'every handler signal aborted');
     assert.equal(pair.client.state, 'closed');

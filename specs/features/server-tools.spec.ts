@@ -11,6 +11,7 @@ import { Subject, concat, interval, map, of, take } from 'rxjs';
 import * as v from 'valibot';
 import { z } from 'zod';
 import { WireError } from '../../core/errors.ts';
+import { effectSchema } from '../../core/schema/effect-schema.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
 import type { CallToolResult, ContentBlock, Tool } from '../../core/protocol/index.ts';
 import type { LegacyRevision } from '../../core/protocol/versions.ts';
@@ -105,14 +106,13 @@ describe('server tools: input schemas', () => {
 
   test('tools - an Effect Schema (effect v4) is listed as JSON Schema and validated', async () => {
     const schema = Schema.Struct({ city: Schema.String, days: Schema.optionalKey(Schema.Finite) });
-    const wrapped = Schema.toStandardJSONSchemaV1(Schema.toStandardSchemaV1(schema));
+    const byHand = Schema.toStandardJSONSchemaV1(Schema.toStandardSchemaV1(schema));
     await using pair = await featurePair((server) => {
-      server.tool({ name: 'effect', inputSchema: wrapped }, (args) => `${args.city}/${args.days ?? '-'}`);
-      // A bare Effect Schema is accepted at run time, but SchemaInput has no member for it (see the report).
-      server.tool({ name: 'effect-bare', inputSchema: schema as unknown as StandardSchemaV1<unknown, JsonObject> }, (args) => JSON.stringify(args));
+      server.tool({ name: 'effect', inputSchema: byHand }, (args) => `${args.city}/${args.days ?? '-'}`);
+      server.tool({ name: 'effect-schema', inputSchema: effectSchema(schema) }, (args) => JSON.stringify(args));
     });
     const tools = await pair.client.listTools();
-    for (const name of ['effect', 'effect-bare']) {
+    for (const name of ['effect', 'effect-schema']) {
       const tool = await listed(Promise.resolve(tools), name);
       assert.equal(tool.inputSchema.$schema, DIALECT_URIS['2020-12']);
       assert.equal(tool.inputSchema.type, 'object');
@@ -122,8 +122,17 @@ describe('server tools: input schemas', () => {
       assert.match(text(bad), /\/city/);
     }
     assert.equal(text(await pair.client.callTool('effect', { city: 'Oslo', days: 2 })), 'Oslo/2');
-    assert.equal(text(await pair.client.callTool('effect-bare', { city: 'Oslo' })), '{"city":"Oslo"}');
+    assert.equal(text(await pair.client.callTool('effect-schema', { city: 'Oslo' })), '{"city":"Oslo"}');
     pair.assertClean();
+  });
+
+  test('tools - a bare Effect Schema is refused at registration, naming effectSchema of rxmcp/effect', async () => {
+    await using h = featureServer();
+    const bare = Schema.Struct({ city: Schema.String }) as unknown as StandardSchemaV1<unknown, JsonObject>;
+    assert.throws(
+      () => h.server.tool({ name: 'bare', inputSchema: bare }, () => 'never'),
+      (error) => isSchemaError(error) && error.code === 'InvalidSchema' && /effectSchema\(schema\) from "rxmcp\/effect"/.test(error.message),
+    );
   });
 
   test('tools - an unsupported dialect (draft-04) is refused at registration with a clear error', async () => {

@@ -280,7 +280,7 @@ export class SpecMedium {
       // Clients first (a legacy client's close frame ends its session), then the servings, then the connections.
       await Promise.all(this.readies.map((ready) => ready.then((transport) => transport.close(), () => undefined)));
       await settle().catch(() => undefined);
-      await Promise.all(Array.from(this.servings.values(), (serving) => serving.then((started) => started.close('end'), () => undefined)));
+      await Promise.all(Array.from(this.servings.values(), (serving) => serving.then((started) => started.close('end', { drainMs: 0 }), () => undefined)));
       const server = await this.server?.catch(() => undefined);
       const connections = server === undefined ? this.clientConnections : [...this.clientConnections, server];
       const open = connections.filter((connection) => !connection.isClosed());

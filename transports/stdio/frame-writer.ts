@@ -118,8 +118,9 @@ export class FrameWriter {
       output.on('error', ignore);
     } else if (output.writableLength > 0 && !output.writableEnded && !output.destroyed) {
       output.on('error', ignore);
-      // Writes complete in order: the callback of an empty write runs once everything before it is flushed.
-      output.write(Buffer.alloc(0), () => output.off('error', ignore));
+      // Writes complete in order: the callback of an empty write runs once everything before it is flushed. A
+      // failed write calls it before the stream emits 'error' (next tick), so the guard stays a turn longer.
+      output.write(Buffer.alloc(0), () => setImmediate(() => output.off('error', ignore)));
     }
   }
 }

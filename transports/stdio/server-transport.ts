@@ -1,8 +1,10 @@
 /**
  * The server end of stdio: frames arrive on stdin and leave on stdout, one JSON message per line.
  *
- * - stdin EOF means the client is gone: `incoming$` completes (any unterminated last line is delivered
- *   first) and the session closes.
+ * - stdin EOF means the client sends nothing more: `incoming$` completes (any unterminated last line is
+ *   delivered first) and the session closes. With `closeOnInputEnd: false` the transport stays open for
+ *   writing instead and only `inputEnded` settles, so its owner can answer what is in flight before closing
+ *   (`runStdioServer` does).
  * - stdout failing (EPIPE: the client stopped reading) ends the transport with a `ConnectionClosed` reason.
  * - `close()` stops reading stdin (it is paused, so it no longer keeps the process alive) and writing
  *   stdout; it never ends or destroys either stream, which belong to the process.
@@ -25,10 +27,19 @@ export interface StdioServerTransportOptions {
    * to `process.stdout` (where stray logging would corrupt the stream), off for any other stream.
    */
   readonly guardConsole?: boolean;
+  /**
+   * End the transport when stdin ends (default true). `false`: stdout stays open after stdin's EOF until
+   * `close()`; `inputEnded` tells when it came.
+   */
+  readonly closeOnInputEnd?: boolean;
 }
 
 export class StdioServerTransport extends PipeTransport {
+  /** Settles when stdin ended (EOF), after its last frame was delivered. */
+  readonly inputEnded: Promise<void>;
   private releaseConsole: (() => void) | undefined;
+  private readonly closeOnInputEnd: boolean;
+  private resolveInputEnded!: () => void;
 
   constructor(options: StdioServerTransportOptions = {}) {
     const stdout = options.stdout ?? process.stdout;
@@ -41,11 +52,14 @@ export class StdioServerTransport extends PipeTransport {
       ownsOutput: false,
       discardInputWhenDone: false,
     });
+    this.closeOnInputEnd = options.closeOnInputEnd ?? true;
+    this.inputEnded = new Promise((resolve) => (this.resolveInputEnded = resolve));
     if (options.guardConsole ?? stdout === process.stdout) this.releaseConsole = guardConsole();
   }
 
   protected override onInputEnd(): void {
-    this.finish(undefined, false);
+    this.resolveInputEnded();
+    if (this.closeOnInputEnd) this.finish(undefined, false);
   }
 
   protected override onOutputBroken(error: LocalError): void {

@@ -4,6 +4,9 @@
  * client speaks to it over NATS as to any NATS-hosted server.
  */
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type NatsConnection, connect } from 'nats';
 import { lastValueFrom, toArray } from 'rxjs';
@@ -96,7 +99,7 @@ describe('rxmcp bridge to-nats: server-everything on NATS', { timeout: 90_000 },
     assert.equal(textOf(await session.callTool('echo', { message: 'x' })), 'Echo: x');
     const exit = await stopBridge(bridge);
     assert.deepEqual(exit, { code: 0, signal: null }, bridge.stderr());
-    assert.match(bridge.stderr(), /stopping \(SIGTERM\): ending 1 session\(s\)/);
+    assert.match(bridge.stderr(), /stopping \(SIGTERM\): .*then ending 1 session\(s\)/);
     await assert.rejects(session.callTool('echo', { message: 'y' }, { timeoutMs: 10_000 }), (error: unknown) => /Session not found|No MCP server answers/.test(String(error)));
   });
 });
@@ -118,10 +121,21 @@ describe('rxmcp bridge to-nats: limits and failures', { timeout: 90_000 }, () =>
 
   test('bridge to-nats - a command that cannot start fails the handshake with the reason', async () => {
     assert.ok(nats !== undefined);
-    const bridge = await startToNats(nats.url, 'broken', { command: ['/nonexistent/mcp-server'] });
-    await assert.rejects(connectClient('broken'), (error: unknown) => /could not start \/nonexistent\/mcp-server: ENOENT/.test(String(error)));
-    await bridge.waitFor(/could not start \/nonexistent\/mcp-server: ENOENT/, 'it reported the failed start');
-    assert.deepEqual(await stopBridge(bridge), { code: 0, signal: null });
+    // The bridge checks its command before serving (specs/cli/commands/usage.spec.ts): this one exists then,
+    // and is gone by the time a session needs a process.
+    const directory = await mkdtemp(join(tmpdir(), 'rxmcp-bridge-'));
+    const server = join(directory, 'mcp-server');
+    await writeFile(server, '#!/bin/sh\nexit 1\n', { mode: 0o755 });
+    try {
+      const bridge = await startToNats(nats.url, 'broken', { command: [server] });
+      await rm(server);
+      const failure = new RegExp(`could not start ${server.replace(/[.]/g, '\\.')}: ENOENT`);
+      await assert.rejects(connectClient('broken'), (error: unknown) => failure.test(String(error)));
+      await bridge.waitFor(failure, 'it reported the failed start');
+      assert.deepEqual(await stopBridge(bridge), { code: 0, signal: null });
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 });
 
@@ -162,7 +176,7 @@ describe('rxmcp bridge to-nats: takeover when a bridge process dies', { timeout:
     assert.ok(owner !== undefined && other !== undefined);
 
     assert.deepEqual(await stopBridge(owner), { code: 0, signal: null }, owner.stderr());
-    assert.match(owner.stderr(), /stopping \(SIGTERM\): leaving 1 session\(s\)/);
+    assert.match(owner.stderr(), /stopping \(SIGTERM\): .*then leaving 1 session\(s\)/);
     assert.equal(textOf(await session.callTool('echo', { message: 'after' }, { timeoutMs: PROCESS_MS })), 'Echo: after');
     assert.match(other.stderr(), /started for a session taken over/);
     await session.close();

@@ -5,6 +5,7 @@ import { Schema } from 'effect';
 import * as v from 'valibot';
 import { z } from 'zod';
 import type { JsonObject } from '../../../core/jsonrpc.ts';
+import { effectSchema } from '../../../core/schema/effect-schema.ts';
 import {
   DIALECT_URIS,
   fromStandardSchema,
@@ -50,7 +51,13 @@ describe('standard schema', () => {
     assert.equal(isStandardSchema({ '~standard': { version: 2, vendor: 'x', validate: () => ({ value: 1 }) } }), false);
     assert.equal(isStandardSchema(null), false);
     assert.equal(toStandardSchema({ type: 'object' }), undefined);
-    assert.equal(isStandardSchema(toStandardSchema(Schema.Struct({}))), true);
+    assert.equal(isStandardSchema(toStandardSchema(effectSchema(Schema.Struct({})))), true);
+  });
+
+  test('standard schema - a bare Effect Schema is refused with the way to wrap it (effect is an optional peer)', () => {
+    const message = refusedWith('InvalidSchema', () => toStandardSchema(Schema.Struct({ n: Schema.Finite })));
+    assert.match(message, /effectSchema\(schema\) from "rxmcp\/effect"/);
+    assert.match(refusedWith('InvalidSchema', () => toStandardSchema(Schema.String)), /Effect Schema/);
   });
 
   test('standard schema - zod 4 takes the Standard JSON Schema path and keeps its shape', () => {
@@ -144,8 +151,8 @@ describe('standard schema', () => {
     assert.equal(tool.jsonSchema['$schema'], 'http://json-schema.org/draft-07/schema#');
   });
 
-  test('standard schema - a bare Effect Schema is wrapped; its JSON Schema and field paths come through', async () => {
-    const tool = fromStandardSchema(Schema.Struct({ city: Schema.String, days: Schema.optionalKey(Schema.Finite) }), 'input');
+  test('standard schema - an Effect Schema wrapped by effectSchema: its JSON Schema and field paths come through', async () => {
+    const tool = fromStandardSchema(effectSchema(Schema.Struct({ city: Schema.String, days: Schema.optionalKey(Schema.Finite) })), 'input');
     assert.equal(tool.vendor, 'effect');
     assert.equal(tool.source, 'standard-json-schema');
     assert.deepEqual(tool.jsonSchema, {
@@ -173,7 +180,7 @@ describe('standard schema', () => {
   test('standard schema - a non-object root is refused for input and output', () => {
     assert.match(refusedWith('InvalidSchema', () => fromStandardSchema(z.string(), 'input')), /"type": "object".*"string"/);
     refusedWith('InvalidSchema', () => fromStandardSchema(z.array(z.string()), 'output'));
-    refusedWith('InvalidSchema', () => fromStandardSchema(Schema.String, 'input'));
+    refusedWith('InvalidSchema', () => fromStandardSchema(effectSchema(Schema.String), 'input'));
     refusedWith('InvalidSchema', () => fromStandardSchema(v.array(v.string()), 'input', { toJsonSchema: valibotConverter }));
   });
 

@@ -14,6 +14,7 @@
  * stdin, one command a line:
  *   add-tool <name>           registers a tool (a list change every process serving the name hears)
  *   resource-updated <uri>    announces that a resource changed
+ *   shutdown <drainMs>        closes the binding gracefully (handover), prints `ok shutdown <drainMs>`, exits 0
  * The process exits when its stdin closes (so it never outlives the spec that started it).
  */
 import { createInterface } from 'node:readline';
@@ -66,6 +67,13 @@ lines.on('line', (line) => {
     server.tool({ name: argument }, () => said({ tool: argument }));
   } else if (command === 'resource-updated' && argument !== undefined) {
     server.notifyResourceUpdated(argument);
+  } else if (command === 'shutdown' && argument !== undefined) {
+    void serving.close('handover', { drainMs: Number(argument) }).then(async () => {
+      await connection.drain();
+      console.log(`ok ${line.trim()}`);
+      process.exit(0);
+    });
+    return;
   } else {
     console.error(`unknown command: ${line}`);
     return;

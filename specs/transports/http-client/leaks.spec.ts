@@ -14,8 +14,8 @@ after(closeAllMockServers);
 
 /** The transport's bookkeeping (internal, read for the leak checks only). */
 function bookkeeping(transport: object): { active: number; cursors: number; owed: number } {
-  const inner = transport as { active: Set<unknown>; cursors: Set<unknown>; owed: Map<unknown, unknown> };
-  return { active: inner.active.size, cursors: inner.cursors.size, owed: inner.owed.size };
+  const inner = transport as { engine: { inFlight: number }; cursors: Set<unknown>; owed: Map<unknown, unknown> };
+  return { active: inner.engine.inFlight, cursors: inner.cursors.size, owed: inner.owed.size };
 }
 
 /** Active handles and requests by type (TCPSocketWrap, Timeout, ...). */

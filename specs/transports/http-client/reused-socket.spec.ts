@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { Agent } from 'node:http';
 import { createServer, type Socket } from 'node:net';
 import { test } from 'node:test';
-import { type ActiveRequests, exchange, readBody } from '../../../transports/http/client/http-exchange.ts';
+import { readBody } from '../../../transports/http/client/http-exchange.ts';
+import { createNodeEngine } from '../../../transports/http/client/node-engine.ts';
 
 /**
  * A server that answers the first request on each connection with keep-alive, then resets the connection
@@ -43,11 +44,11 @@ async function resettingServer(): Promise<{ url: URL; connections: () => number;
 test('http client - a request on a kept-alive socket the server reset is sent again once, on a fresh socket', async () => {
   const server = await resettingServer();
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const active: ActiveRequests = new Set();
+  const engine = createNodeEngine(server.url, { agent, maxSockets: 1 });
   try {
     const post = async (): Promise<string> => {
-      const response = await exchange(active, { method: 'POST', url: server.url, headers: { 'content-type': 'application/json' }, agent, body: Buffer.from('{}') });
-      return (await readBody(response, 1024)).toString();
+      const response = await engine.exchange({ method: 'POST', url: server.url, headers: { 'content-type': 'application/json' }, lane: 'main', body: Buffer.from('{}') });
+      return Buffer.from(await readBody(response, 1024)).toString();
     };
     assert.equal(await post(), '{}');
     assert.equal(await post(), '{}', 'the reset request succeeded on its second try');

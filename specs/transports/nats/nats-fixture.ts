@@ -49,7 +49,7 @@ export async function natsFixture(options: NatsServerOptions = {}): Promise<Nats
   };
   const dispose = async (): Promise<void> => {
     await Promise.allSettled(sessions.map((session) => session.close()));
-    await Promise.allSettled(servings.map((serving) => serving.close('end')));
+    await Promise.allSettled(servings.map((serving) => serving.close('end', { drainMs: 0 })));
     await Promise.allSettled(servers.map((server) => server.close()));
     await Promise.allSettled(connections.map((made) => made.close()));
     await nats.dispose();

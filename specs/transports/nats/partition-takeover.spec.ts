@@ -94,7 +94,7 @@ describe('NATS: a legacy session taken over while its owner was cut off', { time
 
   after(async () => {
     await Promise.allSettled(clients.map((client) => client.session.close()));
-    await Promise.allSettled(servings.map((serving) => serving.close('end')));
+    await Promise.allSettled(servings.map((serving) => serving.close('end', { drainMs: 0 })));
     await Promise.allSettled(connections.map((connection) => connection.close()));
     await proxy?.close();
     await nats.dispose();

@@ -3,11 +3,10 @@
  * the transport's state and its delivery functions. The transport implements it; the parts depend only on this
  * interface, so none of them imports another's caller.
  */
-import type { Agent, ClientRequest, OutgoingHttpHeaders } from 'node:http';
 import type { TimerHandle } from '../../../core/clock.ts';
 import type { LocalError } from '../../../core/errors.ts';
 import type { JsonRpcRequest, RequestId, WirePayload } from '../../../core/jsonrpc.ts';
-import type { ActiveRequests } from './http-exchange.ts';
+import type { HttpEngine, HttpHeaders, HttpRequest } from './http-exchange.ts';
 import type { HttpClientEvent, ResolvedOptions } from './options.ts';
 
 /**
@@ -24,7 +23,7 @@ export interface StreamCursor {
   /** Reconnections in a row that brought no event. */
   attempts: number;
   /** The HTTP request currently carrying the stream, if any. */
-  request: ClientRequest | undefined;
+  request: HttpRequest | undefined;
   /** The pending reconnection, if any. */
   timer: TimerHandle | undefined;
   /**
@@ -39,7 +38,7 @@ export interface StreamCursor {
 export interface ModernFlight {
   readonly request: JsonRpcRequest;
   /** The HTTP request carrying it, once started. */
-  http: ClientRequest | undefined;
+  http: HttpRequest | undefined;
   /** Cancelled by the session, or the transport closed: how the exchange ends is nobody's news any more. */
   aborted: boolean;
 }
@@ -50,11 +49,8 @@ export type WireMode = 'probing' | 'streamable' | 'legacy-pending' | 'legacy';
 export interface ClientContext {
   readonly url: URL;
   readonly options: ResolvedOptions;
-  /** Requests and streams. */
-  readonly agent: Agent;
-  /** Answers to server requests, notifications and DELETE: they never queue behind the streams they unblock. */
-  readonly controlAgent: Agent;
-  readonly active: ActiveRequests;
+  /** Makes the HTTP requests (node:http, or fetch). */
+  readonly engine: HttpEngine;
   readonly cursors: Set<StreamCursor>;
   /** Which stream owes the response to a request. */
   readonly owed: Map<RequestId, StreamCursor>;
@@ -94,8 +90,8 @@ export function requestHeaders(
   context: ClientContext,
   kind: 'post' | 'get' | 'delete',
   options: { readonly handshake?: boolean; readonly lastEventId?: string | undefined } = {},
-): OutgoingHttpHeaders {
-  const headers: OutgoingHttpHeaders = { ...context.options.headers() };
+): HttpHeaders {
+  const headers: HttpHeaders = { ...context.options.headers() };
   if (kind === 'post') {
     headers['content-type'] = 'application/json';
     headers['accept'] = 'application/json, text/event-stream';

@@ -6,20 +6,20 @@
  * messages, responses included, arrive as `message` events on the stream. The stream ending ends the
  * connection: there is no resumption in that transport, so the transport closes and the session with it.
  */
-import type { IncomingMessage } from 'node:http';
+import { utf8Bytes } from '../../../core/bytes.ts';
 import { LocalError } from '../../../core/errors.ts';
 import type { WirePayload } from '../../../core/jsonrpc.ts';
 import { type ClientContext, describePayload, requestHeaders, requestsIn } from './context.ts';
-import { bodyExcerpt, discardBody, exchange, mediaType, parseJson, statusLine } from './http-exchange.ts';
+import { type HttpResponse, bodyExcerpt, discardBody, mediaType, parseJson, statusLine } from './http-exchange.ts';
 import { SseParser } from './sse-parser.ts';
 
 /** Opens the legacy SSE stream and resolves with the POST endpoint it names. */
 export async function openLegacyStream(context: ClientContext): Promise<URL> {
-  const response = await exchange(context.active, {
+  const response = await context.engine.exchange({
     method: 'GET',
     url: context.url,
     headers: requestHeaders(context, 'get'),
-    agent: context.agent,
+    lane: 'main',
   });
   if (response.statusCode !== 200 || mediaType(response) !== 'text/event-stream') {
     const excerpt = await bodyExcerpt(response);
@@ -28,7 +28,7 @@ export async function openLegacyStream(context: ClientContext): Promise<URL> {
   return followLegacyStream(context, response);
 }
 
-function followLegacyStream(context: ClientContext, response: IncomingMessage): Promise<URL> {
+function followLegacyStream(context: ClientContext, response: HttpResponse): Promise<URL> {
   return new Promise<URL>((resolve, reject) => {
     let endpoint: URL | undefined;
     const timeout = context.options.clock.setTimeout(() => {
@@ -52,7 +52,7 @@ function followLegacyStream(context: ClientContext, response: IncomingMessage): 
             return resolve(resolved);
           }
           if (event.type !== 'message') return;
-          const decoded = parseJson(Buffer.from(event.data, 'utf8'));
+          const decoded = parseJson(event.data);
           if (decoded.ok) context.deliver(decoded.value);
           else context.malformed(decoded.error);
         },
@@ -60,7 +60,7 @@ function followLegacyStream(context: ClientContext, response: IncomingMessage): 
       },
       context.options.maxMessageBytes,
     );
-    response.on('data', (chunk: Buffer) => parser.push(chunk));
+    response.on('data', (chunk) => parser.push(chunk));
     response.on('error', () => undefined);
     response.once('close', () => {
       parser.end();
@@ -86,14 +86,14 @@ function resolveEndpoint(base: URL, data: string): URL | LocalError {
 
 /** POSTs one message to the legacy endpoint; the answer (if any) comes on the SSE stream. Never rejects. */
 export async function postLegacy(context: ClientContext, endpoint: URL, payload: WirePayload): Promise<void> {
-  let response: IncomingMessage;
+  let response: HttpResponse;
   try {
-    response = await exchange(context.active, {
+    response = await context.engine.exchange({
       method: 'POST',
       url: endpoint,
       headers: requestHeaders(context, 'post'),
-      body: Buffer.from(JSON.stringify(payload), 'utf8'),
-      agent: requestsIn(payload).length > 0 ? context.agent : context.controlAgent,
+      body: utf8Bytes(JSON.stringify(payload)),
+      lane: requestsIn(payload).length > 0 ? 'main' : 'control',
     });
   } catch (error) {
     if (!context.closed) context.undeliverable(payload, error instanceof LocalError ? error : new LocalError('TransportFailed', 'The HTTP request failed', { cause: error }));

@@ -14,13 +14,13 @@
  *   aborts the exchange instead (the server sees the client leave). A `subscriptions/listen` stream lives until
  *   then, however quiet: nothing here times a stream out, and keep-alive comments are skipped by the parser.
  */
-import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import { utf8Bytes } from '../../../core/bytes.ts';
 import { LocalError } from '../../../core/errors.ts';
 import { type JsonRpcRequest, type RequestId, type WirePayload, isRequestId } from '../../../core/jsonrpc.ts';
 import { PARAM_HEADER_PREFIX, PROTOCOL_VERSION_META_KEY, isHeaderToken, standardHeaders } from '../../../core/protocol/header-mirror.ts';
 import { isLegacyRevision } from '../../../core/protocol/versions.ts';
 import { type ClientContext, type ModernFlight, describePayload } from './context.ts';
-import { abortExchange, exchange, mediaType, parseJson, readBody, statusLine } from './http-exchange.ts';
+import { type HttpHeaders, type HttpResponse, mediaType, parseJson, readBody, statusLine } from './http-exchange.ts';
 import { failWithStatus } from './post.ts';
 import { SseParser } from './sse-parser.ts';
 
@@ -63,9 +63,9 @@ export function cancelledRequestId(payload: WirePayload): RequestId | undefined 
 }
 
 /** Cancels a flight: its HTTP exchange is aborted (before or after the response head, it does not matter). */
-export function abortFlight(flight: ModernFlight): void {
+export function abortFlight(context: ClientContext, flight: ModernFlight): void {
   flight.aborted = true;
-  if (flight.http !== undefined) abortExchange(flight.http);
+  if (flight.http !== undefined) context.engine.abort(flight.http);
 }
 
 /**
@@ -73,8 +73,8 @@ export function abortFlight(flight: ModernFlight): void {
  * parameters, then the standard headers from the body. Throws a `TransportFailed` error for a mirror entry that
  * is not an `Mcp-Param-*` header with an encoded value.
  */
-export function modernHeaders(context: ClientContext, request: JsonRpcRequest, mirror: Readonly<Record<string, string>> | undefined): OutgoingHttpHeaders {
-  const headers: OutgoingHttpHeaders = {};
+export function modernHeaders(context: ClientContext, request: JsonRpcRequest, mirror: Readonly<Record<string, string>> | undefined): HttpHeaders {
+  const headers: HttpHeaders = {};
   for (const [name, value] of Object.entries(context.options.headers())) {
     const lower = name.toLowerCase();
     if (!OWNED_HEADERS.has(lower) && !lower.startsWith(PARAM_PREFIX)) headers[name] = value;
@@ -102,15 +102,14 @@ export function modernHeaders(context: ClientContext, request: JsonRpcRequest, m
  */
 export async function postModern(context: ClientContext, flight: ModernFlight, mirror: Readonly<Record<string, string>> | undefined): Promise<void> {
   const { request } = flight;
-  let response: IncomingMessage;
+  let response: HttpResponse;
   try {
     const headers = modernHeaders(context, request, mirror);
-    response = await exchange(
-      context.active,
-      { method: 'POST', url: context.url, headers, body: Buffer.from(JSON.stringify(request), 'utf8'), agent: context.agent },
+    response = await context.engine.exchange(
+      { method: 'POST', url: context.url, headers, body: utf8Bytes(JSON.stringify(request)), lane: 'main' },
       (started) => {
         flight.http = started;
-        if (flight.aborted) abortExchange(started);
+        if (flight.aborted) context.engine.abort(started);
       },
     );
   } catch (error) {
@@ -119,7 +118,7 @@ export async function postModern(context: ClientContext, flight: ModernFlight, m
     return;
   }
   if (silenced(context, flight)) {
-    if (flight.http !== undefined) abortExchange(flight.http);
+    if (flight.http !== undefined) context.engine.abort(flight.http);
     return landed(context, flight);
   }
   const status = response.statusCode ?? 0;
@@ -128,7 +127,7 @@ export async function postModern(context: ClientContext, flight: ModernFlight, m
     if (type === 'text/event-stream') return readModernStream(context, flight, response);
     if (type === 'application/json') return readModernJson(context, flight, response);
   }
-  const body = await readBody(response, context.options.maxMessageBytes).catch(() => Buffer.alloc(0));
+  const body = await readBody(response, context.options.maxMessageBytes).catch(() => new Uint8Array(0));
   landed(context, flight);
   if (silenced(context, flight)) return;
   if (status >= 200 && status < 300) {
@@ -140,9 +139,9 @@ export async function postModern(context: ClientContext, flight: ModernFlight, m
   failWithStatus(context, request, [request], response, parsed.ok ? parsed.value : undefined, body);
 }
 
-async function readModernJson(context: ClientContext, flight: ModernFlight, response: IncomingMessage): Promise<void> {
+async function readModernJson(context: ClientContext, flight: ModernFlight, response: HttpResponse): Promise<void> {
   const { request } = flight;
-  let body: Buffer;
+  let body: Uint8Array;
   try {
     body = await readBody(response, context.options.maxMessageBytes);
   } catch (error) {
@@ -163,13 +162,13 @@ async function readModernJson(context: ClientContext, flight: ModernFlight, resp
 }
 
 /** Reads a modern SSE answer to its end. No event ids, no resumption: an early end loses the request. */
-function readModernStream(context: ClientContext, flight: ModernFlight, response: IncomingMessage): void {
+function readModernStream(context: ClientContext, flight: ModernFlight, response: HttpResponse): void {
   let answered = false;
   const parser = new SseParser(
     {
       event: (event) => {
         if (event.type !== 'message' || silenced(context, flight)) return;
-        const decoded = parseJson(Buffer.from(event.data, 'utf8'));
+        const decoded = parseJson(event.data);
         if (!decoded.ok) return context.malformed(decoded.error);
         if (answers(decoded.value, flight.request.id)) answered = true;
         context.deliver(decoded.value);
@@ -178,7 +177,7 @@ function readModernStream(context: ClientContext, flight: ModernFlight, response
     },
     context.options.maxMessageBytes,
   );
-  response.on('data', (chunk: Buffer) => parser.push(chunk));
+  response.on('data', (chunk) => parser.push(chunk));
   // A reset or aborted stream ends in 'close' like a finished one; which it was is told by the response alone.
   response.on('error', () => undefined);
   response.once('close', () => {

@@ -1,7 +1,6 @@
 /**
  * Options, events and resolved settings of the Streamable HTTP client transport.
  */
-import type { Agent } from 'node:http';
 import { type Clock, systemClock } from '../../../core/clock.ts';
 import type { LocalError } from '../../../core/errors.ts';
 import { defaultLimits } from '../../../core/limits.ts';
@@ -24,7 +23,8 @@ export interface ReconnectOptions {
   readonly maxDelayMs?: number;
 }
 
-export interface StreamableHttpClientOptions {
+/** The options every engine takes (the node:http and fetch factories add their own). */
+export interface HttpClientOptions {
   readonly mode?: HttpClientMode;
   /**
    * Headers sent with every request (for example `Authorization`). A function is called per request, so a
@@ -39,11 +39,9 @@ export interface StreamableHttpClientOptions {
    */
   readonly renewSession?: boolean;
   /**
-   * An agent of your own for requests and streams (it is not destroyed on close). By default the transport
-   * owns keep-alive agents and destroys their sockets on close.
+   * Sockets of the owned node:http request agent (default 64). Answers and notifications use a separate small
+   * pool. Not used with fetch, which pools connections itself.
    */
-  readonly agent?: Agent;
-  /** Sockets of the owned request agent (default 64). Answers and notifications use a separate small pool. */
   readonly maxSockets?: number;
   /** POSTs awaiting their response headers before `send` reports backpressure (default 256). */
   readonly maxPendingPosts?: number;
@@ -96,7 +94,7 @@ export interface ResolvedOptions {
 
 const noHeaders = Object.freeze({});
 
-export function resolveOptions(options: StreamableHttpClientOptions): ResolvedOptions {
+export function resolveOptions(options: HttpClientOptions): ResolvedOptions {
   const headers = options.headers;
   return Object.freeze({
     mode: options.mode ?? 'auto',

@@ -10,7 +10,7 @@
  *   and the start of the body, unless the body is the server's own JSON-RPC error for that request (then the
  *   session gets the server's error). No error is ever forged in the server's name.
  */
-import type { IncomingMessage } from 'node:http';
+import { utf8Bytes, utf8Text } from '../../../core/bytes.ts';
 import { LocalError } from '../../../core/errors.ts';
 import type { JsonRpcRequest, RequestId, WirePayload } from '../../../core/jsonrpc.ts';
 import {
@@ -22,7 +22,7 @@ import {
   requestHeaders,
   requestsIn,
 } from './context.ts';
-import { discardBody, exchange, mediaType, parseJson, readBody, statusLine } from './http-exchange.ts';
+import { type HttpResponse, discardBody, headerValue, mediaType, parseJson, readBody, statusLine } from './http-exchange.ts';
 import { createCursor, openStandaloneStream, readStream } from './resumption.ts';
 
 export type PostOutcome =
@@ -47,14 +47,14 @@ export async function postMessage(context: ClientContext, payload: WirePayload, 
   const requests = requestsIn(payload);
   const handshake = isInitializeRequest(payload);
   const sentWith = context.sessionId;
-  let response: IncomingMessage;
+  let response: HttpResponse;
   try {
-    response = await exchange(context.active, {
+    response = await context.engine.exchange({
       method: 'POST',
       url: context.url,
       headers: requestHeaders(context, 'post', { handshake }),
-      body: Buffer.from(JSON.stringify(payload), 'utf8'),
-      agent: requests.length > 0 ? context.agent : context.controlAgent,
+      body: utf8Bytes(JSON.stringify(payload)),
+      lane: requests.length > 0 ? 'main' : 'control',
     });
   } catch (error) {
     if (!context.closed) context.undeliverable(payload, asLocalError(error));
@@ -75,7 +75,7 @@ export async function postMessage(context: ClientContext, payload: WirePayload, 
     discardBody(response);
     return { type: 'expired', sessionId: sentWith };
   }
-  const body = await readBody(response, context.options.maxMessageBytes).catch(() => Buffer.alloc(0));
+  const body = await readBody(response, context.options.maxMessageBytes).catch(() => new Uint8Array(0));
   const parsed = parseJson(body);
   if (options.probing && LEGACY_REFUSALS.has(status) && !(parsed.ok && isJsonRpcError(parsed.value))) {
     return { type: 'refused', status: statusLine(response), excerpt: excerptOf(body) };
@@ -85,9 +85,8 @@ export async function postMessage(context: ClientContext, payload: WirePayload, 
 }
 
 /** Takes the session id from the answer to `initialize`. False when it is invalid (the handshake then fails). */
-function adoptSessionId(context: ClientContext, payload: WirePayload, response: IncomingMessage): boolean {
-  const header = response.headers['mcp-session-id'];
-  const sessionId = Array.isArray(header) ? header[0] : header;
+function adoptSessionId(context: ClientContext, payload: WirePayload, response: HttpResponse): boolean {
+  const sessionId = headerValue(response, 'mcp-session-id');
   if (sessionId === undefined) return true;
   if (isValidSessionId(sessionId)) {
     context.sessionId = sessionId;
@@ -98,7 +97,7 @@ function adoptSessionId(context: ClientContext, payload: WirePayload, response: 
   return false;
 }
 
-async function readAnswer(context: ClientContext, payload: WirePayload, requests: readonly JsonRpcRequest[], response: IncomingMessage): Promise<void> {
+async function readAnswer(context: ClientContext, payload: WirePayload, requests: readonly JsonRpcRequest[], response: HttpResponse): Promise<void> {
   const type = mediaType(response);
   if (type === 'text/event-stream') {
     return readStream(context, createCursor(context, 'post', requests), response);
@@ -111,8 +110,8 @@ async function readAnswer(context: ClientContext, payload: WirePayload, requests
   context.undeliverable(payload, new LocalError('TransportFailed', `The server ${what} (${statusLine(response)}) to ${describePayload(payload)}`));
 }
 
-async function readJsonAnswer(context: ClientContext, requests: readonly JsonRpcRequest[], response: IncomingMessage): Promise<void> {
-  let body: Buffer;
+async function readJsonAnswer(context: ClientContext, requests: readonly JsonRpcRequest[], response: HttpResponse): Promise<void> {
+  let body: Uint8Array;
   try {
     body = await readBody(response, context.options.maxMessageBytes);
   } catch (error) {
@@ -134,7 +133,7 @@ async function readJsonAnswer(context: ClientContext, requests: readonly JsonRpc
   failEach(context, requests.filter((request) => !answered.has(request.id)), `the ${statusLine(response)} JSON answer carried no response to it`);
 }
 
-export function failWithStatus(context: ClientContext, payload: WirePayload, requests: readonly JsonRpcRequest[], response: IncomingMessage, value: unknown, body: Buffer): void {
+export function failWithStatus(context: ClientContext, payload: WirePayload, requests: readonly JsonRpcRequest[], response: HttpResponse, value: unknown, body: Uint8Array): void {
   // The server's own JSON-RPC errors for our requests are its answer: the session gets them as they are.
   const answered = new Set<RequestId>();
   if (isJsonRpcError(value)) {
@@ -175,8 +174,8 @@ export function isJsonRpcError(value: unknown): boolean {
   return items.some((item) => typeof item === 'object' && item !== null && 'jsonrpc' in item && item.jsonrpc === '2.0' && 'error' in item);
 }
 
-function excerptOf(body: Buffer, maxChars = 200): string {
-  const line = body.subarray(0, maxChars * 4).toString('utf8').replace(/\s+/g, ' ').trim();
+function excerptOf(body: Uint8Array, maxChars = 200): string {
+  const line = utf8Text(body.subarray(0, maxChars * 4)).replace(/\s+/g, ' ').trim();
   return line.length > maxChars ? `${line.slice(0, maxChars)}...` : line;
 }
 

@@ -11,11 +11,11 @@
  * The standalone GET stream (opened after the handshake) owes nothing; it is reconnected the same way when it
  * ends, and given up quietly when the server refuses it (400, 404, 405).
  */
-import type { IncomingMessage } from 'node:http';
 import { LocalError } from '../../../core/errors.ts';
+import { nextTurn } from '../../../core/next-turn.ts';
 import type { JsonRpcRequest, RequestId } from '../../../core/jsonrpc.ts';
 import { type ClientContext, type StreamCursor, requestHeaders } from './context.ts';
-import { discardBody, exchange, mediaType, parseJson, statusLine } from './http-exchange.ts';
+import { type HttpResponse, discardBody, mediaType, parseJson, statusLine } from './http-exchange.ts';
 import { SseParser } from './sse-parser.ts';
 
 const REFUSALS = new Set([400, 404, 405]);
@@ -38,13 +38,13 @@ export function createCursor(context: ClientContext, kind: StreamCursor['kind'],
 }
 
 /** Reads one SSE response of `cursor` to its end, delivering every message event to the session. */
-export function readStream(context: ClientContext, cursor: StreamCursor, response: IncomingMessage): void {
+export function readStream(context: ClientContext, cursor: StreamCursor, response: HttpResponse): void {
   const parser = new SseParser(
     {
       event: (event) => {
         cursor.attempts = 0;
         if (context.closed || event.type !== 'message') return;
-        const decoded = parseJson(Buffer.from(event.data, 'utf8'));
+        const decoded = parseJson(event.data);
         if (decoded.ok) context.deliver(decoded.value);
         else context.malformed(decoded.error);
       },
@@ -53,7 +53,7 @@ export function readStream(context: ClientContext, cursor: StreamCursor, respons
     context.options.maxMessageBytes,
     cursor.lastEventId,
   );
-  response.on('data', (chunk: Buffer) => {
+  response.on('data', (chunk) => {
     parser.push(chunk);
     if (parser.lastEventId !== cursor.lastEventId) {
       cursor.lastEventId = parser.lastEventId;
@@ -79,7 +79,7 @@ export function release(context: ClientContext, id: RequestId): void {
   // A resumed stream has served its purpose once it owes nothing; a POST's own stream is left for the server to
   // close (closing it ourselves would cost the keep-alive socket).
   if (cursor.owed.size === 0 && cursor.kind === 'post' && (cursor.timer !== undefined || cursor.opened)) {
-    setImmediate(() => stop(context, cursor));
+    nextTurn(() => stop(context, cursor));
   }
 }
 
@@ -129,11 +129,10 @@ function streamEnded(context: ClientContext, cursor: StreamCursor): void {
 async function reconnect(context: ClientContext, cursor: StreamCursor): Promise<void> {
   if (context.closed || cursor.done) return;
   if (cursor.kind === 'post' && cursor.owed.size === 0) return stop(context, cursor);
-  let response: IncomingMessage;
+  let response: HttpResponse;
   try {
-    response = await exchange(
-      context.active,
-      { method: 'GET', url: context.url, headers: requestHeaders(context, 'get', { lastEventId: cursor.lastEventId }), agent: context.agent },
+    response = await context.engine.exchange(
+      { method: 'GET', url: context.url, headers: requestHeaders(context, 'get', { lastEventId: cursor.lastEventId }), lane: 'main' },
       (request) => (cursor.request = request),
     );
   } catch {

@@ -11,11 +11,11 @@
  *
  * Renewals are shared: every message that meets the 404 while one runs waits for the same one.
  */
-import type { IncomingMessage } from 'node:http';
+import { utf8Bytes } from '../../../core/bytes.ts';
 import { LocalError } from '../../../core/errors.ts';
 import { type JsonRpcRequest, type RequestId, notification } from '../../../core/jsonrpc.ts';
 import { type ClientContext, isValidSessionId, requestHeaders } from './context.ts';
-import { bodyExcerpt, discardBody, exchange, mediaType, parseJson, readBody, statusLine } from './http-exchange.ts';
+import { type HttpResponse, bodyExcerpt, discardBody, headerValue, mediaType, parseJson, readBody, statusLine } from './http-exchange.ts';
 import { openStandaloneStream, stop } from './resumption.ts';
 import { SseParser } from './sse-parser.ts';
 
@@ -51,20 +51,19 @@ async function renew(context: ClientContext): Promise<LocalError | undefined> {
 }
 
 async function replayInitialize(context: ClientContext, initialize: JsonRpcRequest): Promise<string | undefined> {
-  const response = await exchange(context.active, {
+  const response = await context.engine.exchange({
     method: 'POST',
     url: context.url,
     headers: requestHeaders(context, 'post', { handshake: true }),
-    body: Buffer.from(JSON.stringify(initialize), 'utf8'),
-    agent: context.agent,
+    body: utf8Bytes(JSON.stringify(initialize)),
+    lane: 'main',
   });
   const status = response.statusCode ?? 0;
   if (status < 200 || status >= 300) {
     const excerpt = await bodyExcerpt(response);
     throw new LocalError('TransportFailed', `initialize was answered ${statusLine(response)}${excerpt === '' ? '' : `: ${excerpt}`}`);
   }
-  const header = response.headers['mcp-session-id'];
-  const sessionId = Array.isArray(header) ? header[0] : header;
+  const sessionId = headerValue(response, 'mcp-session-id');
   if (sessionId !== undefined && !isValidSessionId(sessionId)) {
     discardBody(response);
     throw new LocalError('ProtocolViolation', 'the new Mcp-Session-Id is not visible ASCII (0x21-0x7E)');
@@ -84,12 +83,12 @@ async function replayInitialize(context: ClientContext, initialize: JsonRpcReque
 }
 
 async function acknowledge(context: ClientContext): Promise<void> {
-  const response = await exchange(context.active, {
+  const response = await context.engine.exchange({
     method: 'POST',
     url: context.url,
     headers: requestHeaders(context, 'post'),
-    body: Buffer.from(JSON.stringify(notification('notifications/initialized')), 'utf8'),
-    agent: context.controlAgent,
+    body: utf8Bytes(JSON.stringify(notification('notifications/initialized'))),
+    lane: 'control',
   });
   discardBody(response);
   const status = response.statusCode ?? 0;
@@ -97,7 +96,7 @@ async function acknowledge(context: ClientContext): Promise<void> {
 }
 
 /** The response to the replayed `initialize`, from a JSON or an SSE answer. Other messages go to the session. */
-async function initializeAnswer(context: ClientContext, response: IncomingMessage, id: RequestId): Promise<Answer> {
+async function initializeAnswer(context: ClientContext, response: HttpResponse, id: RequestId): Promise<Answer> {
   if (mediaType(response) === 'application/json') {
     const parsed = parseJson(await readBody(response, context.options.maxMessageBytes));
     if (!parsed.ok) throw parsed.error;
@@ -115,7 +114,7 @@ async function initializeAnswer(context: ClientContext, response: IncomingMessag
       {
         event: (event) => {
           if (event.type !== 'message') return;
-          const parsed = parseJson(Buffer.from(event.data, 'utf8'));
+          const parsed = parseJson(event.data);
           if (!parsed.ok) return context.malformed(parsed.error);
           if (!found && answers(parsed.value, id)) {
             found = true;
@@ -127,7 +126,7 @@ async function initializeAnswer(context: ClientContext, response: IncomingMessag
       },
       context.options.maxMessageBytes,
     );
-    response.on('data', (chunk: Buffer) => parser.push(chunk));
+    response.on('data', (chunk) => parser.push(chunk));
     response.on('error', () => undefined);
     response.once('close', () => {
       parser.end();

@@ -11,7 +11,6 @@
  * The buffer is bounded: an event (or a line) longer than `maxEventBytes` is reported once with a
  * `FrameTooLarge` error and skipped up to the next blank line, so a hostile stream cannot grow memory.
  */
-import { StringDecoder } from 'node:string_decoder';
 import { LocalError } from '../../../core/errors.ts';
 
 export interface SseEvent {
@@ -33,7 +32,8 @@ export class SseParser {
   lastEventId: string | undefined;
   /** The reconnection time the server asked for with `retry:`, in milliseconds. */
   retryMs: number | undefined;
-  private readonly decoder = new StringDecoder('utf8');
+  // ignoreBOM: the BOM is stripped below, as the SSE rules say, not by the decoder.
+  private readonly decoder = new TextDecoder('utf-8', { ignoreBOM: true });
   private pending = '';
   private skipLeadingLf = false;
   private atStart = true;
@@ -53,7 +53,7 @@ export class SseParser {
   }
 
   push(chunk: Uint8Array | string): void {
-    let text = typeof chunk === 'string' ? chunk : this.decoder.write(chunk as Buffer);
+    let text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true });
     if (this.atStart && text.length > 0) {
       this.atStart = false;
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -63,7 +63,7 @@ export class SseParser {
 
   /** The stream ended. An event without its closing blank line is discarded, as the spec says. */
   end(): void {
-    const rest = this.decoder.end();
+    const rest = this.decoder.decode();
     if (rest.length > 0) this.scan(rest);
     this.pending = '';
     this.resetEvent();

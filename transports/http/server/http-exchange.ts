@@ -90,6 +90,13 @@ export class BodyCollector {
   }
 
   bytes(): Uint8Array {
-    return this.chunks.length === 1 ? (this.chunks[0] as Uint8Array) : Buffer.concat(this.chunks, this.size);
+    if (this.chunks.length === 1) return this.chunks[0] as Uint8Array;
+    const whole = new Uint8Array(this.size);
+    let at = 0;
+    for (const chunk of this.chunks) {
+      whole.set(chunk, at);
+      at += chunk.byteLength;
+    }
+    return whole;
   }
 }

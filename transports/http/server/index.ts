@@ -3,6 +3,7 @@
  * HTTP+SSE endpoints as an option.
  */
 export { createStreamableHttpServer } from './streamable-http-server.ts';
+export { createStreamableHttpFetchHandler, type StreamableHttpFetchHandler } from './fetch-handler.ts';
 export type { ListeningServer, StreamableHttpServer } from './streamable-http-server.ts';
 export type { LegacySseOptions, RestoredSession, SseOptions, StreamableHttpServerOptions } from './options.ts';
 export { InMemoryEventStore } from './event-store.ts';

@@ -3,7 +3,9 @@
  * (before anything else is read), then the path, the caller's identity and the method.
  */
 import { LocalError, isLocalError } from '../../../core/errors.ts';
+import type { GracefulCloseOptions } from '../../../core/transport.ts';
 import { HEADER } from '../shared/headers.ts';
+import { AcceptedConnections } from './accepted-connections.ts';
 import { handleDelete, handleGet } from './get-delete.ts';
 import type { HttpRequest, HttpResponder } from './http-exchange.ts';
 import { openLegacySession, postLegacyMessage } from './legacy-sse.ts';
@@ -18,19 +20,33 @@ export interface Router {
   /** Answers one request; never rejects (failures become 500). */
   handle(req: HttpRequest, res: HttpResponder): Promise<void>;
   readonly registry: SessionRegistry;
-  /** Ends every session; later requests get 503. */
-  close(): Promise<void>;
+  /**
+   * Ends every session gracefully (see {@link GracefulCloseOptions}; `drainMs` defaults to 10 s). From the
+   * start, new sessions and requests outside a session get 503 with Retry-After; an open session still takes
+   * POSTs (its requests are refused with a JSON-RPC error, answers to its server's requests are delivered) and
+   * DELETE until it closed.
+   */
+  close(options?: GracefulCloseOptions): Promise<void>;
 }
 
-export function createRouter(options: EndpointOptions): Router {
+/** How long requests in flight may still run once the endpoint closes, unless told otherwise. */
+export const DEFAULT_DRAIN_MS = 10_000;
+/** Seconds a client refused during a shutdown is asked to wait (another replica, or this one restarted). */
+const SHUTDOWN_RETRY_AFTER = '5';
+
+export function createRouter(unwrapped: EndpointOptions): Router {
+  const accepted = new AcceptedConnections();
+  const options: EndpointOptions = { ...unwrapped, server: accepted.wrap(unwrapped.server) };
   const registry = new SessionRegistry({ maxSessions: options.maxSessions, idleTimeoutMs: options.idleTimeoutMs, clock: options.clock });
   const endpoint: Endpoint = { options, registry, restorer: new SessionRestorer(options, registry), modern: new Set() };
-  let closed = false;
+  let closing: Promise<void> | undefined;
   return {
     registry,
     async handle(req, res) {
       try {
-        if (closed) return refuse(res, 503, 'Service Unavailable: the server is shutting down');
+        if (closing !== undefined && !reachesOpenSession(endpoint, req)) {
+          return refuse(res, 503, 'Service Unavailable: the server is shutting down', { [HEADER.retryAfter]: SHUTDOWN_RETRY_AFTER });
+        }
         await route(endpoint, req, res);
       } catch (error) {
         // A server that refuses the connection (a session host at its maximum) says why; other internals stay
@@ -39,13 +55,27 @@ export function createRouter(options: EndpointOptions): Router {
         else refuse(res, 500, 'Internal error');
       }
     },
-    async close() {
-      closed = true;
-      endpoint.restorer.close();
-      const reason = new LocalError('ConnectionClosed', 'The HTTP server closed');
-      await Promise.all([registry.closeAll(reason), ...[...endpoint.modern].map((transport) => transport.close(reason))]);
+    close(closeOptions = {}) {
+      closing ??= (async () => {
+        endpoint.restorer.close();
+        await accepted.closeAll({ ...closeOptions, drainMs: closeOptions.drainMs ?? DEFAULT_DRAIN_MS });
+        // What the server never took (a transport whose accept failed) or that outlived its session.
+        const reason = closeOptions.reason ?? new LocalError('ConnectionClosed', 'The HTTP server closed');
+        await Promise.all([registry.closeAll(reason), ...[...endpoint.modern].map((transport) => transport.close(reason))]);
+      })();
+      return closing;
     },
   };
+}
+
+/**
+ * While the endpoint shuts down: whether `req` is a POST or DELETE for a session still open here (its session
+ * judges it: new requests are refused in JSON-RPC, answers to the server's own requests still arrive).
+ */
+function reachesOpenSession(endpoint: Endpoint, req: HttpRequest): boolean {
+  if (req.method !== 'POST' && req.method !== 'DELETE') return false;
+  const id = req.url.pathname === endpoint.options.path ? req.header(HEADER.sessionId) : req.url.searchParams.get('sessionId') ?? undefined;
+  return id !== undefined && endpoint.registry.has(id);
 }
 
 async function route(endpoint: Endpoint, req: HttpRequest, res: HttpResponder): Promise<void> {

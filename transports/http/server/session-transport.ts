@@ -11,7 +11,7 @@
  * A request stream's events go on being stored after its client left, and its end is recorded with the store
  * (`endStream`), so a client that resumes it in another process gets all of it.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBase64url } from '../../../core/crypto/random.ts';
 import { BehaviorSubject, type Observable, Subject } from 'rxjs';
 import { LocalError } from '../../../core/errors.ts';
 import type { RequestId, WirePayload } from '../../../core/jsonrpc.ts';
@@ -67,7 +67,7 @@ export class HttpSessionTransport implements Transport {
     options: SessionTransportOptions = {},
   ) {
     this.incoming$ = this.inbound.asObservable();
-    this.streamSuffix = options.restored === true ? `_${randomBytes(6).toString('base64url')}` : '';
+    this.streamSuffix = options.restored === true ? `_${randomBase64url(6)}` : '';
   }
 
   get status$(): Observable<TransportStatus> {

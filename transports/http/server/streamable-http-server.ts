@@ -16,6 +16,7 @@
  */
 import { type Server, createServer as createNodeServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { GracefulCloseOptions } from '../../../core/transport.ts';
 import { adaptFetch } from './fetch-adapter.ts';
 import { adaptNode } from './node-adapter.ts';
 import { type StreamableHttpServerOptions, resolveOptions } from './options.ts';
@@ -35,8 +36,13 @@ export interface StreamableHttpServer {
   handleFetch(request: Request): Promise<Response>;
   /** Serves the endpoint on its own node:http server, on loopback unless told otherwise. */
   listen(port?: number, host?: string): Promise<ListeningServer>;
-  /** Ends every session and stops every server `listen` started. */
-  close(): Promise<void>;
+  /**
+   * Shuts down gracefully, then stops every server `listen` started. New sessions and requests are refused at
+   * once (503 with Retry-After); requests in flight run for up to `drainMs` (default 10 s) and what still runs
+   * then is answered with an error naming the deadline; answers are flushed, SSE streams (the standalone GET
+   * stream too) end cleanly, and the sessions close.
+   */
+  close(options?: GracefulCloseOptions): Promise<void>;
   /** Sessions open now (Streamable and HTTP+SSE). */
   readonly sessionCount: number;
 }
@@ -71,9 +77,10 @@ export function createStreamableHttpServer(options: StreamableHttpServerOptions)
       listening.add(handle);
       return handle;
     },
-    async close() {
+    async close(options) {
+      // Sessions first, while their sockets are still open: their answers and stream ends must reach the clients.
+      await router.close(options);
       await Promise.all(Array.from(listening, (handle) => handle.close()));
-      await router.close();
     },
     get sessionCount() {
       return router.registry.size;

@@ -6,7 +6,7 @@
  * Lanes are bounded in number and close when idle.
  */
 import type { Limits } from '../../../core/limits.ts';
-import type { SessionAcceptorPort } from '../../../core/transport.ts';
+import type { GracefulCloseOptions, SessionAcceptorPort } from '../../../core/transport.ts';
 import { ServedConnection, type ServingHost } from './served-connection.ts';
 
 export interface LaneOptions {
@@ -20,7 +20,7 @@ export interface LaneOptions {
 
 interface Lane {
   readonly connection: ServedConnection;
-  readonly handle: { close(): Promise<void> };
+  readonly handle: { close(options?: GracefulCloseOptions): Promise<void> };
 }
 
 export class Lanes {
@@ -81,7 +81,11 @@ export class Lanes {
     }
   }
 
-  async closeAll(): Promise<void> {
-    await Promise.all(Array.from(this.lanes.values(), (lane) => lane.handle.close()));
+  /** Closes every lane (gracefully, with `options`: see {@link GracefulCloseOptions}). */
+  async closeAll(options?: GracefulCloseOptions): Promise<void> {
+    await Promise.all(Array.from(this.lanes.values(), (lane) => {
+      if (options !== undefined) lane.connection.answerOpenRequestsOnClose();
+      return lane.handle.close(options);
+    }));
   }
 }

@@ -16,7 +16,7 @@ import type { Codec } from '../../../core/codecs/codec.ts';
 import { ErrorCode } from '../../../core/error-codes.ts';
 import { type JsonObject, type JsonRpcMessage, type RequestId, classify } from '../../../core/jsonrpc.ts';
 import { type LegacyRevision, isLegacyRevision } from '../../../core/protocol/versions.ts';
-import type { SessionAcceptorPort } from '../../../core/transport.ts';
+import type { GracefulCloseOptions, SessionAcceptorPort } from '../../../core/transport.ts';
 import { type BodyEncoding, answerCodec, codecOf, readsMsgpack } from '../body-codec.ts';
 import { headerOf, isNoRespondersError, NatsHeader, replyOf } from '../headers.ts';
 import { isPlainSubject, type ServerSubjects } from '../subjects.ts';
@@ -38,7 +38,7 @@ export interface LegacySessionOptions {
 
 interface Served {
   readonly connection: ServedConnection;
-  readonly handle: { close(): Promise<void> };
+  readonly handle: { close(options?: GracefulCloseOptions): Promise<void> };
   readonly unsubscribe: () => void;
   /** Close ends the session for good (its record goes) unless the process is handing it over. */
   ending: boolean;
@@ -165,11 +165,12 @@ export class LegacySessions {
 
   /**
    * Stops serving every session. `handover` keeps their records so other processes take them over at the
-   * clients' next request (a rolling restart); otherwise the sessions end.
+   * clients' next request (a rolling restart); otherwise the sessions end. With `options`, each session first
+   * drains (see {@link GracefulCloseOptions}).
    */
-  async closeAll(handover: boolean): Promise<void> {
+  async closeAll(handover: boolean, options?: GracefulCloseOptions): Promise<void> {
     this.handingOver = handover;
-    await Promise.all(Array.from(this.sessions.keys(), (sessionId) => this.end(sessionId)));
+    await Promise.all(Array.from(this.sessions.keys(), (sessionId) => this.end(sessionId, options)));
   }
 
   private serve(
@@ -216,6 +217,9 @@ export class LegacySessions {
     const control = msg.headers?.get(NatsHeader.frame);
     if (control === 'close') {
       served.ending = true;
+      // The client ended its session and waits for nothing: the connection goes first, so what still runs is
+      // cancelled, not answered.
+      void served.connection.close();
       void served.handle.close();
       if (replyOf(msg) !== undefined) msg.respond(new Uint8Array(0));
       return;
@@ -339,11 +343,12 @@ export class LegacySessions {
     }
   }
 
-  private async end(sessionId: string): Promise<void> {
+  private async end(sessionId: string, options?: GracefulCloseOptions): Promise<void> {
     const served = this.sessions.get(sessionId);
     if (served === undefined) return;
     if (!this.handingOver) served.ending = true;
-    await served.handle.close();
+    if (options !== undefined) served.connection.answerOpenRequestsOnClose();
+    await served.handle.close(options);
   }
 }
 

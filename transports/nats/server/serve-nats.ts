@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Msg, NatsConnection, Subscription } from 'nats';
 import { ErrorCode } from '../../../core/error-codes.ts';
 import { defaultLimits } from '../../../core/limits.ts';
-import type { SessionAcceptorPort } from '../../../core/transport.ts';
+import type { GracefulCloseOptions, SessionAcceptorPort } from '../../../core/transport.ts';
 import { answerCodec } from '../body-codec.ts';
 import { type ClaimCheckOptions, DEFAULT_CLAIM_BUCKET, openClaimStore } from '../claim-check.ts';
 import { headerOf, NatsHeader, natsHeaderLookup, replyOf } from '../headers.ts';
@@ -55,11 +55,18 @@ export interface NatsServing {
   /** Open legacy sessions and modern lanes here. */
   readonly counts: () => { readonly sessions: number; readonly lanes: number; readonly inFlight: number };
   /**
-   * Stops serving. `handover` (the default) leaves legacy sessions' records so other processes take them over;
-   * `end` ends them. Modern listens end with their complete result first when the server closes them.
+   * Stops serving, gracefully. First this process leaves the call subjects' queue group (and the adopt
+   * subject's), so other processes get the new work; then every lane and legacy session drains: new requests
+   * on them are refused, requests in flight run for up to `drainMs` (default 10 s) and what still runs then is
+   * answered with an error naming the deadline. `handover` (the default) leaves legacy sessions' records so
+   * other processes take them over at their clients' next request; `end` ends them. Open listens end with
+   * their complete result.
    */
-  close(mode?: 'handover' | 'end'): Promise<void>;
+  close(mode?: 'handover' | 'end', options?: GracefulCloseOptions): Promise<void>;
 }
+
+/** How long requests in flight may still run once serving stops, unless told otherwise. */
+export const DEFAULT_DRAIN_MS = 10_000;
 
 export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServeOptions): Promise<NatsServing> {
   const connection = options.connection;
@@ -117,14 +124,15 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
   };
 
   const queue = options.queue ?? DEFAULT_QUEUE;
+  // New work: left first when serving stops. The others stay while what runs here drains.
+  const newWork: Subscription[] = [connection.subscribe(subjects.callWildcard, { queue, callback: (error, msg) => void (error === null && onCall(msg)) })];
+  if (eras !== 'modern') {
+    newWork.push(connection.subscribe(subjects.adopt, { queue, callback: (error, msg) => void (error === null && legacy.adopt(msg).catch(() => undefined)) }));
+  }
   const subscriptions: Subscription[] = [
-    connection.subscribe(subjects.callWildcard, { queue, callback: (error, msg) => void (error === null && onCall(msg)) }),
     connection.subscribe(subjects.cancel, { callback: (error, msg) => void (error === null && onCancel(msg)) }),
     connection.subscribe(subjects.ping(processId), { callback: (error, msg) => void (error === null && msg.respond(new Uint8Array(0))) }),
   ];
-  if (eras !== 'modern') {
-    subscriptions.push(connection.subscribe(subjects.adopt, { queue, callback: (error, msg) => void (error === null && legacy.adopt(msg).catch(() => undefined)) }));
-  }
   // A legacy session's owner re-checks its sessions after every NATS reconnection (see LegacySessions).
   const stopWatching = records === undefined ? () => undefined : connectionState(connection).on((event) => {
     if (event === 'disconnect') legacy.disconnected();
@@ -145,14 +153,19 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
   return {
     processId,
     counts: () => ({ sessions: legacy.size, lanes: lanes.size, inFlight: host.exchanges.size }),
-    close(mode = 'handover') {
+    close(mode = 'handover', closeOptions = {}) {
       closed ??= (async () => {
+        // Messages already on their way to this process are still taken (drain); the queue group sends the rest
+        // to the other processes.
+        if (!connection.isClosed()) await Promise.all(newWork.map((subscription) => subscription.drain().catch(() => subscription.unsubscribe())));
+        const drain = { ...closeOptions, drainMs: closeOptions.drainMs ?? DEFAULT_DRAIN_MS };
+        // Cancellations, pings and keepalives go on meanwhile: the requests still running are alive.
+        await Promise.all([lanes.closeAll(drain), legacy.closeAll(mode === 'handover', drain)]);
         for (const subscription of subscriptions) subscription.unsubscribe();
         stopChanges?.();
         stopWatching();
         stopKeepalives();
         clearInterval(sweeper);
-        await Promise.all([lanes.closeAll(), legacy.closeAll(mode === 'handover')]);
         if (!connection.isClosed()) await connection.flush().catch(() => undefined);
       })();
       return closed;

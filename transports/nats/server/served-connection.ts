@@ -92,6 +92,8 @@ export class ServedConnection implements Transport {
   private readonly status = new BehaviorSubject<TransportStatus>({ type: 'open' });
   private initializeId: RequestId | undefined;
   private closed = false;
+  /** Set by a graceful close: requests still open when the connection closes are answered, not dropped. */
+  private answerOnClose = false;
   /** When it last carried anything either way (idle expiry). */
   lastActive: number;
 
@@ -163,11 +165,25 @@ export class ServedConnection implements Transport {
     return this.sendOne(payload as JsonRpcMessage, frame.exchange);
   }
 
+  /**
+   * The server is closing this connection gracefully: a session answers what it ran before it closes, and
+   * whatever is still open then (a bridged process that went away) gets one answer when the connection closes,
+   * instead of leaving the client to its silence limit. (A client that ended its session itself waits for
+   * nothing: its connection closes without answers.)
+   */
+  answerOpenRequestsOnClose(): void {
+    this.answerOnClose = true;
+  }
+
   async close(reason?: LocalError): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     for (const open of this.byId.values()) {
       if (this.host.exchanges.get(open.reply) === open) this.host.exchanges.delete(open.reply);
+      if (this.answerOnClose) this.publishBody(open.reply, open.codec.encode(errorResponse(open.requestId, {
+        code: ErrorCode.InternalError,
+        message: `The server closed the connection before answering request ${JSON.stringify(open.requestId)}${reason === undefined ? '' : `: ${reason.message}`}`,
+      })), open.codec, EMPTY_HEADERS, undefined);
     }
     this.byId.clear();
     this.status.next(reason === undefined ? { type: 'closed' } : { type: 'closed', reason });

@@ -239,7 +239,6 @@ describe('modern HTTP answers: listen streams', () => {
 
   test(
     'closing the HTTP server ends an open listen with its complete result too',
-    { todo: 'core bug: StreamableHttpServer.close() cuts modern listen streams without the graceful complete result (server.close() sends it)' },
     async () => {
       await using served = await serveModern();
       const client = new ModernHttp(served.url);

@@ -1,0 +1,26 @@
+/**
+ * A stdio MCP server program for the graceful-shutdown specs: `runStdioServer` with its signal handling on and
+ * a `slow` tool that sleeps `ms` milliseconds (and stops sleeping when aborted). Run as
+ * `node --import tsx graceful-server.ts <drainMs>`; it reports on stderr when `runStdioServer` resolved and
+ * then ends on its own, with exit code 0.
+ */
+import { createServer } from '../../../machines/server.ts';
+import { runStdioServer } from '../../../transports/stdio/index.ts';
+
+const drainMs = Number(process.argv[2] ?? 10_000);
+const server = createServer({ name: 'graceful-fixture', version: '1.0.0' });
+
+server.tool(
+  { name: 'slow', inputSchema: { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] } },
+  ({ ms }, context) =>
+    new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => resolve(`slept ${String(ms)} ms`), Number(ms));
+      context.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        reject(context.signal.reason);
+      });
+    }),
+);
+
+const reason = await runStdioServer(server, { drainMs, handleSignals: true });
+console.error(`graceful: served (${reason?.message ?? 'orderly'})`);

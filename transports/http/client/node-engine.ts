@@ -1,0 +1,92 @@
+/**
+ * The HTTP engine on node:http / node:https (Node and Bun).
+ *
+ * Why not fetch here: undici's fetch costs most of the throughput of small JSON-RPC exchanges, and a shared
+ * AbortSignal collects one listener per request in flight. Here each request is an object of its own: its
+ * listeners live on it and die with it, nothing is added to a socket or to a shared signal, and no timer is
+ * armed per request. Two keep-alive agents make the two lanes (requests and streams; control messages).
+ */
+import { Agent as HttpAgent, type Agent, type ClientRequest, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { LocalError } from '../../../core/errors.ts';
+import type { ExchangeSpec, HttpEngine, HttpRequest, HttpResponse } from './http-exchange.ts';
+
+export interface NodeEngineOptions {
+  /** An agent of the caller's for both lanes (it is not destroyed on close). */
+  readonly agent?: Agent | undefined;
+  /** Sockets of the owned request agent; the control agent gets a quarter (at least 8). */
+  readonly maxSockets: number;
+}
+
+export function createNodeEngine(url: URL, options: NodeEngineOptions): HttpEngine {
+  let main: Agent;
+  let control: Agent;
+  const owned = options.agent === undefined;
+  if (options.agent !== undefined) {
+    main = control = options.agent;
+  } else {
+    const AgentClass = url.protocol === 'https:' ? HttpsAgent : HttpAgent;
+    const maxSockets = options.maxSockets;
+    main = new AgentClass({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets, scheduling: 'lifo' });
+    const controlSockets = Math.max(8, Math.ceil(maxSockets / 4));
+    control = new AgentClass({ keepAlive: true, maxSockets: controlSockets, maxFreeSockets: controlSockets, scheduling: 'lifo' });
+  }
+  /** Requests still running, so that close can abort them. */
+  const active = new Set<ClientRequest>();
+  /** Requests we ended on purpose: their 'socket hang up' is not a reason to send them again. */
+  const abandoned = new WeakSet<HttpRequest>();
+
+  const abort = (request: HttpRequest): void => {
+    abandoned.add(request);
+    request.destroy();
+  };
+
+  return {
+    exchange(spec: ExchangeSpec, onRequest?: (request: HttpRequest) => void): Promise<HttpResponse> {
+      return new Promise((resolve, reject) => {
+        const send = spec.url.protocol === 'https:' ? httpsRequest : httpRequest;
+        const headers = spec.body === undefined ? spec.headers : { ...spec.headers, 'content-length': String(spec.body.byteLength) };
+        const agent = spec.lane === 'main' ? main : control;
+        const attempt = (retried: boolean): void => {
+          const request = send(spec.url, { method: spec.method, headers, agent });
+          let answered = false;
+          active.add(request);
+          request.once('response', (response) => {
+            answered = true;
+            resolve(response);
+          });
+          // `on`, not `once`: a socket error after the response head must not become an unhandled 'error' event.
+          request.on('error', (error: NodeJS.ErrnoException) => {
+            if (abandoned.has(request)) {
+              reject(new LocalError('RequestAborted', `${spec.method} ${spec.url.href} was aborted`, { cause: error }));
+              return;
+            }
+            // A kept-alive socket the server closed while idle fails before the request reached the server:
+            // Node's documented remedy is to send it again, once, on a fresh socket.
+            if (!answered && !retried && request.reusedSocket && error.code === 'ECONNRESET') {
+              attempt(true);
+              return;
+            }
+            reject(new LocalError('TransportFailed', `${spec.method} ${spec.url.href} failed: ${error.message}`, { cause: error }));
+          });
+          request.once('close', () => active.delete(request));
+          onRequest?.(request);
+          request.end(spec.body);
+        };
+        attempt(false);
+      });
+    },
+    abort,
+    get inFlight() {
+      return active.size;
+    },
+    abortAll() {
+      for (const request of [...active]) abort(request);
+    },
+    dispose() {
+      if (!owned) return;
+      main.destroy();
+      control.destroy();
+    },
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * Every connection the server accepted through this endpoint (Streamable sessions, HTTP+SSE sessions, modern
+ * and stateless POSTs), with the handle the server gave for it, so closing the endpoint gracefully can ask each
+ * session to drain (answer what runs, flush, then close its transport) instead of cutting its transport.
+ * A connection leaves the set when its transport reports itself closed.
+ */
+import type { GracefulCloseOptions, SessionAcceptorPort, Transport } from '../../../core/transport.ts';
+
+type Handle = ReturnType<SessionAcceptorPort['accept']>;
+
+export class AcceptedConnections {
+  private readonly live = new Map<Transport, Handle>();
+
+  get size(): number {
+    return this.live.size;
+  }
+
+  /** `server`, with every connection it accepts held here until its transport closes. */
+  wrap(server: SessionAcceptorPort): SessionAcceptorPort {
+    const wrapped: SessionAcceptorPort = {
+      refusal: () => server.refusal?.(),
+      accept: (transport, options) => {
+        const handle = options === undefined ? server.accept(transport) : server.accept(transport, options);
+        if (handle.state !== 'closed') this.hold(transport, handle);
+        return handle;
+      },
+    };
+    return {
+      ...wrapped,
+      ...(server.eras === undefined ? {} : { eras: server.eras }),
+      ...(server.changes === undefined ? {} : { changes: server.changes }),
+    };
+  }
+
+  /** Closes every connection held now with `options` (each drains on its own), and waits for all of them. */
+  async closeAll(options: GracefulCloseOptions): Promise<void> {
+    await Promise.all(Array.from(this.live.values(), (handle) => handle.close(options).catch(() => undefined)));
+  }
+
+  private hold(transport: Transport, handle: Handle): void {
+    this.live.set(transport, handle);
+    const release = (): void => void this.live.delete(transport);
+    transport.status$.subscribe({
+      next: (status) => {
+        if (status.type === 'closed') release();
+      },
+      complete: release,
+    });
+  }
+}
