@@ -98,12 +98,14 @@ describe('scale: client release', () => {
       session.callTool('hang', {}, { signal: (controllers[index] as AbortController).signal }),
       session.callTool('hang', {}, { timeoutMs: 3_600_000 }),
     ]);
+    // Outcomes are taken at once: a call may fail while the server is still going down.
+    const outcomes = calls.map(failure);
     await Promise.all(began);
-    // The server dies: it stops listening, drops every connection and ends every session.
+    // The server dies: it stops listening, drops every connection and ends every session, waiting for nothing.
     await listening.close();
-    await http.close();
+    await http.close({ drainMs: 0 });
     await server.close();
-    const codes = await Promise.all(calls.map(failure));
+    const codes = await Promise.all(outcomes);
     assert.equal(codes.filter((code) => code === 'resolved').length, 0, `no request succeeded: ${[...new Set(codes)].join(', ')}`);
     for (const session of sessions) await session.close();
     for (const controller of controllers) assert.equal(getEventListeners(controller.signal, 'abort').length, 0, 'no listener is left on a caller signal');

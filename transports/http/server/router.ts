@@ -57,13 +57,23 @@ export function createRouter(unwrapped: EndpointOptions): Router {
     },
     close(closeOptions = {}) {
       closing ??= (async () => {
+        // Closing is work the process must finish even when nothing else holds it open (the listeners already
+        // gone): the session timers of the drain and the flush do not hold it, this one does, until the end.
+        const hold = setInterval(() => undefined, 60_000);
+        try {
+          await closeGracefully();
+        } finally {
+          clearInterval(hold);
+        }
+      })();
+      return closing;
+      async function closeGracefully(): Promise<void> {
         endpoint.restorer.close();
         await accepted.closeAll({ ...closeOptions, drainMs: closeOptions.drainMs ?? DEFAULT_DRAIN_MS });
         // What the server never took (a transport whose accept failed) or that outlived its session.
         const reason = closeOptions.reason ?? new LocalError('ConnectionClosed', 'The HTTP server closed');
         await Promise.all([registry.closeAll(reason), ...[...endpoint.modern].map((transport) => transport.close(reason))]);
-      })();
-      return closing;
+      }
     },
   };
 }
