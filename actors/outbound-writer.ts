@@ -18,7 +18,7 @@
 import type { Backpressure, FlowStatus } from '../core/backpressure.ts';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { LocalError } from '../core/errors.ts';
-import type { JsonObject } from '../core/jsonrpc.ts';
+import { type JsonObject, isAnswerPayload } from '../core/jsonrpc.ts';
 import type { OutboundFrame, Transport } from '../core/transport.ts';
 
 export interface OutboundWriterEvents {
@@ -96,7 +96,7 @@ export class OutboundWriter {
     const queue = (this.queue ??= []);
     if (this.slow !== undefined && this.backpressure.policy === 'pause' && this.mergeProgress(queue, frame)) return;
     if (queue.length >= this.maxQueued) {
-      const answer = isAnswer(frame);
+      const answer = isAnswerPayload(frame.payload);
       if (!answer || queue.length >= this.maxQueued + this.answerReserve) {
         const bound = answer ? `${this.maxQueued} frames and ${this.answerReserve} more for answers` : `${this.maxQueued} frames`;
         this.events.onOverflow(
@@ -210,12 +210,6 @@ export class OutboundWriter {
     }
     return false;
   }
-}
-
-/** A response (or a batch of them): what answers a request of the peer's. */
-function isAnswer(frame: OutboundFrame): boolean {
-  const payload = frame.payload;
-  return Array.isArray(payload) || !('method' in payload);
 }
 
 function progressTokenOf(frame: OutboundFrame): string | number | undefined {

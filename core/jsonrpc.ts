@@ -125,6 +125,14 @@ export function classify(value: unknown): Classified {
   return { kind: 'response', message: value as unknown as JsonRpcErrorResponse };
 }
 
+/**
+ * Whether an outbound payload answers the peer (a response, or a batch of them) rather than saying something of
+ * its own: writers bound what a side says on its own, and never drop an answer for queue space.
+ */
+export function isAnswerPayload(payload: WirePayload): boolean {
+  return Array.isArray(payload) || !('method' in payload);
+}
+
 export function isErrorResponse(message: JsonRpcResponse): message is JsonRpcErrorResponse {
   return 'error' in message;
 }

@@ -16,7 +16,7 @@
  */
 import { ErrorCode } from '../../core/error-codes.ts';
 import { LocalError } from '../../core/errors.ts';
-import { type RequestId, type WirePayload, classify, errorResponse } from '../../core/jsonrpc.ts';
+import { type RequestId, type WirePayload, classify, errorResponse, isAnswerPayload } from '../../core/jsonrpc.ts';
 import type { Subscription } from 'rxjs';
 import type { InboundFrame, Transport } from '../../core/transport.ts';
 
@@ -104,7 +104,7 @@ class Flow {
 
   push(payload: WirePayload): void {
     if (this.stopped) return this.bounce(payload, `${this.to} is closed`);
-    if (this.queue.length >= this.maxQueued && !(isAnswer(payload) && this.queue.length < 2 * this.maxQueued)) {
+    if (this.queue.length >= this.maxQueued && !(isAnswerPayload(payload) && this.queue.length < 2 * this.maxQueued)) {
       this.report(`${this.from} -> ${this.to}: ${this.maxQueued} frames wait for ${this.to}; refusing more`);
       return this.bounce(payload, `${this.to} is not keeping up (${this.maxQueued} messages wait for it)`);
     }
@@ -168,11 +168,6 @@ class Flow {
     this.backedUp = backedUp;
     this.onBackedUp();
   }
-}
-
-/** A response or a batch of them: what answers a request. */
-function isAnswer(payload: WirePayload): boolean {
-  return Array.isArray(payload) || !('method' in payload);
 }
 
 /** Connects `a` and `b` (both are subscribed at once); see the module comment for what it guarantees. */
