@@ -393,17 +393,22 @@ export class SessionCore implements SessionContext, McpSession, OutboundWriterEv
 
   /** Waits until no incoming request runs, or `ms` pass. */
   private drain(ms: number): Promise<void> {
+    return this.pollUntil(() => this.incoming.size === 0 || this.state === 'closed', ms, 50);
+  }
+
+  /** Resolves once `done()` holds (checked every `ms / 10`, at most `maxStepMs`) or `ms` passed, on the session's clock. */
+  private pollUntil(done: () => boolean, ms: number, maxStepMs: number): Promise<void> {
     return new Promise((resolve) => {
       const deadline = this.clock.setTimeout(() => {
         poll.cancel();
         resolve();
       }, ms);
       const poll = this.clock.setInterval(() => {
-        if (this.incoming.size > 0 && this.state !== 'closed') return;
+        if (!done()) return;
         poll.cancel();
         deadline.cancel();
         resolve();
-      }, Math.max(1, Math.min(50, ms / 10)));
+      }, Math.max(1, Math.min(maxStepMs, ms / 10)));
     });
   }
 
@@ -424,18 +429,7 @@ export class SessionCore implements SessionContext, McpSession, OutboundWriterEv
   /** Waits until the writer has handed every queued frame to the transport, or `ms` pass. */
   private flush(ms: number): Promise<void> {
     if (this.writer.queued === 0 || ms <= 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const deadline = this.clock.setTimeout(() => {
-        poll.cancel();
-        resolve();
-      }, ms);
-      const poll = this.clock.setInterval(() => {
-        if (this.writer.queued > 0 && this.isWritable()) return;
-        poll.cancel();
-        deadline.cancel();
-        resolve();
-      }, Math.max(1, Math.min(20, ms / 10)));
-    });
+    return this.pollUntil(() => this.writer.queued === 0 || !this.isWritable(), ms, 20);
   }
 
   private onTransportGone(error: LocalError | undefined): void {
