@@ -52,20 +52,23 @@ export function finishOutput<I, O extends object>(output: Output<I>, finishers: 
   return finish(output as I);
 }
 
+/** Ends `subscriber` on a handler failure: with the finishers' recovered result where they recover, else the error. */
+function failOrRecover<I, O extends object>(subscriber: Pick<Subscriber<O>, 'next' | 'error' | 'complete'>, finishers: Finishers<I, O>, error: unknown): void {
+  if (finishers.recover === undefined) return subscriber.error(error);
+  let recovered: O;
+  try {
+    recovered = finishers.recover(error);
+  } catch (unrecoverable) {
+    return subscriber.error(unrecoverable);
+  }
+  subscriber.next(recovered);
+  subscriber.complete();
+}
+
 function finishEffect<I, O extends object>(effect: EffectLike<I>, finishers: Finishers<I, O>): Observable<O> {
   return new Observable<O>((subscriber) => {
     const controller = new AbortController();
-    const fail = (error: unknown): void => {
-      if (finishers.recover === undefined) return subscriber.error(error);
-      let recovered: O;
-      try {
-        recovered = finishers.recover(error);
-      } catch (unrecoverable) {
-        return subscriber.error(unrecoverable);
-      }
-      subscriber.next(recovered);
-      subscriber.complete();
-    };
+    const fail = (error: unknown): void => failOrRecover<I, O>(subscriber, finishers, error);
     runEffect(effect, controller.signal)
       .then((outcome) => {
         if (outcome.type === 'failure') return fail(outcome.error);
@@ -89,17 +92,7 @@ function finishEffect<I, O extends object>(effect: EffectLike<I>, finishers: Fin
 function finishObservable<I, O extends object>(output$: Observable<ProgressUpdate | I>, finishers: Finishers<I, O>): Observable<ProgressUpdate | O> {
   return new Observable<ProgressUpdate | O>((subscriber) => {
     let held: { value: unknown } | undefined;
-    const fail = (error: unknown): void => {
-      if (finishers.recover === undefined) return subscriber.error(error);
-      let recovered: O;
-      try {
-        recovered = finishers.recover(error);
-      } catch (unrecoverable) {
-        return subscriber.error(unrecoverable);
-      }
-      subscriber.next(recovered);
-      subscriber.complete();
-    };
+    const fail = (error: unknown): void => failOrRecover<I, O>(subscriber, finishers, error);
     const subscription = output$.subscribe({
       next: (value) => {
         if (held !== undefined) subscriber.next(held.value as ProgressUpdate);

@@ -98,6 +98,8 @@ class StreamableHttpClient implements StreamableHttpClientTransport, ClientConte
    * that waited for it going on (one sent then would overtake `notifications/initialized`).
    */
   private gate: Promise<void> = Promise.resolve();
+  /** Messages waiting at the gate: while there are none and nothing is exclusive, a message goes straight out. */
+  private waitingAtGate = 0;
   private pendingPosts = 0;
   private drainWaiters: Array<() => void> | undefined;
   private closing: Promise<void> | undefined;
@@ -224,17 +226,24 @@ class StreamableHttpClient implements StreamableHttpClientTransport, ClientConte
   }
 
   private async dispatch(payload: WirePayload): Promise<void> {
+    // The usual case costs no gate: nothing exclusive runs and nobody waits to go first.
+    if (this.waitingAtGate === 0 && this.ready === undefined && this.renewal === undefined) {
+      if (this.isClosed) return undefined;
+      return this.start(payload);
+    }
     const earlier = this.gate;
     let pass!: () => void;
     this.gate = new Promise<void>((resolve) => (pass = resolve));
+    this.waitingAtGate++;
     let sending: Promise<void> | undefined;
     try {
       await earlier;
       while (this.ready !== undefined || this.renewal !== undefined) await (this.ready ?? this.renewal);
-      if (this.isClosed) return;
+      if (this.isClosed) return undefined;
       sending = this.start(payload);
     } finally {
       // After start: an exclusive exchange has set `ready` by now, so the next message waits for it.
+      this.waitingAtGate--;
       pass();
     }
     return sending;
