@@ -1,19 +1,23 @@
-// Layer rules (see shared ARCHITECTURE.md "Layers"): imports point one way only.
+// Layer rules (see docs/architecture.md): imports point one way only.
 //
-//   index.ts   cli/
-//       \      /
-//       machines/        core + actors only
-//           |
-//        actors/         core only
-//           |
-//         core/          nothing of ours above it
-//   transports/          core only (an adapter of the transport port)
+//   index.ts            cli/            the curated public API and the rxmcp command
+//        \            /
+//     server/      client/              createServer, the acceptor, the session host | createClient, connectSession
+//           \      /                    (neither imports the other)
+//           session/                     the session engine: one session's parts, by role
+//           /      \
+//     machines/    actors/               XState machines (pure definitions) | RxJS actors (one per unit of work)
+//           \      /
+//            core/                       pure: JSON-RPC, protocol declarations, codecs, errors, limits, the port
+//   transports/                          adapters of the transport port: core only
 //
-// specs/ and bench/ may import anything; nothing else imports them. No cycles anywhere.
+// specs/ and bench/ may import anything; nothing else imports them. No cycles anywhere (specs and bench included).
+// Node's modules only in transports/ and cli/; effect only in its bridge and schema adapter; msgpackr only in its
+// codec; nats only in the NATS transport and the commands built on it.
 // Run by `npm run layers`; any `error` violation makes depcruise exit non-zero.
 
 /** Paths of shipped (non-test) code, relative to the repo root. */
-const SHIPPED = '^(core|actors|machines|transports|cli)/|^index\\.ts$';
+const SHIPPED = '^(core|actors|machines|session|server|client|transports|cli)/|^index\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -30,38 +34,79 @@ module.exports = {
       severity: 'error',
       comment: 'core/ is pure and depends on nothing of ours above it.',
       from: { path: '^core/' },
-      to: { path: '^(actors|machines|transports|cli)/|^index\\.ts$' },
+      to: { path: '^(actors|machines|session|server|client|transports|cli)/|^index\\.ts$' },
     },
     {
       name: 'transports-only-core',
       severity: 'error',
       comment: 'A transport adapter depends only on core/ (plus node builtins and npm packages).',
       from: { path: '^transports/' },
-      to: { path: '^(actors|machines|cli)/|^index\\.ts$' },
+      to: { path: '^(actors|machines|session|server|client|cli)/|^index\\.ts$' },
     },
     {
       name: 'actors-only-core',
       severity: 'error',
       comment: 'actors/ depend only on core/.',
       from: { path: '^actors/' },
-      to: { path: '^(machines|transports|cli)/|^index\\.ts$' },
+      to: { path: '^(machines|session|server|client|transports|cli)/|^index\\.ts$' },
     },
     {
-      name: 'machines-only-core-and-actors',
+      name: 'machines-only-core',
       severity: 'error',
-      comment: 'machines/ depend only on core/ and actors/; transports are injected, never imported.',
+      comment: 'machines/ hold XState machine definitions: they depend on core/ and xstate only.',
       from: { path: '^machines/' },
+      to: { path: '^(actors|session|server|client|transports|cli)/|^index\\.ts$' },
+    },
+    {
+      name: 'session-below-the-api',
+      severity: 'error',
+      comment: 'session/ (the engine) composes machines and actors; the public API sits above it; transports are injected.',
+      from: { path: '^session/' },
+      to: { path: '^(server|client|transports|cli)/|^index\\.ts$' },
+    },
+    {
+      name: 'server-and-client-apart',
+      severity: 'error',
+      comment: 'server/ and client/ share session/, machines/, actors/ and core/, never each other; transports are injected.',
+      from: { path: '^(server|client)/' },
       to: { path: '^(transports|cli)/|^index\\.ts$' },
     },
     {
-      name: 'runtime-neutral-core',
+      name: 'server-not-client',
+      severity: 'error',
+      comment: 'server/ does not import client/.',
+      from: { path: '^server/' },
+      to: { path: '^client/' },
+    },
+    {
+      name: 'client-not-server',
+      severity: 'error',
+      comment: 'client/ does not import server/.',
+      from: { path: '^client/' },
+      to: { path: '^server/' },
+    },
+    {
+      name: 'node-only-in-transports-and-cli',
       severity: 'error',
       comment:
-        'core/, actors/ and machines/ run in browsers, Deno, Bun and edge workers as in Node: no node:* module ' +
-        'and no Node builtin (Web Crypto, core/crypto/ and core/bytes.ts instead). Only transports/ and cli/ ' +
-        'may use Node.',
-      from: { path: '^(core|actors|machines)/' },
+        'Everything but transports/ and cli/ runs in browsers, Deno, Bun and edge workers as in Node: no node:* module ' +
+        'and no Node builtin (Web Crypto, core/crypto/ and core/bytes.ts instead).',
+      from: { path: SHIPPED, pathNot: '^(transports|cli)/' },
       to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'effect-only-in-its-bridge',
+      severity: 'error',
+      comment: 'effect is reached only through its bridge (core/abort.ts) and its schema adapter (rxmcp/effect).',
+      from: { path: SHIPPED, pathNot: '^core/(abort|schema/effect-schema)\\.ts$' },
+      to: { path: '^node_modules/effect/' },
+    },
+    {
+      name: 'msgpackr-only-in-its-codec',
+      severity: 'error',
+      comment: 'msgpackr is reached only through core/codecs/msgpack.ts (rxmcp/msgpack).',
+      from: { path: SHIPPED, pathNot: '^core/codecs/msgpack\\.ts$' },
+      to: { path: '^node_modules/msgpackr/' },
     },
     {
       name: 'web-transports-runtime-neutral',

@@ -4,9 +4,9 @@
  * This is the curated public surface. Transports live behind their own subpaths (`rxmcp/memory`, ...), and
  * msgpack behind `rxmcp/msgpack`, so nobody loads what they do not use.
  */
-export { connectSession, type ClientConfig } from './machines/client-session.ts';
-export { createSessionAcceptor, type ServerConfig, type SessionAcceptor } from './machines/server-session.ts';
-export type { CloseOptions, McpSession, SessionRuntimeOptions } from './machines/session.ts';
+export { connectSession, type ClientConfig } from './client/connect-session.ts';
+export { createSessionAcceptor, type ServerConfig, type SessionAcceptor } from './server/session-acceptor.ts';
+export type { CloseOptions, McpSession, SessionRuntimeOptions } from './session/session-core.ts';
 export type { LifecycleState } from './machines/session-lifecycle.ts';
 export type {
   HandlerOutput,
@@ -40,8 +40,8 @@ export {
   type Era,
 } from './core/protocol/versions.ts';
 export { jsonCodec, createStreamDecoder, encodeFrame, type Codec, type DecodedItem, type StreamDecoder } from './core/codecs/index.ts';
-export { createServer, type McpServer, type ServerOptions, type ServerTaskOptions, type Registration } from './machines/server.ts';
-export { createSessionHost, type HostEvent, type HostMetrics, type SessionHost, type SessionHostOptions } from './machines/session-host.ts';
+export { createServer, type McpServer, type ServerOptions, type ServerTaskOptions, type Registration } from './server/create-server.ts';
+export { createSessionHost, type HostEvent, type HostMetrics, type SessionHost, type SessionHostOptions } from './server/session-host.ts';
 export {
   InMemoryTaskStore,
   TaskStoreError,
@@ -55,10 +55,10 @@ export {
   type NewTask,
   type TaskTtlPolicy,
 } from './core/catalog/task-store.ts';
-export type { CallToolAsTaskOptions, TaskUpdatesOptions } from './machines/client-tasks.ts';
-export type { ToolDefinition, ResourceDefinition, TemplateDefinition, PromptDefinition, SchemaInput, ArgsOf } from './machines/server-types.ts';
-export { createClient, type McpClient, type ClientOptions, type ConnectOptions } from './machines/client.ts';
-export type { ClientSession, CallToolOptions, ListChange } from './machines/client-session-api.ts';
+export type { CallToolAsTaskOptions, TaskUpdatesOptions } from './client/tasks.ts';
+export type { ToolDefinition, ResourceDefinition, TemplateDefinition, PromptDefinition, SchemaInput, ArgsOf } from './server/types.ts';
+export { createClient, type McpClient, type ClientOptions, type ConnectOptions } from './client/create-client.ts';
+export type { ClientSession, CallToolOptions, ListChange } from './client/session-api.ts';
 export type { ClientFeature, DeclaredClient, FeatureContext } from './actors/features/feature-context.ts';
 export type { ToolHandler, ToolReturn, ResourceReader, TemplateReader, PromptGetter, Completer, ResourceReturn, PromptReturn } from './actors/features/catalog.ts';
 export type { Output } from './actors/features/handler-output.ts';
@@ -68,7 +68,7 @@ export * from './core/protocol/index.ts';
 export { SchemaError, isSchemaError } from './core/schema/index.ts';
 export { parseUriTemplate, UriTemplateError, type UriTemplate } from './core/uri-template/index.ts';
 export { taskTool, continueAsTask, type TaskStart } from './actors/features/tool-tasks.ts';
-export type { ModernTaskOptions } from './machines/server-modern-tasks.ts';
-export type { ModernOptions } from './machines/server-modern.ts';
+export type { ModernTaskOptions } from './server/modern-tasks.ts';
+export type { ModernOptions } from './server/modern.ts';
 export type { InputCallOptions, InputRound, ModernRequest } from './actors/handler-types.ts';
 export type { SubscriptionFilter, CacheHints, RequestEnvelope } from './core/protocol/modern.ts';

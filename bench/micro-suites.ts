@@ -10,7 +10,7 @@
  *   result, the msgpack codec (core/codecs/msgpack.ts), NDJSON stream decoding of a 64-line chunk
  *   (core/codecs/framing.ts `createStreamDecoder`, and the stdio FrameReader on a real Readable) and the
  *   length-prefixed msgpack stream; floors: JSON.stringify / JSON.parse / split-and-parse.
- * - validation: a tool's arguments through the validator `buildTool` (machines/server-registration.ts) compiles
+ * - validation: a tool's arguments through the validator `buildTool` (server/registration.ts) compiles
  *   at registration, from JSON Schema (ajv) and from a zod 4 schema (Standard Schema); zod 4 `safeParse`; the
  *   official SDK 1.x `McpServer`'s own `validateToolInput` (async); valid and invalid arguments. And the JSON-RPC
  *   envelope check every inbound message gets: rxmcp's `classify` (core/jsonrpc.ts) against SDK 1.x's
@@ -38,10 +38,10 @@ import { msgpackCodec } from '../core/codecs/msgpack.ts';
 import { classify, type JsonObject, type JsonRpcRequest, type JsonRpcResultResponse } from '../core/jsonrpc.ts';
 import { LATEST_LEGACY_REVISION } from '../core/protocol/versions.ts';
 import type { InboundFrame, OutboundFrame, Transport } from '../core/transport.ts';
-import { createServer } from '../machines/server.ts';
-import { buildTool } from '../machines/server-registration.ts';
-import { createSessionAcceptor } from '../machines/server-session.ts';
-import { SessionCore } from '../machines/session.ts';
+import { createServer } from '../server/create-server.ts';
+import { buildTool } from '../server/registration.ts';
+import { createSessionAcceptor } from '../server/session-acceptor.ts';
+import { SessionCore } from '../session/session-core.ts';
 import { FrameReader } from '../transports/stdio/frame-reader.ts';
 import { argInt, argValue, emitResult, fmt, isMain } from './lib.ts';
 import { type MicroFigure, type MicroSuite, type MicroSuitesResult, parseMicroSuites } from './micro.ts';

@@ -95,7 +95,7 @@ const suiteNotes: Record<MicroSuite, string> = {
     'real `Readable` it listens on, so it includes the stream\'s `data` event and the inbound-frame objects.',
   validation:
     'Tool arguments `{ city, days, units, include }` (a string, an integer 1–14, an enum, an array of enums; no other members), the same shape ' +
-    'in each library. rxmcp rows use the validator `buildTool` compiles at registration (machines/server-registration.ts): ajv for JSON Schema, ' +
+    'in each library. rxmcp rows use the validator `buildTool` compiles at registration (server/registration.ts): ajv for JSON Schema, ' +
     'the library\'s own `~standard.validate` for zod. The SDK row calls the 1.x `McpServer`\'s own (private) `validateToolInput`, the function its ' +
     '`tools/call` handler awaits (zod 4 `safeParseAsync`); it is asynchronous, so it runs as deferred cycles of 100 sequential awaits. Invalid ' +
     'arguments carry three faults; every validator reports all of them, rxmcp builds its one-line summary, the SDK throws an `McpError`. ' +

@@ -4,7 +4,7 @@
  * a client that declares no capabilities at all (greet then takes the name as an argument).
  */
 import { interval, map, take } from 'rxjs';
-import { createServer, type McpServer } from '../machines/server.ts';
+import { createServer, type McpServer } from '../server/create-server.ts';
 
 export interface DemoServer {
   readonly server: McpServer;

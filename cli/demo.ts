@@ -6,8 +6,8 @@
 import { interval, map, take } from 'rxjs';
 import type { RequestHandler } from '../actors/handler-types.ts';
 import { isLocalError } from '../core/errors.ts';
-import { connectSession } from '../machines/client-session.ts';
-import { createSessionAcceptor } from '../machines/server-session.ts';
+import { connectSession } from '../client/connect-session.ts';
+import { createSessionAcceptor } from '../server/session-acceptor.ts';
 import { createMemoryPair } from '../transports/memory/index.ts';
 import { parseCommand } from './args.ts';
 

@@ -6,7 +6,7 @@
 import { tap } from 'rxjs';
 import type { JsonObject, JsonRpcMessage } from '../core/jsonrpc.ts';
 import type { OutboundFrame, Transport } from '../core/transport.ts';
-import type { McpServer } from '../machines/server.ts';
+import type { McpServer } from '../server/create-server.ts';
 
 /** Requests awaiting their answer per transport; past this the oldest is forgotten (never logged). */
 const MAX_WATCHED = 1024;

@@ -3,7 +3,7 @@
  * clients), or on stdio with `--stdio`.
  */
 import { type StopSignal, onStopSignals } from '../transports/stdio/stop-signals.ts';
-import { createSessionHost } from '../machines/session-host.ts';
+import { createSessionHost } from '../server/session-host.ts';
 import { createStreamableHttpServer } from '../transports/http/index.ts';
 import { runStdioServer } from '../transports/stdio/index.ts';
 import { parseCommand, portValue } from './args.ts';

@@ -6,7 +6,7 @@
 import type { Subscription } from 'rxjs';
 import type { JsonObject } from '../../core/jsonrpc.ts';
 import type { CallToolResult, Tool } from '../../core/protocol/index.ts';
-import type { ClientSession } from '../../machines/client-session-api.ts';
+import type { ClientSession } from '../../client/session-api.ts';
 import { EXIT_FAILURE, EXIT_OK, UsageError, closestFlag, parseCommand } from '../args.ts';
 import { clientCommandContext, connectionHelp, connectionOptions, withConnection } from './common.ts';
 import { keyValues, toolArguments } from './arguments.ts';

@@ -3,8 +3,8 @@
  * without one). Failures to reach the target name it and the cause.
  */
 import { isLocalError } from '../../core/errors.ts';
-import type { ClientSession } from '../../machines/client-session-api.ts';
-import { createClient } from '../../machines/client.ts';
+import type { ClientSession } from '../../client/session-api.ts';
+import { createClient } from '../../client/create-client.ts';
 import { elicitationAnswerer } from './elicit-prompt.ts';
 import { type Target, openTarget } from './target.ts';
 

@@ -4,7 +4,7 @@
  */
 import { MODERN_REVISIONS } from '../../core/protocol/versions.ts';
 import type { Prompt, Resource, ResourceTemplate, Tool } from '../../core/protocol/index.ts';
-import type { ClientSession } from '../../machines/client-session-api.ts';
+import type { ClientSession } from '../../client/session-api.ts';
 import { UsageError, parseCommand } from '../args.ts';
 import { clientCommandContext, connectionHelp, connectionOptions, withConnection } from './common.ts';
 import { oneLine, parametersOf, table } from './render.ts';

@@ -1,6 +1,6 @@
 /** `rxmcp prompt <target> <name> [key=value ...]`: gets a prompt and prints its messages. */
 import type { GetPromptResult } from '../../core/protocol/index.ts';
-import type { ClientSession } from '../../machines/client-session-api.ts';
+import type { ClientSession } from '../../client/session-api.ts';
 import { UsageError, closestFlag, parseCommand } from '../args.ts';
 import { keyValues } from './arguments.ts';
 import { clientCommandContext, connectionHelp, connectionOptions, withConnection } from './common.ts';

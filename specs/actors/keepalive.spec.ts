@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KeepaliveOptions } from '../../actors/keepalive.ts';
 import { isLocalError } from '../../core/errors.ts';
-import { connectSession } from '../../machines/client-session.ts';
-import { createSessionAcceptor } from '../../machines/server-session.ts';
-import type { McpSession } from '../../machines/session.ts';
+import { connectSession } from '../../client/connect-session.ts';
+import { createSessionAcceptor } from '../../server/session-acceptor.ts';
+import type { McpSession } from '../../session/session-core.ts';
 import { createMemoryPair } from '../../transports/memory/index.ts';
 import type { SchemaOracle } from '../support/schema-oracle.ts';
 import {

@@ -4,9 +4,9 @@ import type { RequestContext, RequestEvent, RequestHandler } from '../../actors/
 import { LocalError, WireError, isLocalError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
 import type { Limits } from '../../core/limits.ts';
-import { connectSession } from '../../machines/client-session.ts';
-import { createSessionAcceptor } from '../../machines/server-session.ts';
-import type { McpSession } from '../../machines/session.ts';
+import { connectSession } from '../../client/connect-session.ts';
+import { createSessionAcceptor } from '../../server/session-acceptor.ts';
+import type { McpSession } from '../../session/session-core.ts';
 import type { SchemaOracle } from '../support/schema-oracle.ts';
 import { createMemoryPair } from '../../transports/memory/index.ts';
 import {

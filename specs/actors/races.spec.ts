@@ -4,9 +4,9 @@ import { Subject } from 'rxjs';
 import type { RequestContext, RequestEvent, RequestHandler } from '../../actors/handler-types.ts';
 import { isLocalError, isWireError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
-import { connectSession } from '../../machines/client-session.ts';
-import { createSessionAcceptor } from '../../machines/server-session.ts';
-import type { McpSession } from '../../machines/session.ts';
+import { connectSession } from '../../client/connect-session.ts';
+import { createSessionAcceptor } from '../../server/session-acceptor.ts';
+import type { McpSession } from '../../session/session-core.ts';
 import { createMemoryPair } from '../../transports/memory/index.ts';
 import {
   type SessionPair, TestClock, clientInfo, connectPair, handlerTable, mapsOf, messagesWith, observed, paramsOf, prng, rawClient, rawPeer,

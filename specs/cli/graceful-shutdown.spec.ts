@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
-import { createClient } from '../../machines/client.ts';
+import { createClient } from '../../client/create-client.ts';
 import { natsClientTransport } from '../../transports/nats/index.ts';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';

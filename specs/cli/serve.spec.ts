@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { after, test } from 'node:test';
-import { createClient } from '../../machines/client.ts';
+import { createClient } from '../../client/create-client.ts';
 import { createStreamableHttpClientTransport } from '../../transports/http/index.ts';
 import { spawnStdioServer } from '../../transports/stdio/index.ts';
 import { withSchemaOracle } from '../support/schema-oracle.ts';

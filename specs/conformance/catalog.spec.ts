@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createClient } from '../../machines/client.ts';
+import { createClient } from '../../client/create-client.ts';
 import { createMemoryPair } from '../../transports/memory/index.ts';
 import { withSchemaOracle } from '../support/schema-oracle.ts';
 import { conformanceServer } from './catalog.ts';

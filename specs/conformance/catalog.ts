@@ -10,7 +10,7 @@ import { interval, map, take } from 'rxjs';
 import type { FeatureContext } from '../../actors/features/feature-context.ts';
 import type { CreateMessageResult } from '../../core/protocol/sampling.ts';
 import type { ClientCapabilities } from '../../core/protocol/capabilities.ts';
-import { createServer, type McpServer } from '../../machines/server.ts';
+import { createServer, type McpServer } from '../../server/create-server.ts';
 import { continueAsTask, taskTool } from '../../actors/features/tool-tasks.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
 import { WireError } from '../../core/errors.ts';

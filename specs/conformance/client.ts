@@ -6,8 +6,8 @@
  * 2026-07-28 the modern stateless wire (no handshake; `server/discover` first). Exit 0 when the scenario's
  * flow completed.
  */
-import { createClient } from '../../machines/client.ts';
-import type { ClientSession } from '../../machines/client-session-api.ts';
+import { createClient } from '../../client/create-client.ts';
+import type { ClientSession } from '../../client/session-api.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
 import type { Tool } from '../../core/protocol/index.ts';
 import { type LegacyRevision, LEGACY_REVISIONS, MODERN_REVISIONS } from '../../core/protocol/versions.ts';

@@ -1,5 +1,5 @@
 /**
- * The client session API (`machines/client-session-api.ts`) against a real server: calls as Observables and
+ * The client session API (`client/session-api.ts`) against a real server: calls as Observables and
  * Promises with progress and cancellation, lazy paging, resource subscriptions, list changes, logs, and the
  * client's own check of structured tool output.
  */
@@ -10,8 +10,8 @@ import type { RequestEvent, RequestHandler } from '../../actors/handler-types.ts
 import { isLocalError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
 import type { CallToolResult, LoggingMessageParams, ResourceUpdatedParams, Tool } from '../../core/protocol/index.ts';
-import type { ListChange } from '../../machines/client-session-api.ts';
-import { createSessionAcceptor } from '../../machines/server-session.ts';
+import type { ListChange } from '../../client/session-api.ts';
+import { createSessionAcceptor } from '../../server/session-acceptor.ts';
 import { type Accept, answersTo, clientPair, notificationsOf, paramsOf, rejectionOf, requestsOf, settle, textOf } from '../support/client-pair.ts';
 
 test('client api - callTool$ emits the progress values, then the result', async () => {

@@ -9,7 +9,7 @@ import type { FormElicitationHandler, UrlElicitationHandler } from '../../actors
 import { LocalError, isLocalError, isWireError, urlElicitationRequired } from '../../core/errors.ts';
 import type { ElicitParams, ElicitRequestURLParams, ElicitRequestedSchema, ElicitResult } from '../../core/protocol/elicitation.ts';
 import type { LegacyRevision } from '../../core/protocol/versions.ts';
-import type { McpServer } from '../../machines/server.ts';
+import type { McpServer } from '../../server/create-server.ts';
 import { type ClientSetup, clientPair, paramsOf, rejectionOf, requestsOf, settle, textOf } from '../support/client-pair.ts';
 
 /** Every field type 2025-11-25 allows, each with a default. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { WireError } from '../../core/errors.ts';
 import type { CreateMessageParams } from '../../core/protocol/sampling.ts';
-import { createClient } from '../../machines/client.ts';
+import { createClient } from '../../client/create-client.ts';
 import { clientPair, requestsOf, textOf } from '../support/client-pair.ts';
 
 const params: CreateMessageParams = { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 };

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import type { ClientRequestContext } from '../../actors/features/client-requests.ts';
 import { isLocalError } from '../../core/errors.ts';
 import type { Root } from '../../core/protocol/roots.ts';
-import type { McpServer } from '../../machines/server.ts';
-import type { McpSession } from '../../machines/session.ts';
+import type { McpServer } from '../../server/create-server.ts';
+import type { McpSession } from '../../session/session-core.ts';
 import { clientPair, notificationsOf, requestsOf, settle, textOf } from '../support/client-pair.ts';
 
 const projectRoots: readonly Root[] = [

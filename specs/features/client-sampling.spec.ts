@@ -11,7 +11,7 @@ import { WireError, isLocalError, isWireError } from '../../core/errors.ts';
 import type { CreateMessageParams, CreateMessageResult } from '../../core/protocol/sampling.ts';
 import type { Tool } from '../../core/protocol/tools.ts';
 import type { LegacyRevision } from '../../core/protocol/versions.ts';
-import type { McpServer } from '../../machines/server.ts';
+import type { McpServer } from '../../server/create-server.ts';
 import { type ClientSetup, clientPair, paramsOf, requestsOf, textOf } from '../support/client-pair.ts';
 
 const answer: CreateMessageResult = { role: 'assistant', content: { type: 'text', text: 'Paris' }, model: 'test-model-1', stopReason: 'endTurn' };

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { isLocalError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
-import type { ListChange } from '../../machines/client-session-api.ts';
-import type { McpServer, Registration } from '../../machines/server.ts';
+import type { ListChange } from '../../client/session-api.ts';
+import type { McpServer, Registration } from '../../server/create-server.ts';
 import { type Connection, featureServer, isRecord, settle } from '../support/feature-pair.ts';
 
 const TOOLS = 'notifications/tools/list_changed';

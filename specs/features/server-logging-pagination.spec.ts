@@ -8,7 +8,7 @@ import { firstValueFrom, take, toArray } from 'rxjs';
 import { WireError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
 import type { LoggingMessageParams } from '../../core/protocol/index.ts';
-import type { McpServer, Registration } from '../../machines/server.ts';
+import type { McpServer, Registration } from '../../server/create-server.ts';
 import { type Connection, REVISIONS, featurePair, featureServer, wireErrorOf } from '../support/feature-pair.ts';
 
 const logsOf = (connection: Connection): LoggingMessageParams[] =>

@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import { isLocalError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
 import type { ResourceUpdatedParams } from '../../core/protocol/index.ts';
-import type { McpSession } from '../../machines/session.ts';
+import type { McpSession } from '../../session/session-core.ts';
 import { featurePair, featureServer, settle, wireErrorOf } from '../support/feature-pair.ts';
 
 const png = Buffer.from([0x89, 0x50, 0x4e, 0x47]).toString('base64');

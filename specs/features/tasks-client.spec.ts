@@ -9,7 +9,7 @@ import type { Observable, Subscription } from 'rxjs';
 import { isLocalError } from '../../core/errors.ts';
 import type { CallToolResult } from '../../core/protocol/tools.ts';
 import type { Task } from '../../core/protocol/tasks.ts';
-import type { McpServer } from '../../machines/server.ts';
+import type { McpServer } from '../../server/create-server.ts';
 import { deferred, paramsOf, sentWith, settle, taskPair } from './tasks-harness.ts';
 
 function watch(pair: { session: { taskUpdates$(taskId: string): Observable<Task> } }, taskId: string) {

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { type Observable, take } from 'rxjs';
 import { InMemoryTaskStore, resolveTaskTtl } from '../../core/catalog/task-store.ts';
 import type { Task } from '../../core/protocol/tasks.ts';
-import type { McpServer } from '../../machines/server.ts';
+import type { McpServer } from '../../server/create-server.ts';
 import { deferred, sentWith, settle, specClock, taskPair, wireError } from './tasks-harness.ts';
 
 const quickTool = (server: McpServer): void => {

@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 import { WireError, isLocalError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
 import type { CallToolResult } from '../../core/protocol/tools.ts';
-import type { McpServer } from '../../machines/server.ts';
+import type { McpServer } from '../../server/create-server.ts';
 import { RELATED, announced, deferred, metaOf, paramsOf, sentWith, settle, taskPair, track, wireError } from './tasks-harness.ts';
 
 const text = (result: CallToolResult): string => result.content.map((block) => (block.type === 'text' ? block.text : '')).join('');

@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createClient } from '../../machines/client.ts';
-import { createServer } from '../../machines/server.ts';
+import { createClient } from '../../client/create-client.ts';
+import { createServer } from '../../server/create-server.ts';
 import type { Transport } from '../../core/transport.ts';
 import { createMemoryPair } from '../../transports/memory/index.ts';
 import { spyTransport } from '../support/harness.ts';

@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { firstValueFrom, take, toArray } from 'rxjs';
 import { isLocalError } from '../../core/errors.ts';
-import { createClient } from '../../machines/client.ts';
-import { createServer } from '../../machines/server.ts';
-import { type HostEvent, type HostMetrics, createSessionHost } from '../../machines/session-host.ts';
+import { createClient } from '../../client/create-client.ts';
+import { createServer } from '../../server/create-server.ts';
+import { type HostEvent, type HostMetrics, createSessionHost } from '../../server/session-host.ts';
 import { createMemoryPair } from '../../transports/memory/index.ts';
 import { TestClock } from '../support/test-clock.ts';
 

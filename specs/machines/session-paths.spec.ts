@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { getSimplePaths } from 'xstate/graph';
 import { isLocalError } from '../../core/errors.ts';
 import type { LifecycleTag } from '../../core/protocol/lifecycle-tags.ts';
-import { SessionCore } from '../../machines/session.ts';
+import { SessionCore } from '../../session/session-core.ts';
 import {
   type LifecycleEvent,
   type LifecycleMachine,

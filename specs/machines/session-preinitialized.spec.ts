@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { Subject } from 'rxjs';
 import { LocalError, isLocalError } from '../../core/errors.ts';
 import type { InboundFrame, OutboundFrame, Transport } from '../../core/transport.ts';
-import { createSessionAcceptor } from '../../machines/server-session.ts';
+import { createSessionAcceptor } from '../../server/session-acceptor.ts';
 import { withSchemaOracle } from '../support/schema-oracle.ts';
 
 /** A transport that keeps what the session sends and lets the test push frames in. */

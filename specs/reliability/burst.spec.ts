@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { connect, type NatsConnection } from 'nats';
-import type { ClientSession } from '../../machines/client-session-api.ts';
-import { createServer, type McpServer } from '../../machines/server.ts';
+import type { ClientSession } from '../../client/session-api.ts';
+import { createServer, type McpServer } from '../../server/create-server.ts';
 import { createGateway } from '../../cli/gateway/gateway.ts';
 import { createStreamableHttpClientTransport, createStreamableHttpServer } from '../../transports/http/index.ts';
 import { createMemoryPair } from '../../transports/memory/index.ts';

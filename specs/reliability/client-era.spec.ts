@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { afterEach, test } from 'node:test';
-import { createClient } from '../../machines/client.ts';
+import { createClient } from '../../client/create-client.ts';
 import { spawnStdioServer } from '../../transports/stdio/index.ts';
 import { killLeftovers, track } from '../support/stdio-harness.ts';
 

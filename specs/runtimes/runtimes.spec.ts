@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
-import { createClient } from '../../machines/client.ts';
+import { createClient } from '../../client/create-client.ts';
 import { createStreamableHttpClientTransport } from '../../transports/http/index.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

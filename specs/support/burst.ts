@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { WireError } from '../../core/errors.ts';
 import type { Transport } from '../../core/transport.ts';
-import { createClient } from '../../machines/client.ts';
-import type { ClientSession } from '../../machines/client-session-api.ts';
+import { createClient } from '../../client/create-client.ts';
+import type { ClientSession } from '../../client/session-api.ts';
 
 export interface Tally {
   results: number;

@@ -9,7 +9,7 @@ import { lastValueFrom, toArray } from 'rxjs';
 import { isWireError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
 import type { CallToolResult, ContentBlock, CreateMessageParams, ElicitRequestFormParams, LoggingMessageParams, Root } from '../../core/protocol/index.ts';
-import type { ClientSession, ListChange } from '../../machines/client-session-api.ts';
+import type { ClientSession, ListChange } from '../../client/session-api.ts';
 import { until } from './interop-processes.ts';
 
 export interface ToolContext {

@@ -22,7 +22,7 @@
  */
 import type { JsonObject } from '../../core/jsonrpc.ts';
 import type { SessionAcceptorPort } from '../../core/transport.ts';
-import { type McpServer, type Registration, createServer } from '../../machines/server.ts';
+import { type McpServer, type Registration, createServer } from '../../server/create-server.ts';
 import { type SchemaOracle, formatViolations, withSchemaOracle } from './schema-oracle.ts';
 
 export const INTEROP_TOOLS = ['echo', 'count', 'ask', 'summarize', 'log', 'touch', 'hang', 'hang-state', 'toggle-tool', 'session-report'] as const;

@@ -9,10 +9,10 @@ import { fileURLToPath } from 'node:url';
 import { createStreamDecoder } from '../../core/codecs/framing.ts';
 import { jsonCodec } from '../../core/codecs/json.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
-import { createClient } from '../../machines/client.ts';
-import type { ClientSession } from '../../machines/client-session-api.ts';
-import { type McpServer, createServer } from '../../machines/server.ts';
-import type { McpSession } from '../../machines/session.ts';
+import { createClient } from '../../client/create-client.ts';
+import type { ClientSession } from '../../client/session-api.ts';
+import { type McpServer, createServer } from '../../server/create-server.ts';
+import type { McpSession } from '../../session/session-core.ts';
 import {
   type SpawnStdioServerOptions,
   type StdioClientTransport,

@@ -17,9 +17,9 @@ import type { Clock, TimerHandle } from '../../core/clock.ts';
 import type { JsonObject, JsonRpcMessage } from '../../core/jsonrpc.ts';
 import type { Limits } from '../../core/limits.ts';
 import type { Transport } from '../../core/transport.ts';
-import { connectSession } from '../../machines/client-session.ts';
-import { createSessionAcceptor } from '../../machines/server-session.ts';
-import type { McpSession } from '../../machines/session.ts';
+import { connectSession } from '../../client/connect-session.ts';
+import { createSessionAcceptor } from '../../server/session-acceptor.ts';
+import type { McpSession } from '../../session/session-core.ts';
 import { createMemoryPair, type MemoryTransport } from '../../transports/memory/index.ts';
 import { type SchemaOracle, withSchemaOracle } from './schema-oracle.ts';
 

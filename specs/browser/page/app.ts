@@ -5,7 +5,7 @@
  * `?era=legacy` or `?era=modern` picks the protocol era (default: negotiated). Everything it does is written
  * into the DOM, which is all the spec looks at.
  */
-import { createClient } from '../../../machines/client.ts';
+import { createClient } from '../../../client/create-client.ts';
 import { createFetchHttpClientTransport } from '../../../transports/http/web.ts';
 
 function element(id: string): HTMLElement {

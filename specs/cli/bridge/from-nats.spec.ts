@@ -11,8 +11,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { type NatsConnection, connect } from 'nats';
 import { filter, firstValueFrom, timeout } from 'rxjs';
 import { z } from 'zod';
-import { createClient } from '../../../machines/client.ts';
-import { type McpServer, createServer } from '../../../machines/server.ts';
+import { createClient } from '../../../client/create-client.ts';
+import { type McpServer, createServer } from '../../../server/create-server.ts';
 import { type NatsServing, serveNats } from '../../../transports/nats/index.ts';
 import { spawnStdioServer } from '../../../transports/stdio/index.ts';
 import { PROCESS_MS, isRunning, killChildren, trackChild, until } from '../../support/interop-processes.ts';

@@ -9,7 +9,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { after, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createClient } from '../../../machines/client.ts';
+import { createClient } from '../../../client/create-client.ts';
 import { spawnStdioServer } from '../../../transports/stdio/index.ts';
 import { REPO_ROOT, killChildren, trackChild } from '../../support/interop-processes.ts';
 import { CLI, STDIO_DEMO } from './cli-process.ts';

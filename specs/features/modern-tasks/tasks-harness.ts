@@ -14,7 +14,7 @@
  */
 import { AssertionError } from 'node:assert';
 import type { JsonObject, RequestId } from '../../../core/jsonrpc.ts';
-import type { ServerOptions } from '../../../machines/server.ts';
+import type { ServerOptions } from '../../../server/create-server.ts';
 import { type FeatureHarness, type RawConnection, type WireResponse, featureServer, isRecord } from '../../support/feature-pair.ts';
 import { validateMessage } from '../../support/schema-oracle.ts';
 import { loadRevisionSchema } from '../../support/schema-registry.ts';

@@ -11,8 +11,8 @@
  */
 import { AssertionError } from 'node:assert';
 import type { JsonObject, RequestId } from '../../../core/jsonrpc.ts';
-import { type McpServer, type ServerOptions, createServer } from '../../../machines/server.ts';
-import type { McpSession } from '../../../machines/session.ts';
+import { type McpServer, type ServerOptions, createServer } from '../../../server/create-server.ts';
+import type { McpSession } from '../../../session/session-core.ts';
 import type { Transport } from '../../../core/transport.ts';
 import { WAIT_MS, type WireLog, type WireResponse, delay, isRecord, isResponseTo, spyTransport } from '../../support/harness.ts';
 import { type SpecAcceptor, SpecMedium } from '../../support/nats-medium.ts';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import type { JsonObject } from '../../../core/jsonrpc.ts';
-import type { McpServer } from '../../../machines/server.ts';
+import type { McpServer } from '../../../server/create-server.ts';
 import { createStateSealer } from '../../../core/request-state.ts';
 import { TestClock } from '../../support/test-clock.ts';
 import { ALL_INPUT_CAPABILITIES, type ModernHarness, type ModernPeer, type WireResponse, errorOf, modernServer, resultOf, toolText, warmUp } from './modern-peer.ts';

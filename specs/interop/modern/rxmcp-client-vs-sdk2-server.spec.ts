@@ -13,8 +13,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { filter, firstValueFrom, take, toArray } from 'rxjs';
-import { createClient } from '../../../machines/client.ts';
-import type { ClientSession } from '../../../machines/client-session-api.ts';
+import { createClient } from '../../../client/create-client.ts';
+import type { ClientSession } from '../../../client/session-api.ts';
 import { WireError, isLocalError } from '../../../core/errors.ts';
 import type { Transport } from '../../../core/transport.ts';
 import { createStreamableHttpClientTransport } from '../../../transports/http/client/index.ts';

@@ -27,8 +27,8 @@
 import { tap } from 'rxjs';
 import type { JsonObject } from '../../../core/jsonrpc.ts';
 import type { OutboundFrame, SessionAcceptorPort, Transport } from '../../../core/transport.ts';
-import { type McpServer, createServer } from '../../../machines/server.ts';
-import type { McpSession } from '../../../machines/session.ts';
+import { type McpServer, createServer } from '../../../server/create-server.ts';
+import type { McpSession } from '../../../session/session-core.ts';
 import { type SchemaOracle, formatViolations, withSchemaOracle } from '../../support/schema-oracle.ts';
 
 const MODERN_REVISION = '2026-07-28';

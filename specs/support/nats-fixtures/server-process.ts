@@ -19,7 +19,7 @@
  */
 import { createInterface } from 'node:readline';
 import { connect } from 'nats';
-import { createServer } from '../../../machines/server.ts';
+import { createServer } from '../../../server/create-server.ts';
 import { serveNats } from '../../../transports/nats/index.ts';
 
 const [url, name] = process.argv.slice(2);

@@ -3,7 +3,7 @@
  * `slow` tool that answers after `ms` milliseconds (default 1000). Run as `node --import tsx burst-server.ts`.
  * It reports how its session ended on stderr, so a spec can tell an orderly end from a dropped session.
  */
-import { createServer } from '../../../machines/server.ts';
+import { createServer } from '../../../server/create-server.ts';
 import { runStdioServer } from '../../../transports/stdio/index.ts';
 
 const server = createServer({ name: 'stdio-burst', version: '1.0.0' });

@@ -4,7 +4,7 @@
  * `node --import tsx graceful-server.ts <drainMs>`; it reports on stderr when `runStdioServer` resolved and
  * then ends on its own, with exit code 0.
  */
-import { createServer } from '../../../machines/server.ts';
+import { createServer } from '../../../server/create-server.ts';
 import { runStdioServer } from '../../../transports/stdio/index.ts';
 
 const drainMs = Number(process.argv[2] ?? 10_000);

@@ -2,7 +2,7 @@
  * A stdio MCP server program that is slow to start: it waits `argv[2]` ms (default 1500) before it reads stdin,
  * as a program still loading would, then serves the eras named by `argv[3]` (`both` by default).
  */
-import { createServer } from '../../../machines/server.ts';
+import { createServer } from '../../../server/create-server.ts';
 import { runStdioServer } from '../../../transports/stdio/index.ts';
 
 const startMs = Number(process.argv[2] ?? 1500);

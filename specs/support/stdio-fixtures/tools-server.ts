@@ -6,7 +6,7 @@
  *   stubborn   like linger, and ignores SIGTERM: needs SIGKILL
  */
 import { interval, map, take } from 'rxjs';
-import { createServer } from '../../../machines/server.ts';
+import { createServer } from '../../../server/create-server.ts';
 import { runStdioServer } from '../../../transports/stdio/index.ts';
 
 const mode = process.argv[2] ?? 'normal';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, test } from 'node:test';
 import { isLocalError, isWireError } from '../../../core/errors.ts';
-import { createClient } from '../../../machines/client.ts';
+import { createClient } from '../../../client/create-client.ts';
 import { createStreamableHttpClientTransport } from '../../../transports/http/client/index.ts';
 import { type Json, closeAllMockServers, startMockServer } from '../../support/http-mock-server.ts';
 import { connect, finish, sumTool, textOf, until } from './helpers.ts';

@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import type { LegacyRevision } from '../../../core/protocol/versions.ts';
-import { type ClientOptions, createClient } from '../../../machines/client.ts';
-import type { ClientSession } from '../../../machines/client-session-api.ts';
+import { type ClientOptions, createClient } from '../../../client/create-client.ts';
+import type { ClientSession } from '../../../client/session-api.ts';
 import {
   type HttpClientEvent,
   type StreamableHttpClientOptions,

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createServer } from '../../../machines/server.ts';
+import { createServer } from '../../../server/create-server.ts';
 import { createStreamableHttpServer } from '../../../transports/http/index.ts';
 import { SseParser, type SseEvent } from '../../support/sse-test-parser.ts';
 import { validateMessage } from '../../support/schema-oracle.ts';

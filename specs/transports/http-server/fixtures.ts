@@ -5,7 +5,7 @@
 import { AssertionError } from 'node:assert';
 import { from, tap } from 'rxjs';
 import type { InboundFrame, SessionAcceptorPort } from '../../../core/transport.ts';
-import { type McpServer, createServer } from '../../../machines/server.ts';
+import { type McpServer, createServer } from '../../../server/create-server.ts';
 import { type StreamableHttpServer, type StreamableHttpServerOptions, createStreamableHttpServer } from '../../../transports/http/index.ts';
 import { deferred } from '../../support/harness.ts';
 import type { SseReply } from '../../support/http-raw-client.ts';

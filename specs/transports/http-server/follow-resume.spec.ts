@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Observable, ReplaySubject, Subject } from 'rxjs';
-import type { McpServer } from '../../../machines/server.ts';
+import type { McpServer } from '../../../server/create-server.ts';
 import { type EventStore, InMemoryEventStore, type ReplayResult, type StoredEvent } from '../../../transports/http/index.ts';
 import { RawMcp, type SseReply, asStream, rawRequest } from '../../support/http-raw-client.ts';
 import { answers, isMethod, messagesOf, nextMessage, resultText } from './fixtures.ts';

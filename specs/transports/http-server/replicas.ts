@@ -5,7 +5,7 @@
  */
 import { filter, take, tap } from 'rxjs';
 import type { SessionAcceptorPort, Transport } from '../../../core/transport.ts';
-import type { McpServer } from '../../../machines/server.ts';
+import type { McpServer } from '../../../server/create-server.ts';
 import { type RestoredSession, type StreamableHttpServer, type StreamableHttpServerOptions, createStreamableHttpServer } from '../../../transports/http/index.ts';
 import { type Gates, demoServer } from './fixtures.ts';
 

@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
-import { createServer } from '../../../machines/server.ts';
-import { createSessionHost } from '../../../machines/session-host.ts';
+import { createServer } from '../../../server/create-server.ts';
+import { createSessionHost } from '../../../server/session-host.ts';
 import { createStreamableHttpServer } from '../../../transports/http/index.ts';
 import { eventually } from '../../support/harness.ts';
 import { RawMcp, asBody, rawRequest } from '../../support/http-raw-client.ts';

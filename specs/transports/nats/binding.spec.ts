@@ -158,7 +158,7 @@ describe('nats binding', () => {
     const before = seen.aborted;
     const connection = await fixture.connection();
     const transport = natsClientTransport({ connection, name: SERVER_NAME });
-    const { createClient } = await import('../../../machines/client.ts');
+    const { createClient } = await import('../../../client/create-client.ts');
     const session = await createClient({ name: 'vanishing', version: '0', era: 'modern' }).connect(transport);
     void session.callTool('slow', { ms: 10_000 }).catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -170,7 +170,7 @@ describe('nats binding', () => {
   test('nats binding - a request nobody serves fails at once with a clear error', async () => {
     const connection = await fixture.connection();
     const transport = natsClientTransport({ connection, name: 'nobody-serves-this' });
-    const { createClient } = await import('../../../machines/client.ts');
+    const { createClient } = await import('../../../client/create-client.ts');
     const started = Date.now();
     await assert.rejects(within(createClient({ name: 'c', version: '0', era: 'modern' }).connect(transport), WAIT), (error: unknown) => {
       assert.match(String((error as Error).message), /No MCP server answers on NATS for "nobody-serves-this"/);
@@ -191,7 +191,7 @@ describe('nats binding - eras', () => {
     await fixture.serve({ server: { eras: 'legacy' }, nats: { name: 'legacy-only' } });
     const connection = await fixture.connection();
     const transport = natsClientTransport({ connection, name: 'legacy-only' });
-    const { createClient } = await import('../../../machines/client.ts');
+    const { createClient } = await import('../../../client/create-client.ts');
     const session = await within(createClient({ name: 'c', version: '0', era: 'auto' }).connect(transport), WAIT);
     try {
       assert.ok(transport.sessionId !== undefined, 'a legacy session was opened');
@@ -213,7 +213,7 @@ describe('nats binding - eras', () => {
     const { serving } = await fixture.serve({ nats: { name: 'closing' } });
     const connection = await fixture.connection();
     const transport = natsClientTransport({ connection, name: 'closing' });
-    const { createClient } = await import('../../../machines/client.ts');
+    const { createClient } = await import('../../../client/create-client.ts');
     const session = await within(createClient({ name: 'c', version: '0', era: 'legacy' }).connect(transport), WAIT);
     assert.equal(serving.counts().sessions, 1);
     const sessionId = transport.sessionId as string;

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { NatsConnection } from 'nats';
 import type { Subscription } from 'rxjs';
-import type { ListChange } from '../../../machines/client-session-api.ts';
+import type { ListChange } from '../../../client/session-api.ts';
 import { type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';
 import { type NatsClient, type ServerProcess, connectClient, describeOutcome, natsConnection, sleep, startServerProcess, stopAll, timedCall, until } from './nats-processes.ts';
 

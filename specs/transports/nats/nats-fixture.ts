@@ -4,9 +4,9 @@
  */
 import { type ConnectionOptions, type NatsConnection, connect } from 'nats';
 import { z } from 'zod';
-import { type ClientOptions, createClient } from '../../../machines/client.ts';
-import type { ClientSession } from '../../../machines/client-session-api.ts';
-import { type McpServer, type ServerOptions, createServer } from '../../../machines/server.ts';
+import { type ClientOptions, createClient } from '../../../client/create-client.ts';
+import type { ClientSession } from '../../../client/session-api.ts';
+import { type McpServer, type ServerOptions, createServer } from '../../../server/create-server.ts';
 import { type NatsClientTransportOptions, type NatsServeOptions, type NatsServing, natsClientTransport, serveNats } from '../../../transports/nats/index.ts';
 import { type NatsServerOptions, type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';
 

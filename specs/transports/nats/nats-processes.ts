@@ -9,8 +9,8 @@ import { type NatsConnection, connect } from 'nats';
 import type { JsonObject } from '../../../core/jsonrpc.ts';
 import type { CallToolResult } from '../../../core/protocol/index.ts';
 import type { Transport } from '../../../core/transport.ts';
-import { createClient } from '../../../machines/client.ts';
-import type { ClientSession } from '../../../machines/client-session-api.ts';
+import { createClient } from '../../../client/create-client.ts';
+import type { ClientSession } from '../../../client/session-api.ts';
 import { natsClientTransport, serverSubjects } from '../../../transports/nats/index.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));

@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { type Server, type Socket, createServer as tcpServer, connect as tcpConnect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type NatsConnection, connect } from 'nats';
-import { createServer } from '../../../machines/server.ts';
+import { createServer } from '../../../server/create-server.ts';
 import { type NatsServing, serveNats } from '../../../transports/nats/index.ts';
 import { type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';
 import { type NatsClient, answerOf, awaitGoneFromNats, connectClient, until } from './nats-processes.ts';

@@ -3,7 +3,7 @@ import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import { isLocalError } from '../../../core/errors.ts';
 import type { SessionAcceptorPort, TransportStatus } from '../../../core/transport.ts';
-import { createServer } from '../../../machines/server.ts';
+import { createServer } from '../../../server/create-server.ts';
 import { consoleGuarded, runStdioServer, stdioServerTransport } from '../../../transports/stdio/index.ts';
 import { textOf } from '../../support/client-pair.ts';
 import { delay, eventually, within } from '../../support/harness.ts';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { createServer } from '../../../../machines/server.ts';
+import { createServer } from '../../../../server/create-server.ts';
 import { eventually } from '../../../support/harness.ts';
 import { ACCEPT_BOTH, RawMcp, asBody, asStream, rawRequest } from '../../../support/http-raw-client.ts';
 import { demoServer, nextMessage, resultText, serve } from '../fixtures.ts';

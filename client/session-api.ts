@@ -24,12 +24,12 @@ import type {
   Tool,
 } from '../core/protocol/index.ts';
 import type { CancelTaskResult, CreateTaskResult, GetTaskResult, Task } from '../core/protocol/tasks.ts';
-import { type CallToolAsTaskOptions, ClientTasks, type TaskUpdatesOptions } from './client-tasks.ts';
-import { ToolOutputValidators } from './tool-output-validators.ts';
-import type { McpSession, SessionCore } from './session.ts';
-import { ResultCache } from './client-cache.ts';
-import { type InputAnswerer, withInputRounds } from './client-rounds.ts';
-import { ToolParamHeaders } from './tool-param-headers.ts';
+import { type CallToolAsTaskOptions, ClientTasks, type TaskUpdatesOptions } from './tasks.ts';
+import { ToolOutputValidators } from '../core/schema/tool-output-validators.ts';
+import type { McpSession, SessionCore } from '../session/session-core.ts';
+import { ResultCache } from './cache.ts';
+import { type InputAnswerer, withInputRounds } from './rounds.ts';
+import { ToolParamHeaders } from '../core/protocol/tool-param-headers.ts';
 import { MetaKey, type SubscriptionFilter } from '../core/protocol/modern.ts';
 import { LocalError } from '../core/errors.ts';
 

@@ -3,9 +3,9 @@
  * tool marks `x-mcp-header`. A tool whose marks are invalid is dropped from the listing (the client cannot
  * call it correctly, and the spec says to drop it rather than guess).
  */
-import type { JsonObject } from '../core/jsonrpc.ts';
-import { type HeaderAnnotation, headerAnnotations, paramHeaders } from '../core/protocol/header-mirror.ts';
-import type { Tool } from '../core/protocol/tools.ts';
+import type { JsonObject } from '../jsonrpc.ts';
+import { type HeaderAnnotation, headerAnnotations, paramHeaders } from './header-mirror.ts';
+import type { Tool } from './tools.ts';
 
 export class ToolParamHeaders {
   private readonly byTool = new Map<string, readonly HeaderAnnotation[]>();

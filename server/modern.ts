@@ -13,7 +13,7 @@ import { MODERN_REVISIONS, type ModernRevision, type Revision } from '../core/pr
 import { createStateSealer, randomStateKey } from '../core/request-state.ts';
 import type { Clock } from '../core/clock.ts';
 // --- tasks extension (SEP-2663): see server-modern-tasks.ts ---
-import { type ModernTaskOptions, type ModernToolHooks, installModernTasks, withTasksExtension } from './server-modern-tasks.ts';
+import { type ModernTaskOptions, type ModernToolHooks, installModernTasks, withTasksExtension } from './modern-tasks.ts';
 
 export interface ModernOptions {
   /**

@@ -11,8 +11,8 @@ import { type ClientCapabilities, type Implementation, type ServerCapabilities, 
 import { MODERN_REVISIONS, LATEST_LEGACY_REVISION, LEGACY_REVISIONS, type LegacyRevision, acceptServerVersion } from '../core/protocol/versions.ts';
 import type { Transport } from '../core/transport.ts';
 import type { TimerHandle } from '../core/clock.ts';
-import { type McpSession, SessionCore, type SessionRuntimeOptions } from './session.ts';
-import { clientLifecycleMachine } from './session-lifecycle.ts';
+import { type McpSession, SessionCore, type SessionRuntimeOptions } from '../session/session-core.ts';
+import { clientLifecycleMachine } from '../machines/session-lifecycle.ts';
 
 const MODERN_REVISION = MODERN_REVISIONS[0];
 

@@ -9,10 +9,10 @@ import type { JsonObject } from '../core/jsonrpc.ts';
 import type { ClientCapabilities, Icon } from '../core/protocol/index.ts';
 import type { LegacyRevision } from '../core/protocol/versions.ts';
 import type { Transport } from '../core/transport.ts';
-import { type ClientSession, ClientSessionImpl } from './client-session-api.ts';
-import { connectSession } from './client-session.ts';
-import { inputAnswerer } from './client-rounds.ts';
-import type { SessionRuntimeOptions } from './session.ts';
+import { type ClientSession, ClientSessionImpl } from './session-api.ts';
+import { connectSession } from './connect-session.ts';
+import { inputAnswerer } from './rounds.ts';
+import type { SessionRuntimeOptions } from '../session/session-core.ts';
 
 export interface ClientOptions {
   readonly name: string;

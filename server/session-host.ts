@@ -13,8 +13,8 @@ import type { BackpressureOptions, FlowStatus } from '../core/backpressure.ts';
 import { type Clock, type TimerHandle, systemClock } from '../core/clock.ts';
 import { LocalError } from '../core/errors.ts';
 import type { SessionAcceptorPort, Transport } from '../core/transport.ts';
-import type { McpServer } from './server.ts';
-import type { CloseOptions, McpSession, SessionRuntimeOptions } from './session.ts';
+import type { McpServer } from './create-server.ts';
+import type { CloseOptions, McpSession, SessionRuntimeOptions } from '../session/session-core.ts';
 
 export interface SessionHostOptions {
   /** Live sessions at most; another is refused with a `SessionLimit` error (default 10,000). */

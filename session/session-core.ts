@@ -31,7 +31,7 @@ import {
   initialLifecycle,
   lifecycleState,
   stepLifecycle,
-} from './session-lifecycle.ts';
+} from '../machines/session-lifecycle.ts';
 
 const noHandlers: HandlerTable = Object.freeze({ requests: new Map(), notifications: new Map() });
 

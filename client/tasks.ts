@@ -19,7 +19,7 @@ import type { ServerCapabilities } from '../core/protocol/capabilities.ts';
 import { type CancelTaskResult, type CreateTaskResult, type GetTaskResult, TASK_STATUSES, type Task, type TaskStatus, isTerminalTaskStatus } from '../core/protocol/tasks.ts';
 import type { CallToolResult } from '../core/protocol/tools.ts';
 import { isLegacyRevision } from '../core/protocol/versions.ts';
-import type { McpSession } from './session.ts';
+import type { McpSession } from '../session/session-core.ts';
 
 export interface CallToolAsTaskOptions extends PromiseRequestOptions {
   /** The retention asked for, in milliseconds from creation; the server may shorten it (the task says what it got). */

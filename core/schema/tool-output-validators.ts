@@ -3,10 +3,10 @@
  * compiled once per tool definition seen in a listing, and forgotten when the server says its tools changed.
  * A schema that does not compile (it comes from the peer, so it may be anything) is not enforced.
  */
-import { LocalError } from '../core/errors.ts';
-import type { JsonObject } from '../core/jsonrpc.ts';
-import type { CallToolResult, Tool } from '../core/protocol/index.ts';
-import { type CompiledSchema, compileSchema } from '../core/schema/compile.ts';
+import { LocalError } from '../errors.ts';
+import type { JsonObject } from '../jsonrpc.ts';
+import type { CallToolResult, Tool } from '../protocol/index.ts';
+import { type CompiledSchema, compileSchema } from './compile.ts';
 
 export class ToolOutputValidators {
   private readonly byTool = new Map<string, { readonly schema: unknown; readonly compiled: CompiledSchema | undefined }>();

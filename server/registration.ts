@@ -12,7 +12,7 @@ import { compileSchema } from '../core/schema/compile.ts';
 import { fromStandardSchema, toStandardSchema } from '../core/schema/standard-schema.ts';
 import { validateToolName } from '../core/schema/tool-name.ts';
 import { parseUriTemplate } from '../core/uri-template/index.ts';
-import type { PromptDefinition, SchemaInput, TemplateDefinition, ToolDefinition } from './server-types.ts';
+import type { PromptDefinition, SchemaInput, TemplateDefinition, ToolDefinition } from './types.ts';
 
 /** A tool without an input schema takes no arguments. */
 const NO_ARGUMENTS: JsonObject = Object.freeze({ type: 'object', additionalProperties: false });

@@ -8,8 +8,8 @@ import { type JsonObject, type RequestId, errorResponse, resultResponse } from '
 import { type Implementation, type ServerCapabilities, isImplementation } from '../core/protocol/capabilities.ts';
 import { LEGACY_REVISIONS, type LegacyRevision, negotiateServerVersion } from '../core/protocol/versions.ts';
 import type { ExchangeKey, Transport } from '../core/transport.ts';
-import { type HandshakeStrategy, type McpSession, SessionCore, type SessionRuntimeOptions } from './session.ts';
-import { serverLifecycleMachine } from './session-lifecycle.ts';
+import { type HandshakeStrategy, type McpSession, SessionCore, type SessionRuntimeOptions } from '../session/session-core.ts';
+import { serverLifecycleMachine } from '../machines/session-lifecycle.ts';
 
 export interface ServerConfig {
   readonly serverInfo: Implementation;
