@@ -77,20 +77,25 @@ export function withInputRounds<R extends object>(send: RoundSender<R>, answer: 
           const result = event.result as JsonObject;
           const outcome = classify(result, rounds, maxRounds);
           snapshot = stepRound(snapshot, outcome);
-          switch (outcome.type) {
-            case 'COMPLETE':
+          switch (roundState(snapshot)) {
+            case 'complete':
               subscriber.next(event);
               return subscriber.complete();
-            case 'BAD_RESULT':
-              return subscriber.error(new LocalError('ProtocolViolation', `The server answered with an unknown resultType ${JSON.stringify(result['resultType'])}`));
-            case 'ROUND_LIMIT':
-              return subscriber.error(new LocalError('ProtocolViolation', `The server still needed input after ${maxRounds} rounds`));
+            case 'failed':
+              return subscriber.error(
+                outcome.type === 'BAD_RESULT'
+                  ? new LocalError('ProtocolViolation', `The server answered with an unknown resultType ${JSON.stringify(result['resultType'])}`)
+                  : new LocalError('ProtocolViolation', `The server still needed input after ${maxRounds} rounds`),
+              );
+            case 'inputRequired':
+              return void fulfil(result).then((next) => {
+                snapshot = stepRound(snapshot, { type: 'ANSWERED' });
+                // A round cancelled while its input was being answered stays cancelled: nothing is sent.
+                if (roundState(snapshot) === 'retried') run(next);
+              }, fail);
+            default:
+              return undefined;
           }
-          fulfil(result).then((next) => {
-            snapshot = stepRound(snapshot, { type: 'ANSWERED' });
-            // A round cancelled while its input was being answered stays cancelled: nothing is sent.
-            if (roundState(snapshot) === 'retried') run(next);
-          }, fail);
         },
         error: fail,
         complete: () => undefined,
