@@ -80,14 +80,17 @@ describe('request round machine: every path', () => {
     const adjacency = getAdjacencyMap(requestRoundMachine, { events: [...EVENTS] });
     for (const { state, transitions } of Object.values(adjacency)) {
       const from = valueOf(state);
-      for (const { event, state: next } of Object.values(transitions)) {
+      const moves = Object.values(transitions) as { readonly event: RoundEvent; readonly state: RoundSnapshot }[];
+      for (const { event, state: next } of moves) {
         const to = valueOf(next);
         if (to === from) continue;
         if (to === 'retried') assert.deepEqual([from, event.type], ['inputRequired', 'ANSWERED']);
         if (to === 'inputRequired') assert.ok(state.hasTag('in-flight'), `${from} -> inputRequired`);
         if (to === 'complete') assert.ok(state.hasTag('in-flight'), `${from} -> complete`);
       }
-      if (state.status !== 'done') assert.equal(valueOf(transitions[JSON.stringify({ type: 'CANCEL' })]?.state ?? state), 'cancelled', `${from} can be cancelled`);
+      if (state.status === 'done') continue;
+      const cancelled = moves.find(({ event }) => event.type === 'CANCEL');
+      assert.equal(cancelled === undefined ? undefined : valueOf(cancelled.state), 'cancelled', `${from} can be cancelled`);
     }
   });
 
