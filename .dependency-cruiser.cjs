@@ -5,9 +5,11 @@
 //     server/      client/              createServer, the acceptor, the session host | createClient, connectSession
 //           \      /                    (neither imports the other)
 //           session/                     the session engine: one session's parts, by role
-//           /      \
-//     machines/    actors/               XState machines (pure definitions) | RxJS actors (one per unit of work)
-//           \      /
+//               |
+//            actors/                     RxJS actors (one per unit of work); they step the machines below
+//               |
+//           machines/                    XState machines (pure definitions, stepped as snapshots, never started)
+//               |
 //            core/                       pure: JSON-RPC, protocol declarations, codecs, errors, limits, the port
 //   transports/                          adapters of the transport port: core only
 //
@@ -44,11 +46,11 @@ module.exports = {
       to: { path: '^(actors|machines|session|server|client|cli)/|^index\\.ts$' },
     },
     {
-      name: 'actors-only-core',
+      name: 'actors-only-core-and-machines',
       severity: 'error',
-      comment: 'actors/ depend only on core/.',
+      comment: 'actors/ depend only on core/ and machines/ (the request round and task lifecycle they step).',
       from: { path: '^actors/' },
-      to: { path: '^(machines|session|server|client|transports|cli)/|^index\\.ts$' },
+      to: { path: '^(session|server|client|transports|cli)/|^index\\.ts$' },
     },
     {
       name: 'machines-only-core',

@@ -42,11 +42,10 @@ export {
 export { jsonCodec, createStreamDecoder, encodeFrame, type Codec, type DecodedItem, type StreamDecoder } from './core/codecs/index.ts';
 export { createServer, type McpServer, type ServerOptions, type ServerTaskOptions, type Registration } from './server/create-server.ts';
 export { createSessionHost, type HostEvent, type HostMetrics, type SessionHost, type SessionHostOptions } from './server/session-host.ts';
+export { InMemoryTaskStore, type InMemoryTaskStoreOptions } from './server/in-memory-task-store.ts';
 export {
-  InMemoryTaskStore,
   TaskStoreError,
   resolveTaskTtl,
-  type InMemoryTaskStoreOptions,
   type TaskStore,
   type TaskOutcome,
   type TaskChange,

@@ -10,6 +10,7 @@ import { isEffect, runEffect } from '../core/abort.ts';
 import { LocalError } from '../core/errors.ts';
 import type { JsonObject } from '../core/jsonrpc.ts';
 import { isInputMethod } from '../core/protocol/modern.ts';
+import { type RoundEvent, initialRound, roundState, stepRound } from '../machines/request-round.ts';
 
 /** Answers one input request with the client's own handler for its method. */
 export type InputAnswerer = (method: string, params: JsonObject | undefined, signal: AbortSignal) => Promise<JsonObject>;
@@ -43,43 +44,60 @@ function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** What a round's answer means to the machine: its `resultType`, and whether one more round is allowed. */
+function classify(result: JsonObject, rounds: number, maxRounds: number): RoundEvent {
+  const type = result['resultType'];
+  // A result without a type comes from a legacy server: it is complete.
+  if (type === undefined || type === 'complete') return { type: 'COMPLETE' };
+  if (type !== 'input_required') return { type: 'BAD_RESULT' };
+  return rounds >= maxRounds ? { type: 'ROUND_LIMIT' } : { type: 'INPUT_REQUIRED' };
+}
+
 /**
- * Runs a request through as many rounds as the server needs (at most `maxRounds`). Unsubscribing cancels the
- * round in flight and any input handler still running.
+ * Runs a request through as many rounds as the server needs (at most `maxRounds`). The request round machine
+ * (machines/request-round.ts) says what an answer leads to; this driver does the sending and the answering.
+ * Unsubscribing cancels the round in flight and any input handler still running.
  */
 export function withInputRounds<R extends object>(send: RoundSender<R>, answer: InputAnswerer, maxRounds = DEFAULT_MAX_ROUNDS): Observable<RequestEvent<R>> {
   return new Observable<RequestEvent<R>>((subscriber) => {
     // Only a request that needs input runs handlers that could be aborted: most never make the controller.
     let controller: AbortController | undefined;
-    let stopped = false;
+    let snapshot = initialRound;
     let current: Subscription | undefined;
     let rounds = 0;
+    const fail = (error: unknown): void => {
+      snapshot = stepRound(snapshot, { type: 'FAIL' });
+      subscriber.error(error);
+    };
     const run = (extra: JsonObject | undefined): void => {
       rounds++;
       current = send(extra).subscribe({
         next: (event) => {
           if (event.type !== 'result') return subscriber.next(event);
           const result = event.result as JsonObject;
-          const type = result['resultType'];
-          // A result without a type comes from a legacy server: it is complete.
-          if (type === undefined || type === 'complete') {
-            subscriber.next(event);
-            return subscriber.complete();
+          const outcome = classify(result, rounds, maxRounds);
+          snapshot = stepRound(snapshot, outcome);
+          switch (roundState(snapshot)) {
+            case 'complete':
+              subscriber.next(event);
+              return subscriber.complete();
+            case 'failed':
+              return subscriber.error(
+                outcome.type === 'BAD_RESULT'
+                  ? new LocalError('ProtocolViolation', `The server answered with an unknown resultType ${JSON.stringify(result['resultType'])}`)
+                  : new LocalError('ProtocolViolation', `The server still needed input after ${maxRounds} rounds`),
+              );
+            case 'inputRequired':
+              return void fulfil(result).then((next) => {
+                snapshot = stepRound(snapshot, { type: 'ANSWERED' });
+                // A round cancelled while its input was being answered stays cancelled: nothing is sent.
+                if (roundState(snapshot) === 'retried') run(next);
+              }, fail);
+            default:
+              return undefined;
           }
-          if (type !== 'input_required') {
-            return subscriber.error(new LocalError('ProtocolViolation', `The server answered with an unknown resultType ${JSON.stringify(type)}`));
-          }
-          if (rounds >= maxRounds) {
-            return subscriber.error(new LocalError('ProtocolViolation', `The server still needed input after ${maxRounds} rounds`));
-          }
-          fulfil(result).then(
-            (next) => {
-              if (!stopped) run(next);
-            },
-            (error: unknown) => subscriber.error(error),
-          );
         },
-        error: (error: unknown) => subscriber.error(error),
+        error: fail,
         complete: () => undefined,
       });
     };
@@ -104,7 +122,7 @@ export function withInputRounds<R extends object>(send: RoundSender<R>, answer: 
     };
     run(undefined);
     return () => {
-      stopped = true;
+      snapshot = stepRound(snapshot, { type: 'CANCEL' });
       controller?.abort(new LocalError('RequestAborted', 'The caller stopped waiting'));
       current?.unsubscribe();
     };

@@ -16,7 +16,8 @@ import type { TimerHandle } from '../core/clock.ts';
 import { LocalError } from '../core/errors.ts';
 import type { JsonObject } from '../core/jsonrpc.ts';
 import type { ServerCapabilities } from '../core/protocol/capabilities.ts';
-import { type CancelTaskResult, type CreateTaskResult, type GetTaskResult, TASK_STATUSES, type Task, type TaskStatus, isTerminalTaskStatus } from '../core/protocol/tasks.ts';
+import { type CancelTaskResult, type CreateTaskResult, type GetTaskResult, TASK_STATUSES, type Task, type TaskStatus } from '../core/protocol/tasks.ts';
+import { isFinalTaskStatus } from '../machines/task-lifecycle.ts';
 import type { CallToolResult } from '../core/protocol/tools.ts';
 import { isLegacyRevision } from '../core/protocol/versions.ts';
 import type { McpSession } from '../session/session-core.ts';
@@ -125,7 +126,7 @@ export class ClientTasks {
           last = task.status;
           subscriber.next(task);
         }
-        if (isTerminalTaskStatus(task.status)) subscriber.complete();
+        if (isFinalTaskStatus(task.status)) subscriber.complete();
       };
       const pushes = this.statusPushes$.pipe(filter(isTask)).subscribe(see);
       const poll = (): void => {

@@ -9,7 +9,8 @@ import type { RequestContext, RequestHandler } from '../actors/handler-types.ts'
 import type { ToolEntry } from '../actors/features/catalog.ts';
 import type { FeatureContext } from '../actors/features/feature-context.ts';
 import { TASKS_EXTENSION_CAPABILITY, createModernTasksFeature } from '../actors/features/modern-tasks-feature.ts';
-import { InMemoryTaskStore, type TaskStore } from '../core/catalog/task-store.ts';
+import type { TaskStore } from '../core/catalog/task-store.ts';
+import { InMemoryTaskStore } from './in-memory-task-store.ts';
 import type { Clock } from '../core/clock.ts';
 import type { ServerCapabilities } from '../core/protocol/capabilities.ts';
 

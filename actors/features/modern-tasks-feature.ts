@@ -33,7 +33,8 @@ import {
   TASKS_REQUIRED_CAPABILITIES,
   declaresTasks,
 } from '../../core/protocol/modern-tasks.ts';
-import { type Task, isTerminalTaskStatus } from '../../core/protocol/tasks.ts';
+import type { Task } from '../../core/protocol/tasks.ts';
+import { isFinalTaskStatus } from '../../machines/task-lifecycle.ts';
 import type { HandlerOutput, RequestContext, RequestHandler } from '../handler-types.ts';
 import type { ToolEntry } from './catalog.ts';
 import type { FeatureContext } from './feature-context.ts';
@@ -292,7 +293,7 @@ class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
     if (task === undefined) throw unknownTask(taskId);
     // A task that waits for nothing (any more) has no use for answers: they are ignored, as unknown keys are.
     const run = this.running.get(taskId);
-    if (run !== undefined && !isTerminalTaskStatus(task.status)) await run.supply(responses);
+    if (run !== undefined && !isFinalTaskStatus(task.status)) await run.supply(responses);
     return {};
   }
 

@@ -19,6 +19,7 @@ import {
   declaresInput,
   missingCapabilityError,
 } from '../../core/protocol/modern.ts';
+import { type RoundSnapshot, initialRound, retriedRound, roundState, stepRound } from '../../machines/request-round.ts';
 import type { InputRound } from '../handler-types.ts';
 
 /** What a round's sealed state holds: every answer the client has given for this request so far. */
@@ -59,6 +60,11 @@ export function answers(method: InputMethod, value: unknown): value is JsonObjec
 const never = new Promise<never>(() => undefined);
 
 export class RequestInputRound implements InputRound {
+  /**
+   * Where this round stands in the request round machine: `dispatched`, or `retried` when the client brought
+   * answers; `inputRequired` once the handler needs one it was not given.
+   */
+  private snapshot: RoundSnapshot;
   private pending: Record<string, InputRequest> | undefined;
   private readonly counters = new Map<InputMethod, number>();
   private readonly used: Record<string, unknown> = {};
@@ -68,7 +74,9 @@ export class RequestInputRound implements InputRound {
     private readonly envelope: RequestEnvelope,
     private readonly given: { readonly [key: string]: unknown },
     readonly round: number,
-  ) {}
+  ) {
+    this.snapshot = round > 0 ? retriedRound : initialRound;
+  }
 
   /** Connects the round to the request it belongs to (they are created together). */
   attach(sink: InputRoundSink): void {
@@ -89,13 +97,15 @@ export class RequestInputRound implements InputRound {
       this.used[name] = answer;
       return Promise.resolve(answer);
     }
-    if (this.pending === undefined) {
-      this.pending = {};
-      // Needs made in the same turn (Promise.all, several awaits answered from state) are gathered into one
-      // answer: it goes out once the handler can make no more progress without input.
+    const before = this.snapshot;
+    this.snapshot = stepRound(before, { type: 'INPUT_REQUIRED' });
+    const pending = (this.pending ??= {});
+    if (this.snapshot !== before) {
+      // The first need of the round. Needs made in the same turn (Promise.all, several awaits answered from
+      // state) are gathered into one answer: it goes out once the handler can make no more progress without input.
       nextTurn(() => this.flush());
     }
-    this.pending[name] = params === undefined ? { method } : { method, params };
+    pending[name] = params === undefined ? { method } : { method, params };
     // The handler stays suspended here; the request is answered with `input_required` instead.
     return never;
   }
@@ -104,7 +114,7 @@ export class RequestInputRound implements InputRound {
   flush(): void {
     const sink = this.sink;
     const pending = this.pending;
-    if (sink === undefined || pending === undefined) return;
+    if (sink === undefined || pending === undefined || roundState(this.snapshot) !== 'inputRequired') return;
     const requestState = sink.seal({ answers: this.used, round: this.round + 1 });
     sink.answer({ resultType: 'input_required', inputRequests: pending, requestState });
   }

@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { type Observable, take } from 'rxjs';
-import { InMemoryTaskStore, resolveTaskTtl } from '../../core/catalog/task-store.ts';
+import { resolveTaskTtl } from '../../core/catalog/task-store.ts';
+import { InMemoryTaskStore } from '../../server/in-memory-task-store.ts';
 import type { Task } from '../../core/protocol/tasks.ts';
 import type { McpServer } from '../../server/create-server.ts';
 import { deferred, sentWith, settle, specClock, taskPair, wireError } from './tasks-harness.ts';
