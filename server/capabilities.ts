@@ -24,13 +24,15 @@ export function declaredCapabilities(sources: CapabilitySources): () => ServerCa
   let cache: { key: string; value: ServerCapabilities } | undefined;
   return () => {
     const hasTools = catalog.tools.size > 0;
-    const hasResources = catalog.resources.size > 0 || catalog.templates.size > 0;
+    const hasTemplates = catalog.templates.size > 0;
+    const hasResources = catalog.resources.size > 0 || hasTemplates;
     const hasPrompts = catalog.prompts.size > 0;
-    const key = `${hasTools}${hasResources}${hasPrompts}`;
+    // Templates are in the key on their own: beside resources they change `completions` only.
+    const key = `${hasTools}${hasResources}${hasPrompts}${hasTemplates}`;
     if (cache?.key === key) return cache.value;
     const value: ServerCapabilities = Object.freeze({
       logging: {},
-      ...(hasPrompts || catalog.templates.size > 0 ? { completions: {} } : {}),
+      ...(hasPrompts || hasTemplates ? { completions: {} } : {}),
       ...(hasTools ? { tools: { listChanged: true } } : {}),
       ...(hasResources ? { resources: { subscribe: true, listChanged: true } } : {}),
       ...(hasPrompts ? { prompts: { listChanged: true } } : {}),

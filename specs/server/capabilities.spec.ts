@@ -66,4 +66,12 @@ describe('server capabilities', () => {
     register.prompt({ name: 'p' }, () => 'x');
     assert.notEqual(capabilities(), first);
   });
+
+  test('a template added beside resources brings completions, whatever was asked before', () => {
+    const { register, capabilities } = setup();
+    register.resource({ uri: 'file:///a', name: 'a' }, () => 'a');
+    assert.equal(capabilities().completions, undefined);
+    register.resourceTemplate({ uriTemplate: 'file:///{name}', name: 'files' }, () => 'x');
+    assert.deepEqual(capabilities().completions, {});
+  });
 });
