@@ -14,7 +14,7 @@ import { createStateSealer, randomStateKey } from '../core/request-state.ts';
 import type { Clock } from '../core/clock.ts';
 import type { JsonObject } from '../core/jsonrpc.ts';
 import { checkParamHeaders } from '../core/protocol/header-mirror.ts';
-// --- tasks extension (SEP-2663): see server-modern-tasks.ts ---
+// --- tasks extension (SEP-2663): see modern-tasks.ts ---
 import { type ModernTaskOptions, type ModernToolHooks, installModernTasks, withTasksExtension } from './modern-tasks.ts';
 
 export interface ModernOptions {
@@ -36,7 +36,7 @@ export interface ModernOptions {
   /**
    * Enables the tasks extension (`io.modelcontextprotocol/tasks`) in this era: declared in `server/discover`,
    * `tasks/get|update|cancel` served, and calls of tools with task support may become tasks. Off by default;
-   * independent of the 2025-11-25 `tasks` option. See server-modern-tasks.ts.
+   * independent of the 2025-11-25 `tasks` option. See modern-tasks.ts.
    */
   readonly tasks?: ModernTaskOptions;
 }
