@@ -34,8 +34,8 @@ type ContextFactory = (request: RequestContext) => FeatureContext;
 /** What the modern tasks need of the server's tools. */
 export interface ModernToolHooks {
   readonly tool: (name: string) => ToolEntry | undefined;
-  /** The era's `tools/call`, with handler contexts made by `wrap(<the server's factory>)`. */
-  readonly toolsCall: (wrap: (base: ContextFactory) => ContextFactory) => RequestHandler;
+  /** Decorates the handler contexts of the server's one `tools/call` with `wrap(<the server's factory>)`. */
+  readonly wrapToolContext: (wrap: (base: ContextFactory) => ContextFactory) => void;
 }
 
 export interface ModernTasksSetup {
@@ -71,7 +71,11 @@ export function installModernTasks(handlers: Map<string, RequestHandler>, setup:
     pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
     tool: tools.tool,
   });
-  handlers.set('tools/call', feature.toolsCall(tools.toolsCall((base) => feature.context(base))));
+  // The server's own tools/call, whose contexts now bind a call that became a task (continueAsTask finds it).
+  const toolsCall = handlers.get('tools/call');
+  if (toolsCall === undefined) throw new Error('The modern handler table has no tools/call to extend with tasks');
+  tools.wrapToolContext((base) => feature.context(base));
+  handlers.set('tools/call', feature.toolsCall(toolsCall));
   for (const [method, handler] of Object.entries(feature.handlers)) handlers.set(method, handler);
   setup.ending$.subscribe(() => {
     feature.close();

@@ -12,7 +12,9 @@ import type { CacheHints, DiscoverResult } from '../core/protocol/modern.ts';
 import { MODERN_REVISIONS, type ModernRevision, type Revision } from '../core/protocol/versions.ts';
 import { createStateSealer, randomStateKey } from '../core/request-state.ts';
 import type { Clock } from '../core/clock.ts';
-// --- tasks extension (SEP-2663): see server-modern-tasks.ts ---
+import type { JsonObject } from '../core/jsonrpc.ts';
+import { checkParamHeaders } from '../core/protocol/header-mirror.ts';
+// --- tasks extension (SEP-2663): see modern-tasks.ts ---
 import { type ModernTaskOptions, type ModernToolHooks, installModernTasks, withTasksExtension } from './modern-tasks.ts';
 
 export interface ModernOptions {
@@ -34,7 +36,7 @@ export interface ModernOptions {
   /**
    * Enables the tasks extension (`io.modelcontextprotocol/tasks`) in this era: declared in `server/discover`,
    * `tasks/get|update|cancel` served, and calls of tools with task support may become tasks. Off by default;
-   * independent of the 2025-11-25 `tasks` option. See server-modern-tasks.ts.
+   * independent of the 2025-11-25 `tasks` option. See modern-tasks.ts.
    */
   readonly tasks?: ModernTaskOptions;
 }
@@ -47,14 +49,13 @@ export interface ModernServingSetup {
   readonly instructions: string | undefined;
   /** The legacy capabilities; the modern ones are derived from them. */
   readonly capabilities: () => ServerCapabilities;
-  /** The feature handlers both eras share. */
+  /** The feature handlers both eras share (feature-handlers.ts), `tools/call` included. */
   readonly handlers: ReadonlyMap<string, RequestHandler>;
   readonly changes$: Observable<ServerChange>;
   readonly ending$: Observable<unknown>;
   readonly clock: Clock | undefined;
-  readonly checkMirror: ModernServingOptions['checkMirror'];
-  /** The server's tools, for the tasks extension (needed only when `options.tasks` enables it). */
-  readonly tools?: ModernToolHooks;
+  /** The server's tools: for the check of mirrored header parameters, and for the tasks extension. */
+  readonly tools: ModernToolHooks;
 }
 
 /** Capabilities of the modern era: the same features, without the 2025-11-25 experimental tasks. */
@@ -109,6 +110,20 @@ export function createModernServing(setup: ModernServingSetup): ModernServing {
       ...(setup.clock === undefined ? {} : { clock: setup.clock }),
     }),
     untimed: new Set(['subscriptions/listen']),
-    ...(setup.checkMirror === undefined ? {} : { checkMirror: setup.checkMirror }),
+    checkMirror: mirrorCheck(setup.tools.tool),
   });
+}
+
+/**
+ * The check of the headers a modern HTTP client mirrors from a `tools/call`'s arguments (those its schema marks
+ * `x-mcp-header`): a problem's message, or `undefined` when they agree or the tool mirrors none.
+ */
+function mirrorCheck(tool: ModernToolHooks['tool']): NonNullable<ModernServingOptions['checkMirror']> {
+  return (method, params, mirror) => {
+    if (method !== 'tools/call') return undefined;
+    const entry = tool(params?.['name'] as string);
+    if (entry === undefined || entry.headers.length === 0) return undefined;
+    const args = params?.['arguments'];
+    return checkParamHeaders(mirror, entry.headers, typeof args === 'object' && args !== null ? (args as JsonObject) : undefined)?.message;
+  };
 }

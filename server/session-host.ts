@@ -13,7 +13,7 @@ import type { BackpressureOptions, FlowStatus } from '../core/backpressure.ts';
 import { type Clock, type TimerHandle, systemClock } from '../core/clock.ts';
 import { LocalError } from '../core/errors.ts';
 import type { SessionAcceptorPort, Transport } from '../core/transport.ts';
-import type { McpServer } from './create-server.ts';
+import type { McpServer } from './server-api.ts';
 import type { CloseOptions, McpSession, SessionRuntimeOptions } from '../session/session-core.ts';
 
 export interface SessionHostOptions {

@@ -1,0 +1,61 @@
+/**
+ * The sessions a server has open, and the runtime options each is accepted with: the server's own
+ * (`ServerOptions.session`) under the ones passed to `accept`, with an `onClosed` that takes the session out of the
+ * set and lets the other parts forget it (its tasks, its subscriptions) before the caller's own `onClosed` runs.
+ */
+import type { McpSession, SessionRuntimeOptions } from '../session/session-core.ts';
+
+export class OpenSessions {
+  private readonly open = new Set<McpSession>();
+  /**
+   * One merged runtime per distinct runtime passed in (a host passes the same one for every session), so sessions
+   * do not each hold a copy and a closure.
+   */
+  private readonly merged = new WeakMap<SessionRuntimeOptions, SessionRuntimeOptions>();
+  private readonly defaultRuntime: SessionRuntimeOptions;
+  private readonly onClosed = (session: McpSession): void => {
+    this.open.delete(session);
+    this.forget(session);
+  };
+
+  /**
+   * @param defaults the server's session options
+   * @param forget   called once per closed session, before the `onClosed` of its runtime
+   */
+  constructor(private readonly defaults: SessionRuntimeOptions | undefined, private readonly forget: (session: McpSession) => void) {
+    this.defaultRuntime = this.merge(undefined);
+  }
+
+  /** The sessions open now (the server's `sessions`). */
+  get all(): ReadonlySet<McpSession> {
+    return this.open;
+  }
+
+  add(session: McpSession): McpSession {
+    this.open.add(session);
+    return session;
+  }
+
+  /** What a session accepted with `runtime` runs with. */
+  runtimeFor(runtime: SessionRuntimeOptions | undefined): SessionRuntimeOptions {
+    if (runtime === undefined) return this.defaultRuntime;
+    // Options made for one connection (a stateless request's) are merged as they come, not remembered.
+    if (runtime.preinitialized !== undefined || runtime.knownEra !== undefined || runtime.limits !== undefined) return this.merge(runtime);
+    let merged = this.merged.get(runtime);
+    if (merged === undefined) this.merged.set(runtime, (merged = this.merge(runtime)));
+    return merged;
+  }
+
+  private merge(runtime: SessionRuntimeOptions | undefined): SessionRuntimeOptions {
+    const own = runtime?.onClosed ?? this.defaults?.onClosed;
+    const onClosed = this.onClosed;
+    return {
+      ...this.defaults,
+      ...runtime,
+      onClosed: own === undefined ? onClosed : (session, reason) => {
+        onClosed(session);
+        own(session, reason);
+      },
+    };
+  }
+}

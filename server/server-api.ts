@@ -1,0 +1,84 @@
+/**
+ * The public shape of a server: the options `createServer` takes and the `McpServer` it returns. Kept apart from
+ * the wiring (create-server.ts) so the parts that implement one slice of `McpServer` can name it without a cycle.
+ */
+import type { PromptGetter, ResourceReader, TemplateReader, ToolHandler } from '../actors/features/catalog.ts';
+import type { TaskStore } from '../core/catalog/task-store.ts';
+import type { Icon } from '../core/protocol/content.ts';
+import type { LoggingLevel } from '../core/protocol/logging.ts';
+import type { ServerCapabilities } from '../core/protocol/capabilities.ts';
+import type { LegacyRevision } from '../core/protocol/versions.ts';
+import type { ChangeFeedPort } from '../core/server-change.ts';
+import type { Transport } from '../core/transport.ts';
+import type { McpSession, SessionRuntimeOptions } from '../session/session-core.ts';
+import type { ModernOptions } from './modern.ts';
+import type { ArgsOf, PromptDefinition, ResourceDefinition, SchemaInput, TemplateDefinition, ToolDefinition } from './types.ts';
+
+export interface ServerOptions {
+  readonly name: string;
+  readonly version: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly websiteUrl?: string;
+  readonly icons?: readonly Icon[];
+  readonly instructions?: string;
+  /** Items per page of every list (default 100). */
+  readonly pageSize?: number;
+  readonly supportedVersions?: readonly LegacyRevision[];
+  /** Extra capabilities to declare (for example `experimental`), merged over the derived ones. */
+  readonly capabilities?: ServerCapabilities;
+  /** Runtime options every accepted session gets (limits, clock, keepalive). */
+  readonly session?: SessionRuntimeOptions;
+  /** Resource subscriptions one session may hold (default 1000). */
+  readonly maxSubscriptionsPerSession?: number;
+  /** Called when a client announces that its roots changed. */
+  readonly onRootsListChanged?: (session: McpSession) => void;
+  /** Task-augmented `tools/call` and `tasks/*` (2025-11-25, experimental); see actors/features/tasks-feature.ts. */
+  readonly tasks?: ServerTaskOptions;
+  /**
+   * Which protocol eras to serve (default `"both"`): a connection that opens with `initialize` gets a legacy
+   * session, one that opens with any other request is served statelessly in revision 2026-07-28.
+   */
+  readonly eras?: 'both' | 'legacy' | 'modern';
+  /** Modern-era settings: request state keys, caching hints. */
+  readonly modern?: ModernOptions;
+}
+
+export interface ServerTaskOptions {
+  /** Where tasks are kept (default: an `InMemoryTaskStore` on the session clock). */
+  readonly store?: TaskStore;
+  /** Retention of a task whose request names no ttl (default 1 h); `null` keeps it until its session closes. */
+  readonly defaultTtlMs?: number | null;
+  /** The longest retention a request may obtain (default 24 h). */
+  readonly maxTtlMs?: number;
+  /** The polling interval suggested to clients (default 1000 ms). */
+  readonly pollIntervalMs?: number;
+}
+
+/** Undoes a registration. */
+export interface Registration {
+  remove(): void;
+}
+
+export interface McpServer {
+  tool<S extends SchemaInput>(definition: ToolDefinition<S>, handler: ToolHandler<ArgsOf<S>>): Registration;
+  resource(definition: ResourceDefinition, read: ResourceReader): Registration;
+  resourceTemplate(definition: TemplateDefinition, read: TemplateReader): Registration;
+  prompt(definition: PromptDefinition, get: PromptGetter): Registration;
+  /** Tells every session subscribed to `uri` that it changed. */
+  notifyResourceUpdated(uri: string): void;
+  /** Tells a client that the URL-mode elicitation it was given has completed (2025-11-25). */
+  notifyElicitationComplete(session: McpSession, elicitationId: string): void;
+  /** Logs to every session (each at its own level). */
+  log(level: LoggingLevel, data: unknown, logger?: string): void;
+  /** Serves one client on `transport`. */
+  accept(transport: Transport, runtime?: SessionRuntimeOptions): McpSession;
+  /** The sessions open now. */
+  readonly sessions: ReadonlySet<McpSession>;
+  /** The protocol eras this server serves. */
+  readonly eras: 'both' | 'legacy' | 'modern';
+  /** Its changes, for media that carry them to other processes serving the same name (NATS). */
+  readonly changes: ChangeFeedPort;
+  /** Closes every session. */
+  close(): Promise<void>;
+}
