@@ -1,5 +1,5 @@
 /**
- * The official SDK 2.x server programs of bench/modern-calls.ts, serving the echo tool of bench/tools-call.ts
+ * The official SDK 2.x server programs of bench/modern-calls.ts, serving the echo tool of bench/echo-tool.ts
  * (input `{ text, count, upper }`, one text block) in the modern era (2026-07-28), each run as a child process:
  *
  *   node --import tsx bench/modern-programs.ts --transport=stdio
@@ -21,8 +21,8 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { argValue } from './lib.ts';
-import { echoZodShape } from './tools-call.ts';
-import { echo, serverInfo } from './transport-lib.ts';
+import { echoZodShape } from './echo-zod.ts';
+import { echo, serverInfo } from './echo-tool.ts';
 
 const inputSchema = z.object(echoZodShape());
 const newServer = (): McpServer => {
