@@ -20,7 +20,7 @@ import { type EnvelopeOptions, MODERN, withEnvelope } from '../../support/modern
 import { type SchemaOracle, withSchemaOracle } from '../../support/schema-oracle.ts';
 
 export { WAIT_MS, delay, isRecord, type WireResponse };
-export { CLIENT_INFO, type EnvelopeOptions, META, MODERN, envelope, withEnvelope } from '../../support/modern-envelope.ts';
+export { CLIENT_INFO, type EnvelopeOptions, META, MODERN, envelope } from '../../support/modern-envelope.ts';
 /** The medium's settle (memory: microtasks and immediates; NATS: until the traffic comes to rest). */
 export { medium, settle } from '../../support/nats-medium.ts';
 

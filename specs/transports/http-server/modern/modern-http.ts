@@ -14,7 +14,7 @@ import { type EnvelopeOptions, META, MODERN, withEnvelope } from '../../../suppo
 import { type RequestRecord, validateMessage } from '../../../support/schema-oracle.ts';
 import { type Served, demoServer, serve } from '../fixtures.ts';
 
-export { META, MODERN, envelope } from '../../../support/modern-envelope.ts';
+export { META, envelope } from '../../../support/modern-envelope.ts';
 
 const NAME_FIELD: Readonly<Record<string, string>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
 
