@@ -25,7 +25,7 @@ import type { ExchangeKey, FrameOrigin, InboundFrame } from '../core/transport.t
 import { BatchResponses } from './batch.ts';
 import { IncomingRequest, type ResponseRoute, methodNotFound, sendResponse, tooManyInFlight } from './incoming-request.ts';
 import { cancelExchange, routeModernNotification, routeModernRequest } from './modern/modern-router.ts';
-import { isProgressToken, progressTokenOf } from './progress.ts';
+import { isProgressToken, progressTokenOf } from '../core/progress-token.ts';
 import type { SessionContext } from './session-context.ts';
 
 const direct = (exchange: ExchangeKey | undefined): ResponseRoute => ({ exchange, batch: undefined });
@@ -193,7 +193,7 @@ function routeRequest(session: SessionContext, message: JsonRpcRequest, route: R
   }
   const token = progressTokenOf(params);
   if (token !== undefined) {
-    if (!isProgressToken(token)) return reject(session, route, id, { code: ErrorCode.InvalidParams, message: 'Invalid params: _meta.progressToken must be a string or an integer' });
+    if (!isProgressToken(token)) return reject(session, route, id, { code: ErrorCode.InvalidParams, message: 'Invalid params: _meta.progressToken must be a string or a number' });
     for (const running of session.incoming.values()) {
       if (running.progressToken === token) {
         return reject(session, route, id, { code: ErrorCode.InvalidParams, message: `Invalid params: progress token ${JSON.stringify(token)} is already used by an active request` });

@@ -12,6 +12,7 @@ import { ErrorCode } from '../core/error-codes.ts';
 import type { TimerHandle } from '../core/clock.ts';
 import { LocalError, toWireError } from '../core/errors.ts';
 import { type JsonObject, type JsonRpcResponse, type RequestId, errorResponse, notification, resultResponse } from '../core/jsonrpc.ts';
+import { isThenable } from '../core/thenable.ts';
 import type { ExchangeKey } from '../core/transport.ts';
 import type {
   HandlerOutput,
@@ -276,10 +277,6 @@ export class IncomingRequest implements RequestContext, RunningRequest {
 }
 
 const shutdownReason = new LocalError('ConnectionClosed', 'The session is shutting down');
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
-}
 
 /** The error answered when a request names a method the receiver does not serve. */
 export function methodNotFound(method: string, why?: string): { code: number; message: string } {

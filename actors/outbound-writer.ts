@@ -18,7 +18,8 @@
 import type { Backpressure, FlowStatus } from '../core/backpressure.ts';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { LocalError } from '../core/errors.ts';
-import { type JsonObject, isAnswerPayload } from '../core/jsonrpc.ts';
+import { isAnswerPayload } from '../core/jsonrpc.ts';
+import { type ProgressToken, reportedProgressTokenOf } from '../core/progress-token.ts';
 import type { OutboundFrame, Transport } from '../core/transport.ts';
 
 export interface OutboundWriterEvents {
@@ -199,11 +200,11 @@ export class OutboundWriter {
    * is behind learns the latest progress, not every step of it.
    */
   private mergeProgress(queue: OutboundFrame[], frame: OutboundFrame): boolean {
-    const token = progressTokenOf(frame);
+    const token = reportTokenOf(frame);
     if (token === undefined) return false;
     for (let i = queue.length - 1; i >= 0; i--) {
       const queued = queue[i] as OutboundFrame;
-      if (progressTokenOf(queued) === token && queued.exchange === frame.exchange) {
+      if (reportTokenOf(queued) === token && queued.exchange === frame.exchange) {
         queue[i] = frame;
         return true;
       }
@@ -212,9 +213,8 @@ export class OutboundWriter {
   }
 }
 
-function progressTokenOf(frame: OutboundFrame): string | number | undefined {
-  const payload = frame.payload as { method?: unknown; params?: JsonObject };
-  if (payload.method !== 'notifications/progress') return undefined;
-  const token = payload.params?.['progressToken'];
-  return typeof token === 'string' || typeof token === 'number' ? token : undefined;
+/** The token of a progress report, or undefined for any other frame. */
+function reportTokenOf(frame: OutboundFrame): ProgressToken | undefined {
+  const payload = frame.payload as { method?: unknown; params?: unknown };
+  return payload.method === 'notifications/progress' ? reportedProgressTokenOf(payload.params) : undefined;
 }

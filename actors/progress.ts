@@ -1,21 +1,9 @@
 /**
  * Progress reports: reading them off the wire and building them, with the rule that progress strictly
- * increases for a token.
+ * increases for a token (the token itself: core/progress-token.ts).
  */
 import type { JsonObject } from '../core/jsonrpc.ts';
 import type { ProgressUpdate, RequestEvent } from './handler-types.ts';
-
-export type ProgressToken = string | number;
-
-export function isProgressToken(value: unknown): value is ProgressToken {
-  return typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value));
-}
-
-/** The progress token of a request, from `params._meta.progressToken`. */
-export function progressTokenOf(params: JsonObject | undefined): unknown {
-  const meta = params?.['_meta'];
-  return typeof meta === 'object' && meta !== null ? (meta as JsonObject)['progressToken'] : undefined;
-}
 
 export type ProgressEvent = Extract<RequestEvent, { type: 'progress' }>;
 

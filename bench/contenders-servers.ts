@@ -1,5 +1,5 @@
 /**
- * The echo tool of bench/tools-call.ts (input `{ text, count, upper }`, one text block) on the two further
+ * The echo tool of bench/echo-tool.ts (input `{ text, count, upper }`, one text block) on the two further
  * servers the side-by-side benchmarks measure: the official SDK 2.x `McpServer` (`@modelcontextprotocol/server`)
  * and tmcp's `McpServer` (`tmcp`, with `@tmcp/adapter-zod`). Both get the same zod 4 object schema the SDK 1.x
  * contender gets. Also the in-process link to a tmcp server, which ships no in-memory transport.
@@ -9,13 +9,8 @@ import { ZodJsonSchemaAdapter } from '@tmcp/adapter-zod';
 import { McpServer as TmcpServer } from 'tmcp';
 import { z } from 'zod';
 import type { Transport } from '../core/transport.ts';
-import { echoZodShape } from './tools-call.ts';
-
-export type EchoArgs = { text: string; count: number; upper: boolean };
-const serverInfo = { name: 'bench-server', version: '0.0.0' };
-const echo = (a: EchoArgs): { content: { type: 'text'; text: string }[] } => ({
-  content: [{ type: 'text', text: `${a.upper ? a.text.toUpperCase() : a.text} x${a.count}` }],
-});
+import { echo, serverInfo } from './echo-tool.ts';
+import { echoZodShape } from './echo-zod.ts';
 
 /** One zod 4 schema object per process, shared by every server instance made here (as a real server module would). */
 let sharedSchema: ReturnType<typeof makeSchema> | undefined;

@@ -1,5 +1,5 @@
 /**
- * The measuring loop shared by the features benchmarks, the same method as bench/ping-roundtrip.ts:
+ * The measuring loop shared by the ping (bench/ping-roundtrip.ts) and features benchmarks:
  * contenders interleaved in rounds, the order rotating each round, CPU from process.cpuUsage (user+system,
  * all threads) divided by the operations, medians over rounds, no forced gc between runs. Also a
  * benchmark.js suite runner for deferred operations.

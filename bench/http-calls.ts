@@ -29,7 +29,8 @@ import { type LevelLoad, type LevelSeries, argLevels, atLevel, levelTitle, serie
 import { type Figures, type Op, interleave, sequential, timed, windowed } from './harness.ts';
 import { type Loader, argInt, argLoader, argValue, emitResult, fmt, hasFlag, isMain } from './lib.ts';
 import { dumpSourceMaps } from './source-maps.ts';
-import { Program, callArgs, checkEcho, clientInfo, expectedText, floorHttpClient, peerCpu, quietListenerWarnings, timedWithPeer } from './transport-lib.ts';
+import { Program, floorHttpClient, peerCpu, quietListenerWarnings, timedWithPeer } from './transport-lib.ts';
+import { callArgs, checkEcho, clientInfo, expectedText } from './echo-tool.ts';
 
 export type HttpContender = 'rxmcpJson' | 'rxmcpSse' | 'sdkJson' | 'sdkSse' | 'sdk2Sse' | 'tmcp' | 'floor';
 export const httpContenders: readonly HttpContender[] = ['rxmcpJson', 'rxmcpSse', 'sdkJson', 'sdkSse', 'sdk2Sse', 'tmcp', 'floor'];

@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import type { JsonObject, JsonRpcNotification, JsonRpcRequest } from '../core/jsonrpc.ts';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { type Loader, argInt, argLoader, argValue, emitResult, fmt, isMain, loaderArgs, runChild } from './lib.ts';
+import { gcTwice } from './scale-lib.ts';
 
 export type Impl = 'rxmcp' | 'sdk' | 'sdk2';
 export const heapImpls: readonly Impl[] = ['rxmcp', 'sdk', 'sdk2'];
@@ -142,13 +143,6 @@ export async function rawHandshake(end: RawEnd): Promise<void> {
   const answer = await response;
   if (answer['result'] === undefined) throw new Error(`initialize failed: ${JSON.stringify(answer)}`);
   await end.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-}
-
-export function gcTwice(): void {
-  const gc = globalThis.gc;
-  if (gc === undefined) throw new Error('run with node --expose-gc');
-  gc();
-  gc();
 }
 
 export async function settle(): Promise<void> {

@@ -36,7 +36,8 @@ import { spawnStdioServer } from '../transports/stdio/index.ts';
 import { type Figures, type Op, interleave, sequential, timed, windowed } from './harness.ts';
 import { type Loader, argInt, argLoader, argValue, emitResult, fmt, hasFlag, isMain, loaderArgs, repoRoot } from './lib.ts';
 import { dumpSourceMaps } from './source-maps.ts';
-import { LineClient, Program, callArgs, checkEcho, clientInfo, expectedText, floorHttpClient, peerCpu, programArgv, quietListenerWarnings, timedWithPeer } from './transport-lib.ts';
+import { LineClient, Program, floorHttpClient, peerCpu, programArgv, quietListenerWarnings, timedWithPeer } from './transport-lib.ts';
+import { callArgs, checkEcho, clientInfo, expectedText } from './echo-tool.ts';
 
 export type ModernGroup = 'stdio' | 'http';
 export type ModernContender = 'rxmcpStdio' | 'sdk2Stdio' | 'floorStdio' | 'legacyStdio' | 'rxmcpHttp' | 'sdk2Http' | 'floorHttp' | 'legacyHttp';

@@ -42,7 +42,8 @@ import { natsClientTransport } from '../transports/nats/index.ts';
 import { type Figures, type Op, type Sample, interleave, sequential, windowed } from './harness.ts';
 import { argInt, argValue, emitResult, fmt, hasFlag, isMain, loaderArgs, median, repoRoot } from './lib.ts';
 import { dumpSourceMaps } from './source-maps.ts';
-import { Program, callArgs, checkEcho, clientInfo, processCpuUs } from './transport-lib.ts';
+import { Program, processCpuUs } from './transport-lib.ts';
+import { callArgs, checkEcho, clientInfo } from './echo-tool.ts';
 
 export type NatsContender = 'legacyJson' | 'legacyMsgpack' | 'modernJson' | 'modernMsgpack' | 'floor' | 'floorLean';
 export const natsContenders: readonly NatsContender[] = ['legacyJson', 'legacyMsgpack', 'modernJson', 'modernMsgpack', 'floor', 'floorLean'];

@@ -5,7 +5,7 @@
  *   node --import tsx bench/nats-programs.ts --url=nats://127.0.0.1:<port> --impl=floor --subject=<subject>
  *        [--serve] [--source-maps=<file>]
  *
- * rxmcp: `createServer()` (both eras) with the echo tool of bench/tools-call.ts (JSON Schema), served by
+ * rxmcp: `createServer()` (both eras) with the echo tool of bench/echo-tool.ts (JSON Schema), served by
  * `serveNats(server, { connection, name })`: every process started with the same name joins the one queue group.
  * floor: the raw nats.js request/reply echo, `nc.subscribe(subject, { queue, callback: m => m.respond(m.data) })`
  * (no decoding, no checks).
@@ -19,7 +19,7 @@ import { createInterface } from 'node:readline';
 import { type NatsConnection, type Subscription, connect } from 'nats';
 import { argValue, hasFlag } from './lib.ts';
 import { dumpSourceMaps } from './source-maps.ts';
-import { type EchoArgs, echo, serverInfo } from './transport-lib.ts';
+import { echo, type EchoArgs, echoJsonSchema, serverInfo } from './echo-tool.ts';
 
 const url = argValue('url');
 const impl = argValue('impl');
@@ -35,7 +35,6 @@ interface Server {
 async function rxmcpServer(nc: NatsConnection): Promise<Server> {
   const { createServer } = await import('../index.ts');
   const { serveNats } = await import('../transports/nats/index.ts');
-  const { echoJsonSchema } = await import('./tools-call.ts');
   const name = argValue('name') ?? 'bench';
   const server = createServer(serverInfo);
   server.tool({ name: 'echo', inputSchema: echoJsonSchema() }, (a) => echo(a as unknown as EchoArgs));

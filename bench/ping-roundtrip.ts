@@ -18,17 +18,16 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import Benchmark from 'benchmark';
 import { connectSession, createSessionAcceptor } from '../index.ts';
 import { createMemoryPair } from '../transports/memory/index.ts';
-import { argInt, argValue, emitResult, fmt, hasFlag, isMain, median } from './lib.ts';
+import { clientInfo, serverInfo } from './echo-tool.ts';
+import { type Op, type Sample, interleave, runSuite, sequential, timed } from './harness.ts';
+import { argInt, argValue, emitResult, fmt, hasFlag, isMain } from './lib.ts';
 
 export type ContenderName = 'rxmcp' | 'sdk' | 'floor';
 
-interface Contender {
-  readonly name: ContenderName;
-  readonly label: string;
-  ping(): Promise<unknown>;
+/** A connected client/server pair; `run` is one ping round trip. */
+interface Contender extends Op<ContenderName> {
   close(): Promise<void>;
 }
 
@@ -64,8 +63,6 @@ export interface PingResult {
   readonly suite: { readonly pingsPerCycle: number; readonly figures: Partial<Record<ContenderName, SuiteFigure>> } | undefined;
 }
 
-const serverInfo = { name: 'bench-server', version: '0.0.0' };
-const clientInfo = { name: 'bench-client', version: '0.0.0' };
 
 async function rxmcpContender(): Promise<Contender> {
   const [clientEnd, serverEnd] = createMemoryPair();
@@ -74,7 +71,7 @@ async function rxmcpContender(): Promise<Contender> {
   return {
     name: 'rxmcp',
     label: 'rxmcp',
-    ping: () => client.ping(),
+    run: () => client.ping(),
     close: async () => {
       await client.close();
       await server.close();
@@ -91,7 +88,7 @@ async function sdkContender(): Promise<Contender> {
   return {
     name: 'sdk',
     label: 'official SDK 1.x',
-    ping: () => client.ping(),
+    run: () => client.ping(),
     close: async () => {
       await client.close();
       await server.close();
@@ -131,7 +128,7 @@ function floorContender(): Contender {
   return {
     name: 'floor',
     label: 'raw floor (queueMicrotask echo)',
-    ping: () =>
+    run: () =>
       new Promise<void>((resolve) => {
         const id = ++lastId;
         pending.set(id, resolve);
@@ -144,88 +141,38 @@ function floorContender(): Contender {
   };
 }
 
-async function burst(contender: Contender, count: number): Promise<void> {
-  for (let i = 0; i < count; i++) await contender.ping();
-}
+const roundSampleOf = (sample: Sample): RoundSample => ({ roundTripsPerSec: sample.opsPerSec, cpuUsPerRoundTrip: sample.cpuUsPerOp });
 
-async function timedRun(contender: Contender, count: number): Promise<RoundSample> {
-  const cpuBefore = process.cpuUsage();
-  const start = process.hrtime.bigint();
-  await burst(contender, count);
-  const elapsedNs = Number(process.hrtime.bigint() - start);
-  const cpu = process.cpuUsage(cpuBefore);
-  return { roundTripsPerSec: count / (elapsedNs / 1e9), cpuUsPerRoundTrip: (cpu.user + cpu.system) / count };
-}
-
-async function runSuite(contenders: readonly Contender[], pingsPerCycle: number): Promise<Partial<Record<ContenderName, SuiteFigure>>> {
-  const figures: Partial<Record<ContenderName, SuiteFigure>> = {};
-  const suite = new Benchmark.Suite(`ping x${pingsPerCycle}`);
-  for (const contender of contenders) {
-    suite.add(contender.label, {
-      defer: true,
-      maxTime: 4,
-      fn: (deferred: Benchmark.Deferred) => {
-        burst(contender, pingsPerCycle).then(
-          () => deferred.resolve(),
-          (error: unknown) => {
-            console.error(error);
-            deferred.resolve();
-          },
-        );
-      },
-      onComplete: (event: Benchmark.Event) => {
-        const target = event.target;
-        const hz = target.hz ?? Number.NaN;
-        figures[contender.name] = { label: contender.label, hz, rme: target.stats?.rme ?? Number.NaN, samples: target.stats?.sample.length ?? 0, pingsPerSec: hz * pingsPerCycle };
-      },
-    });
-  }
-  suite.on('cycle', (event: Benchmark.Event) => console.log(`  ${String(event.target)}  (${pingsPerCycle} pings per op)`));
-  await new Promise<void>((resolve) => {
-    suite.on('complete', () => resolve());
-    suite.run({ async: true });
-  });
-  return figures;
-}
+/** `count` sequential pings, timed (the measuring loop of bench/harness.ts). */
+const timedRun = (contender: Contender, count: number): Promise<Sample> => timed(count, () => sequential(contender, count));
 
 export async function runPingBench(options: { rounds: number; count: number; warmup: number; suite: boolean }): Promise<PingResult> {
   const contenders = [await rxmcpContender(), await sdkContender(), floorContender()];
   console.log(`ping round trips: warm-up ${options.warmup} each, then ${options.rounds} rounds x ${options.count} sequential pings, interleaved` +
     ' (order rotates each round; no forced gc)');
-  for (const contender of contenders) await burst(contender, options.warmup);
-  const samples = new Map<ContenderName, RoundSample[]>(contenders.map((c) => [c.name, []]));
-  for (let round = 0; round < options.rounds; round++) {
-    const order = contenders.map((_, i) => contenders[(i + round) % contenders.length]).filter((c): c is Contender => c !== undefined);
-    const line: string[] = [];
-    for (const contender of order) {
-      const sample = await timedRun(contender, options.count);
-      samples.get(contender.name)?.push(sample);
-      line.push(`${contender.name} ${fmt(sample.roundTripsPerSec, 0)}/s ${fmt(sample.cpuUsPerRoundTrip)}us`);
-    }
-    console.log(`  round ${round + 1}: ${line.join(' | ')}`);
-  }
+  for (const contender of contenders) await sequential(contender, options.warmup);
+  const measured = await interleave(contenders, options.rounds, (contender) => timedRun(contender, options.count), 'round trip');
   const figuresOf = (contender: Contender): ContenderFigures => {
-    const list = samples.get(contender.name) ?? [];
+    const figures = measured[contender.name];
     return {
       label: contender.label,
-      samples: list,
-      medianRoundTripsPerSec: median(list.map((s) => s.roundTripsPerSec)),
-      medianCpuUsPerRoundTrip: median(list.map((s) => s.cpuUsPerRoundTrip)),
+      samples: figures?.samples.map(roundSampleOf) ?? [],
+      medianRoundTripsPerSec: figures?.medianOpsPerSec ?? Number.NaN,
+      medianCpuUsPerRoundTrip: figures?.medianCpuUsPerOp ?? Number.NaN,
     };
   };
   const [rx, sdk, floor] = contenders as [Contender, Contender, Contender];
   const figures: Record<ContenderName, ContenderFigures> = { rxmcp: figuresOf(rx), sdk: figuresOf(sdk), floor: figuresOf(floor) };
   const cpuRatioRxmcpToSdk = figures.rxmcp.medianCpuUsPerRoundTrip / figures.sdk.medianCpuUsPerRoundTrip;
-  console.log('\nmedians:');
-  for (const f of Object.values(figures)) {
-    console.log(`  ${f.label.padEnd(32)} ${fmt(f.medianRoundTripsPerSec, 0).padStart(10)} round trips/s  ${fmt(f.medianCpuUsPerRoundTrip).padStart(7)} CPU us/round trip`);
-  }
   console.log(`  CPU per round trip, rxmcp/SDK: ${fmt(cpuRatioRxmcpToSdk, 3)} (target <= 0.25)`);
   const pingsPerCycle = 100;
   let suite: PingResult['suite'];
   if (options.suite) {
     console.log(`\nbenchmark.js suite (deferred, ${pingsPerCycle} sequential pings per op):`);
-    suite = { pingsPerCycle, figures: await runSuite(contenders, pingsPerCycle) };
+    const cycles = await runSuite(contenders, pingsPerCycle);
+    const suiteFigures: Partial<Record<ContenderName, SuiteFigure>> = {};
+    for (const [name, { opsPerSec, ...figure }] of Object.entries(cycles)) suiteFigures[name as ContenderName] = { ...figure, pingsPerSec: opsPerSec };
+    suite = { pingsPerCycle, figures: suiteFigures };
   }
   for (const contender of contenders) await contender.close();
   return { ...options, figures, cpuRatioRxmcpToSdk, suite };
@@ -234,7 +181,7 @@ export async function runPingBench(options: { rounds: number; count: number; war
 /** Only one contender's pings, for a CPU profile (`node --cpu-prof ... --profile=rxmcp`). */
 async function profileOne(name: ContenderName, count: number): Promise<void> {
   const contender = name === 'rxmcp' ? await rxmcpContender() : name === 'sdk' ? await sdkContender() : floorContender();
-  const sample = await timedRun(contender, count);
+  const sample = roundSampleOf(await timedRun(contender, count));
   console.log(`${contender.label}: ${fmt(sample.roundTripsPerSec, 0)} round trips/s, ${fmt(sample.cpuUsPerRoundTrip)} CPU us/round trip`);
   await contender.close();
 }

@@ -19,7 +19,7 @@
  */
 import { argInt, argValue, emitResult, fmt, isMain } from './lib.ts';
 import { activeResources, clocked, pool, readMemory, totalResources } from './scale-lib.ts';
-import { type EchoArgs, callArgs, clientInfo, echo, expectedText, serverInfo } from './transport-lib.ts';
+import { callArgs, clientInfo, echo, type EchoArgs, echoJsonSchema, expectedText, serverInfo } from './echo-tool.ts';
 
 export type ChurnImpl = 'rxmcp' | 'sdk';
 
@@ -75,7 +75,6 @@ const checkAnswer = (result: { content?: unknown; isError?: unknown }): void => 
 async function rxmcpChurner(): Promise<Churner> {
   const { createClient, createServer } = await import('../index.ts');
   const { createMemoryPair } = await import('../transports/memory/index.ts');
-  const { echoJsonSchema } = await import('./tools-call.ts');
   const server = createServer(serverInfo);
   server.tool({ name: 'echo', inputSchema: echoJsonSchema() }, (a) => echo(a as unknown as EchoArgs));
   const client = createClient({ ...clientInfo, era: 'legacy' });
@@ -99,7 +98,7 @@ async function sdkChurner(): Promise<Churner> {
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
   const { InMemoryTransport } = await import('@modelcontextprotocol/sdk/inMemory.js');
   const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
-  const { echoZodShape } = await import('./tools-call.ts');
+  const { echoZodShape } = await import('./echo-zod.ts');
   const shape = echoZodShape();
   let servers = 0;
   let clients = 0;

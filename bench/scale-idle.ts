@@ -18,7 +18,7 @@ import type { JsonObject } from '../core/jsonrpc.ts';
 import { type RawEnd, rawHandshake } from './idle-session-heap.ts';
 import { argInt, argValue, emitResult, fmt, isMain } from './lib.ts';
 import { clocked, readMemory } from './scale-lib.ts';
-import { type EchoArgs, echo, serverInfo } from './transport-lib.ts';
+import { echo, type EchoArgs, echoJsonSchema, serverInfo } from './echo-tool.ts';
 
 export type IdleScaleImpl = 'rxmcp' | 'sdk';
 
@@ -49,7 +49,6 @@ type Maker = () => { made: Made; clientEnd: RawEnd };
 async function rxmcpMaker(via: 'server' | 'acceptor'): Promise<Maker> {
   const { createServer, createSessionAcceptor } = await import('../index.ts');
   const { createMemoryPair } = await import('../transports/memory/index.ts');
-  const { echoJsonSchema } = await import('./tools-call.ts');
   let accept: (end: ReturnType<typeof createMemoryPair>[1]) => { state: string };
   if (via === 'server') {
     const server = createServer(serverInfo);

@@ -20,7 +20,7 @@
  */
 import { argInt, argValue, emitResult, fmt, isMain, median } from './lib.ts';
 import { clocked, gcTwice, pool, settleLong } from './scale-lib.ts';
-import { type EchoArgs, clientInfo, echo, serverInfo } from './transport-lib.ts';
+import { clientInfo, echo, type EchoArgs, echoJsonSchema, serverInfo } from './echo-tool.ts';
 
 export type PairsContender = 'rxmcp' | 'sdk' | 'sdkServer';
 export const pairsContenders: readonly PairsContender[] = ['rxmcp', 'sdk', 'sdkServer'];
@@ -71,7 +71,6 @@ type BatchFactory = (count: number) => Batch;
 async function rxmcpFactory(): Promise<BatchFactory> {
   const { createClient, createServer } = await import('../index.ts');
   const { createMemoryPair } = await import('../transports/memory/index.ts');
-  const { echoJsonSchema } = await import('./tools-call.ts');
   type Session = Awaited<ReturnType<ReturnType<typeof createClient>['connect']>>;
   return (count) => {
     const server = createServer(serverInfo);
@@ -103,7 +102,7 @@ async function sdkFactory(kind: 'mcp' | 'low'): Promise<BatchFactory> {
   const { InMemoryTransport } = await import('@modelcontextprotocol/sdk/inMemory.js');
   const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
   const { Server } = await import('@modelcontextprotocol/sdk/server/index.js');
-  const { echoZodShape } = await import('./tools-call.ts');
+  const { echoZodShape } = await import('./echo-zod.ts');
   const shape = echoZodShape();
   const serverOptions = { capabilities: { tools: {} } };
   return (count) => {

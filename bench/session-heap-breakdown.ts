@@ -17,7 +17,8 @@ import v8 from 'node:v8';
 import type { JsonObject } from '../core/jsonrpc.ts';
 import { createSessionAcceptor } from '../index.ts';
 import { createMemoryPair } from '../transports/memory/index.ts';
-import { type RawEnd, gcTwice, rawHandshake, settle } from './idle-session-heap.ts';
+import { type RawEnd, rawHandshake, settle } from './idle-session-heap.ts';
+import { gcTwice } from './scale-lib.ts';
 import { argInt, argLoader, argValue, emitResult, fmt, isMain, loaderArgs, runChild } from './lib.ts';
 
 const stages = ['pair', 'listen', 'accepted', 'initialized'] as const;

@@ -30,7 +30,8 @@ import { type LevelLoad, type LevelSeries, argLevels, atLevel, levelTitle, serie
 import { type Figures, type Op, interleave, sequential, timed, windowed } from './harness.ts';
 import { type Loader, argInt, argLoader, argValue, emitResult, fmt, hasFlag, isMain, repoRoot } from './lib.ts';
 import { dumpSourceMaps } from './source-maps.ts';
-import { LineClient, callArgs, checkEcho, clientInfo, expectedText, peerCpu, programArgv, timedWithPeer } from './transport-lib.ts';
+import { LineClient, peerCpu, programArgv, timedWithPeer } from './transport-lib.ts';
+import { callArgs, checkEcho, clientInfo, expectedText } from './echo-tool.ts';
 
 export type StdioContender = 'rxmcp' | 'sdk' | 'sdk2' | 'tmcp' | 'floor';
 export const stdioContenders: readonly StdioContender[] = ['rxmcp', 'sdk', 'sdk2', 'tmcp', 'floor'];

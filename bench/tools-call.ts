@@ -30,6 +30,8 @@ import { createMemoryPair } from '../transports/memory/index.ts';
 import { type Figures, type Op, type Sample, type SuiteFigure, interleave, runSuite, sequential, timed, windowed } from './harness.ts';
 import { argInt, argValue, emitResult, fmt, hasFlag, isMain } from './lib.ts';
 import { newSdk2Server, newTmcpServer, serveTmcpOn } from './contenders-servers.ts';
+import { type CallResult, callArgs, checkEcho, clientInfo, echo, echoJsonSchema, serverInfo } from './echo-tool.ts';
+import { echoZodShape } from './echo-zod.ts';
 import { dumpSourceMaps } from './source-maps.ts';
 
 export type CallContender = 'rxmcp' | 'rxmcpZod' | 'sdk' | 'sdk2' | 'tmcp' | 'floor';
@@ -52,38 +54,6 @@ export interface ToolsCallResult {
   readonly suite: { readonly callsPerCycle: number; readonly figures: Record<string, SuiteFigure> } | undefined;
 }
 
-const args = Object.freeze({ text: 'hello', count: 3, upper: true });
-const expected = 'HELLO x3';
-const echo = (a: { text: string; count: number; upper: boolean }): { content: { type: 'text'; text: string }[] } => ({
-  content: [{ type: 'text', text: `${a.upper ? a.text.toUpperCase() : a.text} x${a.count}` }],
-});
-
-/** The input schema as JSON Schema (rxmcp's native path). */
-export const echoJsonSchema = (description = 'Text to echo'): JsonObject => ({
-  type: 'object',
-  properties: { text: { type: 'string', description }, count: { type: 'integer', minimum: 0 }, upper: { type: 'boolean' } },
-  required: ['text', 'count', 'upper'],
-  additionalProperties: false,
-});
-/** The same schema as a zod 4 shape (what SDK 1.x `registerTool` takes). */
-export const echoZodShape = (description = 'Text to echo') => ({
-  text: z.string().describe(description),
-  count: z.number().int().min(0),
-  upper: z.boolean(),
-});
-
-const serverInfo = { name: 'bench-server', version: '0.0.0' };
-const clientInfo = { name: 'bench-client', version: '0.0.0' };
-
-type CallResult = { content?: unknown; isError?: unknown };
-async function check(name: string, call: (a: object) => Promise<CallResult>): Promise<void> {
-  const ok = await call(args);
-  const text = (ok.content as { text?: string }[] | undefined)?.[0]?.text;
-  if (ok.isError === true || text !== expected) throw new Error(`${name}: echo answered ${JSON.stringify(ok)}`);
-  const bad = await call({ ...args, count: -1 });
-  if (bad.isError !== true) throw new Error(`${name}: a negative count was not rejected: ${JSON.stringify(bad)}`);
-}
-
 async function rxmcpContender(schema: 'json' | 'zod'): Promise<Contender> {
   const server = createServer(serverInfo);
   if (schema === 'json') server.tool({ name: 'echo', inputSchema: echoJsonSchema() }, (a) => echo(a as unknown as Parameters<typeof echo>[0]));
@@ -92,11 +62,11 @@ async function rxmcpContender(schema: 'json' | 'zod'): Promise<Contender> {
   server.accept(serverEnd);
   const client = await createClient({ ...clientInfo, era: 'legacy' }).connect(clientEnd);
   const call = (a: object): Promise<CallResult> => client.callTool('echo', a as JsonObject);
-  await check(`rxmcp (${schema})`, call);
+  await checkEcho(`rxmcp (${schema})`, call);
   return {
     name: schema === 'json' ? 'rxmcp' : 'rxmcpZod',
     label: schema === 'json' ? 'rxmcp (JSON Schema)' : 'rxmcp (zod 4 schema)',
-    run: () => client.callTool('echo', args),
+    run: () => client.callTool('echo', callArgs),
     close: async () => {
       await client.close();
       await server.close();
@@ -111,8 +81,8 @@ async function sdkContender(): Promise<Contender> {
   await server.connect(serverEnd);
   const client = new Client(clientInfo);
   await client.connect(clientEnd);
-  const request = { name: 'echo', arguments: args };
-  await check('sdk', (a) => client.callTool({ name: 'echo', arguments: a as Record<string, unknown> }) as Promise<CallResult>);
+  const request = { name: 'echo', arguments: callArgs };
+  await checkEcho('sdk', (a) => client.callTool({ name: 'echo', arguments: a as Record<string, unknown> }) as Promise<CallResult>);
   return {
     name: 'sdk',
     label: 'official SDK 1.x McpServer (zod 4)',
@@ -131,8 +101,8 @@ async function sdk2Contender(): Promise<Contender> {
   const client = new Sdk2Client(clientInfo);
   await client.connect(clientEnd);
   if (client.getProtocolEra() !== 'legacy') throw new Error(`sdk2: the client speaks the ${String(client.getProtocolEra())} era, not the legacy one`);
-  const request = { name: 'echo', arguments: args };
-  await check('sdk2', (a) => client.callTool({ name: 'echo', arguments: a as Record<string, unknown> }) as Promise<CallResult>);
+  const request = { name: 'echo', arguments: callArgs };
+  await checkEcho('sdk2', (a) => client.callTool({ name: 'echo', arguments: a as Record<string, unknown> }) as Promise<CallResult>);
   return {
     name: 'sdk2',
     label: 'official SDK 2.x McpServer (zod 4)',
@@ -148,11 +118,11 @@ async function tmcpContender(): Promise<Contender> {
   const [clientEnd, serverEnd] = createMemoryPair();
   const stop = serveTmcpOn(newTmcpServer(), serverEnd);
   const client = await createClient({ ...clientInfo, era: 'legacy' }).connect(clientEnd);
-  await check('tmcp', (a) => client.callTool('echo', a as JsonObject));
+  await checkEcho('tmcp', (a) => client.callTool('echo', a as JsonObject));
   return {
     name: 'tmcp',
     label: 'tmcp McpServer (zod 4; rxmcp client)',
-    run: () => client.callTool('echo', args),
+    run: () => client.callTool('echo', callArgs),
     close: async () => {
       await client.close();
       stop();
@@ -164,7 +134,7 @@ interface FloorMessage {
   readonly jsonrpc: '2.0';
   readonly id: number;
   readonly method?: string;
-  readonly params?: { readonly name: string; readonly arguments: typeof args };
+  readonly params?: { readonly name: string; readonly arguments: typeof callArgs };
   readonly result?: ReturnType<typeof echo>;
 }
 
@@ -197,7 +167,7 @@ function floorContender(): Contender {
       new Promise((resolve) => {
         const id = ++lastId;
         pending.set(id, resolve);
-        client.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: args } });
+        client.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: callArgs } });
       }),
     close: async () => {
       client.peer = undefined;

@@ -24,7 +24,8 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { JsonObject, JsonRpcMessage } from '../index.ts';
 import { type Figures, type Sample, interleave, timed } from './harness.ts';
-import { echoJsonSchema, echoZodShape } from './tools-call.ts';
+import { echoJsonSchema } from './echo-tool.ts';
+import { echoZodShape } from './echo-zod.ts';
 import { type Loader, argInt, argLoader, argValue, emitResult, fmt, isMain, loaderArgs, median, runChild } from './lib.ts';
 
 export type ListImpl = 'rxmcp' | 'sdk';

@@ -1,6 +1,6 @@
 /**
  * Helpers shared by the transport benchmarks (bench/stdio-calls.ts, bench/http-calls.ts,
- * bench/http-idle-sessions.ts): the echo call, the peer process's CPU read from /proc, the server programs of
+ * bench/http-idle-sessions.ts): the peer process's CPU read from /proc, the server programs of
  * bench/transport-programs.ts started as child processes, and the floors' minimal JSON-RPC clients.
  */
 import { type ChildProcessByStdio, execFileSync, spawn } from 'node:child_process';
@@ -8,33 +8,15 @@ import { readFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { callArgs } from './echo-tool.ts';
 import { type Figures, type Sample, timed } from './harness.ts';
 import { type Loader, loaderArgs, median, repoRoot } from './lib.ts';
 
 export const programScript = join(repoRoot, 'bench/transport-programs.ts');
-/** The arguments of every benchmarked `tools/call` (the echo tool of bench/tools-call.ts). */
-export const callArgs = Object.freeze({ text: 'hello', count: 3, upper: true });
-export const expectedText = 'HELLO x3';
-export type EchoArgs = { text: string; count: number; upper: boolean };
-export const echo = (a: EchoArgs): { content: { type: 'text'; text: string }[] } => ({
-  content: [{ type: 'text', text: `${a.upper ? a.text.toUpperCase() : a.text} x${a.count}` }],
-});
-export const serverInfo = { name: 'bench-server', version: '0.0.0' };
-export const clientInfo = { name: 'bench-client', version: '0.0.0' };
 
 /** The node arguments that run a transport program under `loader`. */
 export function programArgv(loader: Loader, args: readonly string[], nodeArgs: readonly string[] = []): string[] {
   return [...nodeArgs, ...loaderArgs(loader), programScript, ...args];
-}
-
-type CallResult = { content?: unknown; isError?: unknown };
-/** Checks that a contender answers the echo and rejects a negative count. */
-export async function checkEcho(name: string, call: (a: object) => Promise<CallResult>): Promise<void> {
-  const ok = await call(callArgs);
-  const text = (ok.content as { text?: string }[] | undefined)?.[0]?.text;
-  if (ok.isError === true || text !== expectedText) throw new Error(`${name}: echo answered ${JSON.stringify(ok)}`);
-  const bad = await call({ ...callArgs, count: -1 });
-  if (bad.isError !== true) throw new Error(`${name}: a negative count was not rejected: ${JSON.stringify(bad)}`);
 }
 
 let clockTicks: number | undefined;

@@ -1,5 +1,5 @@
 /**
- * The server programs of the transport benchmarks, each serving the echo tool of bench/tools-call.ts (input
+ * The server programs of the transport benchmarks, each serving the echo tool of bench/echo-tool.ts (input
  * `{ text, count, upper }`), run as child processes by bench/stdio-calls.ts, bench/http-calls.ts and
  * bench/http-idle-sessions.ts:
  *
@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse, createServer as createNodeServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { argInt, argValue } from './lib.ts';
-import { type EchoArgs, echo, serverInfo } from './transport-lib.ts';
+import { echo, type EchoArgs, echoJsonSchema, serverInfo } from './echo-tool.ts';
 
 const transport = argValue('transport');
 const impl = argValue('impl');
@@ -30,7 +30,6 @@ const floorAnswer = (message: Floor): string => JSON.stringify({ jsonrpc: '2.0',
 
 async function rxmcpServer() {
   const { createServer } = await import('../index.ts');
-  const { echoJsonSchema } = await import('./tools-call.ts');
   const server = createServer(serverInfo);
   server.tool({ name: 'echo', inputSchema: echoJsonSchema() }, (a) => echo(a as unknown as EchoArgs));
   return server;
@@ -38,7 +37,7 @@ async function rxmcpServer() {
 
 async function sdkServerFactory() {
   const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
-  const { echoZodShape } = await import('./tools-call.ts');
+  const { echoZodShape } = await import('./echo-zod.ts');
   const shape = echoZodShape();
   return () => {
     const server = new McpServer(serverInfo);

@@ -6,6 +6,7 @@
 import { isObservable, type Observable } from 'rxjs';
 import { type EffectOutcome, isEffect, runEffect } from '../../core/abort.ts';
 import { LocalError } from '../../core/errors.ts';
+import { isThenable } from '../../core/thenable.ts';
 import type { ProgressUpdate } from '../handler-types.ts';
 
 export type Settled = { readonly type: 'value'; readonly value: unknown } | { readonly type: 'error'; readonly error: unknown };
@@ -18,10 +19,6 @@ export interface FollowedRun {
   /** Stops the output (an Observable subscription) when the run ends early. */
   teardown: (() => void) | undefined;
   progress(update: ProgressUpdate): void;
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 /** Calls `done` once with how `output` ended; an interrupted Effect (the run was cancelled) settles nothing. */

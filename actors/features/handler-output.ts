@@ -7,6 +7,7 @@
 import { Observable, type Subscriber, isObservable } from 'rxjs';
 import { isEffect, runEffect } from '../../core/abort.ts';
 import type { EffectLike } from '../../core/effect-like.ts';
+import { isThenable } from '../../core/thenable.ts';
 import type { ProgressUpdate } from '../handler-types.ts';
 import { looksLikeProgress } from '../progress.ts';
 
@@ -21,10 +22,6 @@ export interface Finishers<I, O extends object> {
   readonly finish: (value: I) => O | PromiseLike<O>;
   /** Turns a handler failure into a result; without it, failures fail the request. Not called on cancellation. */
   readonly recover?: (error: unknown) => O;
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 /** Runs `handler` and finishes its outcome; synchronous handlers stay synchronous. */

@@ -26,7 +26,8 @@ import { type CreateTaskResult, RELATED_TASK_META_KEY, type Task } from '../../c
 import type { CallToolResult, Tool } from '../../core/protocol/tools.ts';
 import { isLegacyRevision } from '../../core/protocol/versions.ts';
 import type { PromiseRequestOptions, ProgressUpdate, RequestContext, RequestEvent, RequestHandler, RequestOptions, SessionView } from '../handler-types.ts';
-import { isProgressToken, normaliseProgress } from '../progress.ts';
+import { isProgressToken } from '../../core/progress-token.ts';
+import { normaliseProgress } from '../progress.ts';
 import type { FinishedOutput } from './handler-output.ts';
 import type { ToolTaskRuntime } from './tools-feature.ts';
 

@@ -14,7 +14,7 @@ import { INPUT_CAPABLE_METHODS, MODERN_CLIENT_REQUESTS, type RequestEnvelope, re
 import type { ExchangeKey, FrameOrigin } from '../../core/transport.ts';
 import type { InputRound, SessionView } from '../handler-types.ts';
 import { IncomingRequest, type ModernScope, type ResponseRoute, methodNotFound, sendResponse, tooManyInFlight } from '../incoming-request.ts';
-import { isProgressToken, progressTokenOf } from '../progress.ts';
+import { isProgressToken, progressTokenOf } from '../../core/progress-token.ts';
 import type { SessionContext } from '../session-context.ts';
 import type { RequestInputRound } from './input-round.ts';
 import type { ModernServing } from './modern-serving.ts';
@@ -69,7 +69,7 @@ export function routeModernRequest(
   }
   const token = progressTokenOf(params);
   if (token !== undefined && !isProgressToken(token)) {
-    return reject({ code: ErrorCode.InvalidParams, message: 'Invalid params: _meta.progressToken must be a string or an integer' });
+    return reject({ code: ErrorCode.InvalidParams, message: 'Invalid params: _meta.progressToken must be a string or a number' });
   }
   let round: RequestInputRound | undefined;
   if (INPUT_CAPABLE_METHODS.has(method)) {

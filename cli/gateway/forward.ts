@@ -6,7 +6,7 @@
  * so the HTTP client never waits for nothing.
  */
 import { ErrorCode } from '../../core/error-codes.ts';
-import { type JsonObject, type RequestId, classify, errorResponse } from '../../core/jsonrpc.ts';
+import { type JsonObject, type RequestId, classify, errorResponse, isRequestId } from '../../core/jsonrpc.ts';
 import type { ExchangeKey, GracefulCloseOptions, InboundFrame, Transport } from '../../core/transport.ts';
 
 export interface ForwardHooks {
@@ -143,7 +143,7 @@ export function forward(front: Transport, back: Transport, hooks: ForwardHooks =
       // A 2025-03-26 batch of answers goes out on the exchange of its requests.
       for (const item of classified.items) {
         const id = (item as { readonly id?: unknown }).id;
-        if (typeof id !== 'string' && typeof id !== 'number') continue;
+        if (!isRequestId(id)) continue;
         exchange ??= exchangeOf.get(id);
         exchangeOf.delete(id);
       }

@@ -14,9 +14,8 @@ import type { JsonObject } from '../../core/jsonrpc.ts';
 import type { GracefulCloseOptions, Transport } from '../../core/transport.ts';
 import { isLegacyRevision } from '../../core/protocol/versions.ts';
 import { type StreamableHttpServer, type StreamableHttpServerOptions, createStreamableHttpServer } from '../../transports/http/index.ts';
-import { natsClientTransport } from '../../transports/nats/index.ts';
+import { JetStreamEventStore, natsClientTransport } from '../../transports/nats/index.ts';
 import { forward } from './forward.ts';
-import { JetStreamEventStore } from './jetstream-event-store.ts';
 import { type GatewaySessionRecord, GatewaySessions } from './session-records.ts';
 
 export interface GatewayOptions {

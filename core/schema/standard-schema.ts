@@ -24,6 +24,7 @@ import { checkSchemaBounds } from './bounds.ts';
 import { DIALECT_URIS, detectDialect, type Dialect } from './dialect.ts';
 import { failure, toPointer, type ValidationIssue, type ValidationOutcome } from './outcome.ts';
 import { SchemaError } from './schema-error.ts';
+import { isThenable } from '../thenable.ts';
 
 export type { StandardJSONSchemaV1, StandardSchemaV1 };
 export type SchemaIo = 'input' | 'output';
@@ -157,10 +158,6 @@ function toIssue(issue: StandardSchemaV1.Issue): ValidationIssue {
   return { path: toPointer(segments), message: issue.message };
 }
 
-function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return isRecord(value) && typeof (value as { readonly then?: unknown }).then === 'function';
-}
-
 function toOutcome(result: StandardSchemaV1.Result<unknown>, subject: string): ValidationOutcome {
   return result.issues === undefined ? { ok: true, value: result.value } : failure(result.issues.map(toIssue), subject);
 }
@@ -188,7 +185,7 @@ export function fromStandardSchema(
     source,
     validate(value: unknown): ValidationOutcome | Promise<ValidationOutcome> {
       const result = check(value);
-      return isPromiseLike(result) ? Promise.resolve(result).then((settled) => toOutcome(settled, subject)) : toOutcome(result, subject);
+      return isThenable(result) ? Promise.resolve(result).then((settled) => toOutcome(settled, subject)) : toOutcome(result, subject);
     },
   };
 }

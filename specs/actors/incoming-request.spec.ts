@@ -7,9 +7,10 @@ import { ErrorCode } from '../../core/error-codes.ts';
 import { LocalError, WireError, isLocalError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
 import {
-  type SessionPair, TestClock, connectPair, deferred, mapsOf, messagesWith, paramsOf, responsesTo, rootsResult, settle, teardown,
+  type SessionPair, TestClock, connectPair, mapsOf, messagesWith, paramsOf, responsesTo, rootsResult, settle, teardown,
   toolResult, waitFor,
 } from '../support/test-clock.ts';
+import { deferred } from '../support/harness.ts';
 
 const call = { name: 'work', arguments: {} };
 

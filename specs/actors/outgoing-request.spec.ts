@@ -10,9 +10,10 @@ import type { McpSession } from '../../session/session-core.ts';
 import type { SchemaOracle } from '../support/schema-oracle.ts';
 import { createMemoryPair } from '../../transports/memory/index.ts';
 import {
-  type RawPeer, type SessionPair, TestClock, clientInfo, connectPair, deferred, handlerTable, messagesWith, observed, paramsOf,
+  type RawPeer, type SessionPair, TestClock, clientInfo, connectPair, handlerTable, messagesWith, observed, paramsOf,
   rawClient, rawPeer, responsesTo, rootsResult, serverInfo, settle, teardown, toolResult,
 } from '../support/test-clock.ts';
+import { deferred } from '../support/harness.ts';
 
 /** One direction of traffic: who asks, who answers, with which method and result shape. */
 interface Direction {

@@ -164,16 +164,8 @@ export async function wireError(promise: Promise<unknown>, code: number): Promis
   assert.fail(`expected a JSON-RPC error ${code}`);
 }
 
-/** A promise with its resolvers exposed. */
-export function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void } {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
+/** A promise with its resolvers exposed (the one of specs/support/harness.ts). */
+export { deferred } from '../support/harness.ts';
 
 /** Records how a promise settles, without awaiting it. */
 export function track<T>(promise: Promise<T>): { settled: boolean; value: T | undefined; error: unknown } {

@@ -27,6 +27,13 @@ export interface InboundCheck {
   readonly violations: readonly InboundViolation[];
   /** Inbound messages, in order (for assertions on what the peer sent). */
   readonly received: readonly unknown[];
+  /** Outbound messages, in order. */
+  readonly sent: readonly unknown[];
+}
+
+export interface InboundCheckOptions {
+  /** Check every message against this revision instead of the one an initialize result names (the modern era has none). */
+  readonly revision?: string;
 }
 
 type Json = Readonly<Record<string, unknown>>;
@@ -34,11 +41,12 @@ const isObject = (value: unknown): value is Json => typeof value === 'object' &&
 const isId = (value: unknown): value is RequestId => typeof value === 'string' || typeof value === 'number';
 
 /** Wraps `inner`; `peer` is the role of the other side (whose messages are checked). */
-export function withInboundCheck(inner: Transport, peer: Role = 'server'): InboundCheck {
+export function withInboundCheck(inner: Transport, peer: Role = 'server', options: InboundCheckOptions = {}): InboundCheck {
   const ours = new Map<RequestId, RequestRecord>();
   const violations: InboundViolation[] = [];
   const received: unknown[] = [];
-  let revision: string | undefined;
+  const sent: unknown[] = [];
+  let revision: string | undefined = options.revision;
   let checked = 0;
 
   const inspect = (message: unknown): void => {
@@ -47,7 +55,9 @@ export function withInboundCheck(inner: Transport, peer: Role = 'server'): Inbou
     if (isObject(message) && isId(message['id']) && !('method' in message)) {
       const request = ours.get(message['id']);
       const result = message['result'];
-      if (request?.method === 'initialize' && isObject(result) && typeof result['protocolVersion'] === 'string') revision = result['protocolVersion'];
+      if (options.revision === undefined && request?.method === 'initialize' && isObject(result) && typeof result['protocolVersion'] === 'string') {
+        revision = result['protocolVersion'];
+      }
     }
     const at = revision ?? DEFAULT_REVISION;
     const errors = validateMessage(at, message, { requestFor: (id) => ours.get(id), role: peer });
@@ -70,6 +80,7 @@ export function withInboundCheck(inner: Transport, peer: Role = 'server'): Inbou
     },
     send(frame) {
       for (const message of Array.isArray(frame.payload) ? (frame.payload as unknown[]) : [frame.payload]) {
+        sent.push(message);
         if (isObject(message) && typeof message['method'] === 'string' && isId(message['id'])) {
           ours.set(message['id'], { method: message['method'], params: message['params'] });
         }
@@ -87,6 +98,7 @@ export function withInboundCheck(inner: Transport, peer: Role = 'server'): Inbou
     },
     violations,
     received,
+    sent,
   };
 }
 

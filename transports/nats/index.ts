@@ -1,10 +1,12 @@
 /**
  * rxmcp over NATS: `serveNats(server, { connection, name })` serves a server (every process serving the same
  * name shares the load), `natsClientTransport({ connection, name })` connects a client. The wire is documented
- * in docs/nats-binding.md.
+ * in docs/nats-binding.md. `JetStreamEventStore` keeps the SSE events of `rxmcp/http` servers in JetStream, so
+ * replicas behind a load balancer resume each other's streams.
  */
 export { type NatsServeOptions, type NatsServing, serveNats } from './server/serve-nats.ts';
 export { type NatsClientTransportOptions, natsClientTransport } from './client/client-transport.ts';
+export { JetStreamEventStore, type JetStreamEventStoreOptions } from './jetstream-event-store.ts';
 export type { BodyEncoding } from './body-codec.ts';
 export type { ClaimCheckOptions } from './claim-check.ts';
 export type { SessionRecordOptions } from './server/session-records.ts';

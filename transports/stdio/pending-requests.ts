@@ -7,13 +7,12 @@
  * when the session sees the transport end, only with a less specific message).
  */
 import type { LocalError } from '../../core/errors.ts';
-import type { RequestId, WirePayload } from '../../core/jsonrpc.ts';
+import { type RequestId, type WirePayload, isRequestId } from '../../core/jsonrpc.ts';
 import type { InboundFrame } from '../../core/transport.ts';
 
 type Message = Readonly<Record<string, unknown>>;
 
 const isMessage = (value: unknown): value is Message => typeof value === 'object' && value !== null && !Array.isArray(value);
-const isRequestId = (value: unknown): value is RequestId => typeof value === 'string' || typeof value === 'number';
 
 export class PendingRequests {
   private readonly pending = new Map<RequestId, string>();

@@ -16,9 +16,11 @@ import type { McpSession } from '../../../session/session-core.ts';
 import type { Transport } from '../../../core/transport.ts';
 import { WAIT_MS, type WireLog, type WireResponse, delay, isRecord, isResponseTo, spyTransport } from '../../support/harness.ts';
 import { type SpecAcceptor, SpecMedium } from '../../support/nats-medium.ts';
+import { type EnvelopeOptions, MODERN, withEnvelope } from '../../support/modern-envelope.ts';
 import { type SchemaOracle, withSchemaOracle } from '../../support/schema-oracle.ts';
 
 export { WAIT_MS, delay, isRecord, type WireResponse };
+export { CLIENT_INFO, type EnvelopeOptions, META, MODERN, envelope } from '../../support/modern-envelope.ts';
 /** The medium's settle (memory: microtasks and immediates; NATS: until the traffic comes to rest). */
 export { medium, settle } from '../../support/nats-medium.ts';
 
@@ -35,48 +37,8 @@ export const OVER_NATS = {
     'over NATS the binding itself refuses a sessionless request to a legacy-only server (-32600 "send initialize first", docs/nats-binding.md): no session exists to be awaiting initialize',
 } as const;
 
-export const MODERN = '2026-07-28';
-
-export const META = {
-  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
-  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
-  clientInfo: 'io.modelcontextprotocol/clientInfo',
-  logLevel: 'io.modelcontextprotocol/logLevel',
-  serverInfo: 'io.modelcontextprotocol/serverInfo',
-  subscriptionId: 'io.modelcontextprotocol/subscriptionId',
-} as const;
-
-export const CLIENT_INFO = Object.freeze({ name: 'modern-spec-client', version: '0.0.0' });
-
 /** Every client capability a modern request can declare for input requests. */
 export const ALL_INPUT_CAPABILITIES: JsonObject = { elicitation: { form: {}, url: {} }, sampling: { tools: {} }, roots: {} };
-
-export interface EnvelopeOptions {
-  readonly version?: string;
-  readonly capabilities?: JsonObject;
-  /** `null` leaves clientInfo out. */
-  readonly clientInfo?: JsonObject | null;
-  readonly logLevel?: string;
-  /** Extra `_meta` entries (progress token...). */
-  readonly extra?: JsonObject;
-}
-
-/** The `_meta` of a modern request. */
-export function envelope(options: EnvelopeOptions = {}): JsonObject {
-  return {
-    [META.protocolVersion]: options.version ?? MODERN,
-    [META.clientCapabilities]: options.capabilities ?? {},
-    ...(options.clientInfo === null ? {} : { [META.clientInfo]: options.clientInfo ?? CLIENT_INFO }),
-    ...(options.logLevel === undefined ? {} : { [META.logLevel]: options.logLevel }),
-    ...options.extra,
-  };
-}
-
-/** `params` with a modern envelope merged into its `_meta`. */
-export function withEnvelope(params: JsonObject = {}, options: EnvelopeOptions = {}): JsonObject {
-  const own = isRecord(params['_meta']) ? (params['_meta'] as JsonObject) : {};
-  return { ...params, _meta: { ...envelope(options), ...own } };
-}
 
 export type Message = Readonly<Record<string, unknown>>;
 

@@ -12,7 +12,7 @@
  */
 import { utf8Bytes, utf8Text } from '../../../core/bytes.ts';
 import { LocalError } from '../../../core/errors.ts';
-import type { JsonRpcRequest, RequestId, WirePayload } from '../../../core/jsonrpc.ts';
+import { type JsonRpcRequest, type RequestId, type WirePayload, isRequestId } from '../../../core/jsonrpc.ts';
 import {
   type ClientContext,
   describePayload,
@@ -165,7 +165,7 @@ function failEach(context: ClientContext, requests: readonly JsonRpcRequest[], w
 function responseId(item: unknown): RequestId | undefined {
   if (typeof item !== 'object' || item === null || 'method' in item || !('id' in item)) return undefined;
   const id = item.id;
-  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+  return isRequestId(id) ? id : undefined;
 }
 
 /** A JSON-RPC error response (or a batch holding one): what a Streamable server puts in a 4xx body. */

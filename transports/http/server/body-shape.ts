@@ -3,7 +3,7 @@
  * a stream or a JSON body), which request ids the answer covers, whether it starts a session, and which running
  * requests it cancels. The session still validates everything; this only plans the HTTP side.
  */
-import { type RequestId, classify } from '../../../core/jsonrpc.ts';
+import { type RequestId, classify, isRequestId } from '../../../core/jsonrpc.ts';
 import { type LegacyRevision, allowsBatches } from '../../../core/protocol/versions.ts';
 
 export interface BodyShape {
@@ -48,7 +48,7 @@ function tally(item: unknown, requestIds: RequestId[], cancelled: RequestId[]): 
       return 0;
     case 'notification': {
       const requestId = classified.message.params?.['requestId'];
-      if (classified.message.method === 'notifications/cancelled' && (typeof requestId === 'string' || typeof requestId === 'number')) {
+      if (classified.message.method === 'notifications/cancelled' && isRequestId(requestId)) {
         cancelled.push(requestId);
       }
       return 0;

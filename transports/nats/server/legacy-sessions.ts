@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import type { Msg } from 'nats';
 import type { Codec } from '../../../core/codecs/codec.ts';
 import { ErrorCode } from '../../../core/error-codes.ts';
-import { type JsonObject, type JsonRpcMessage, type RequestId, classify } from '../../../core/jsonrpc.ts';
+import { type JsonObject, type JsonRpcMessage, type RequestId, classify, isRequestId } from '../../../core/jsonrpc.ts';
 import { type LegacyRevision, isLegacyRevision } from '../../../core/protocol/versions.ts';
 import type { GracefulCloseOptions, SessionAcceptorPort } from '../../../core/transport.ts';
 import { type BodyEncoding, answerCodec, codecOf, readsMsgpack } from '../body-codec.ts';
@@ -355,5 +355,5 @@ export class LegacySessions {
 function idOf(value: unknown): RequestId | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const id = (value as Record<string, unknown>)['id'];
-  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+  return isRequestId(id) ? id : undefined;
 }

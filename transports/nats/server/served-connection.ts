@@ -17,6 +17,7 @@ import { jsonCodec } from '../../../core/codecs/json.ts';
 import { ErrorCode } from '../../../core/error-codes.ts';
 import { LocalError } from '../../../core/errors.ts';
 import { type JsonRpcMessage, type RequestId, errorResponse } from '../../../core/jsonrpc.ts';
+import { type ProgressToken, isProgressToken, progressTokenOf, reportedProgressTokenOf } from '../../../core/progress-token.ts';
 import type { ExchangeKey, InboundFrame, OutboundFrame, Transport, TransportStatus } from '../../../core/transport.ts';
 import { depositClaim } from '../claim-check.ts';
 import { MSGPACK_CONTENT_TYPE, NatsHeader, newHeaders } from '../headers.ts';
@@ -31,7 +32,7 @@ export interface OpenExchange {
   readonly claim: boolean;
   readonly connection: ServedConnection;
   /** The request's progress token, if it asked for progress. */
-  readonly progressToken?: string | number;
+  readonly progressToken?: ProgressToken;
   /** When something was last sent on it (keepalives fill silences). */
   lastSent: number;
   /** A keepalive probe is out. */
@@ -65,15 +66,6 @@ export interface ServedConnectionOptions {
 
 const EMPTY_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
-/** `params._meta.progressToken` of a request, or `params.progressToken` of a progress notification. */
-function progressTokenOf(params: unknown, field?: 'progressToken'): string | number | undefined {
-  if (typeof params !== 'object' || params === null) return undefined;
-  const holder = field === undefined ? (params as { _meta?: unknown })._meta : params;
-  if (typeof holder !== 'object' || holder === null) return undefined;
-  const token = (holder as { progressToken?: unknown }).progressToken;
-  return typeof token === 'string' || typeof token === 'number' ? token : undefined;
-}
-
 function isAnswer(message: JsonRpcMessage): message is JsonRpcMessage & { readonly id: RequestId } {
   return !('method' in message) && 'id' in message;
 }
@@ -87,7 +79,7 @@ export class ServedConnection implements Transport {
    * The same, by progress token: progress from a session that does not keep exchange keys (a bridged stdio
    * server) still travels with its request, in order with its answer.
    */
-  private readonly byProgressToken = new Map<string | number, OpenExchange>();
+  private readonly byProgressToken = new Map<ProgressToken, OpenExchange>();
   private readonly inbound = new Subject<InboundFrame>();
   private readonly status = new BehaviorSubject<TransportStatus>({ type: 'open' });
   private initializeId: RequestId | undefined;
@@ -117,7 +109,8 @@ export class ServedConnection implements Transport {
   /** Registers a request's reply subject and hands the request to the session. */
   deliverRequest(message: JsonRpcMessage & { readonly id: RequestId; readonly method: string; readonly params?: unknown }, reply: string, codec: Codec, claim: boolean, mirror?: (name: string) => string | undefined): void {
     if (this.closed) return;
-    const token = progressTokenOf(message.params);
+    const asked = progressTokenOf(message.params);
+    const token = isProgressToken(asked) ? asked : undefined;
     const open: OpenExchange = { reply, requestId: message.id, codec, claim, connection: this, lastSent: this.host.now(), probing: false, ...(token === undefined ? {} : { progressToken: token }) };
     // A duplicate id is the session's to refuse; its answer still needs a way back.
     if (!this.byId.has(message.id)) this.byId.set(message.id, open);
@@ -200,7 +193,7 @@ export class ServedConnection implements Transport {
       : typeof exchange === 'string'
         ? this.host.exchanges.get(exchange)
         : 'method' in message && message.method === 'notifications/progress'
-          ? this.byProgressToken.get(progressTokenOf(message.params, 'progressToken') as string)
+          ? this.byProgressToken.get(reportedProgressTokenOf(message.params) as ProgressToken)
           : undefined;
     if (answer) {
       if (open === undefined) return undefined;

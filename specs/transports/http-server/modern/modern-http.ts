@@ -10,19 +10,11 @@ import type { JsonObject, RequestId } from '../../../../core/jsonrpc.ts';
 import { deferred } from '../../../support/harness.ts';
 import { ACCEPT_BOTH, type Reply, type SseReply, rawRequest } from '../../../support/http-raw-client.ts';
 import type { SseEvent } from '../../../support/sse-test-parser.ts';
+import { type EnvelopeOptions, META, MODERN, withEnvelope } from '../../../support/modern-envelope.ts';
 import { type RequestRecord, validateMessage } from '../../../support/schema-oracle.ts';
 import { type Served, demoServer, serve } from '../fixtures.ts';
 
-export const MODERN = '2026-07-28';
-
-export const META = {
-  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
-  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
-  clientInfo: 'io.modelcontextprotocol/clientInfo',
-  logLevel: 'io.modelcontextprotocol/logLevel',
-  serverInfo: 'io.modelcontextprotocol/serverInfo',
-  subscriptionId: 'io.modelcontextprotocol/subscriptionId',
-} as const;
+export { META, envelope } from '../../../support/modern-envelope.ts';
 
 const NAME_FIELD: Readonly<Record<string, string>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
 
@@ -79,23 +71,6 @@ export async function serveModern(options: Parameters<typeof serve>[0] = {}): Pr
   });
 }
 
-export interface EnvelopeOptions {
-  readonly version?: string;
-  readonly capabilities?: JsonObject;
-  readonly logLevel?: string;
-  readonly extraMeta?: JsonObject;
-}
-
-export function envelope(options: EnvelopeOptions = {}): JsonObject {
-  return {
-    [META.protocolVersion]: options.version ?? MODERN,
-    [META.clientCapabilities]: options.capabilities ?? {},
-    [META.clientInfo]: { name: 'modern-http-spec', version: '0.0.0' },
-    ...(options.logLevel === undefined ? {} : { [META.logLevel]: options.logLevel }),
-    ...options.extraMeta,
-  };
-}
-
 export interface PostOptions extends EnvelopeOptions {
   /** Header overrides; `undefined` drops a header. Names match the defaults case-insensitively. */
   readonly headers?: Readonly<Record<string, string | undefined>>;
@@ -131,7 +106,7 @@ export class ModernHttp {
 
   /** POSTs a request (or, with `id: null`-free `notify`, a notification) with the envelope and standard headers. */
   post(method: string, params: JsonObject = {}, options: PostOptions = {}): Promise<Reply> {
-    const body = options.rawParams !== undefined ? options.rawParams : { ...params, _meta: { ...envelope(options), ...(isJson(params['_meta']) ? params['_meta'] : {}) } };
+    const body = options.rawParams !== undefined ? options.rawParams : withEnvelope(params, options);
     const id = options.id ?? this.id();
     const message = { jsonrpc: '2.0', id, method, ...(body === undefined ? {} : { params: body }) };
     return this.send(message, merge(this.standardHeaders(method, body), options.headers ?? {}), options.signal);

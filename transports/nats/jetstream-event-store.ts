@@ -25,6 +25,7 @@
  * import { connect } from 'nats';
  * import { createServer } from 'rxmcp';
  * import { createStreamableHttpServer } from 'rxmcp/http';
+ * import { JetStreamEventStore } from 'rxmcp/nats';
  *
  * const nc = await connect({ servers: 'nats://127.0.0.1:4222' });
  * const eventStore = await JetStreamEventStore.create(nc, { maxAgeMs: 5 * 60_000 });
@@ -50,7 +51,7 @@ import {
   nanos,
 } from 'nats';
 import { Observable } from 'rxjs';
-import type { EventStore, ReplayResult, StoredEvent } from '../../transports/http/index.ts';
+import type { EventStore, ReplayResult, StoredEvent } from '../http/index.ts';
 
 export interface JetStreamEventStoreOptions {
   /** The stream's name (default `MCP_GATEWAY_EVENTS`). */

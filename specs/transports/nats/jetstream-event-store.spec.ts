@@ -1,5 +1,5 @@
 /**
- * The gateway's JetStream event store against a real nats-server: two store instances on two connections play
+ * The JetStream event store (rxmcp/nats) against a real nats-server: two store instances on two connections play
  * two replicas. Events one appends, the other replays and follows (live after the replay, completing at the
  * stream's end); ids carry the stream and the JetStream sequence; sessions are purged; the stream is bounded
  * and created idempotently; subjects never carry what ids might.
@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { type NatsConnection, connect } from 'nats';
 import type { Subscription } from 'rxjs';
-import { JetStreamEventStore, type JetStreamEventStoreOptions, subjectToken } from '../../../cli/gateway/jetstream-event-store.ts';
+import { JetStreamEventStore, type JetStreamEventStoreOptions, subjectToken } from '../../../transports/nats/jetstream-event-store.ts';
 import type { StoredEvent } from '../../../transports/http/index.ts';
 import { RawMcp, asStream, rawRequest } from '../../support/http-raw-client.ts';
 import { startNatsServer } from '../../support/nats-server.ts';
-import { answers, isMethod, messagesOf, nextMessage, resultText } from '../../transports/http-server/fixtures.ts';
-import { startReplicas } from '../../transports/http-server/replicas.ts';
+import { answers, isMethod, messagesOf, nextMessage, resultText } from '../http-server/fixtures.ts';
+import { startReplicas } from '../http-server/replicas.ts';
 
 interface Replica extends AsyncDisposable {
   readonly nc: NatsConnection;
