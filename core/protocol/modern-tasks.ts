@@ -11,7 +11,7 @@
  */
 import type { JsonObject } from '../jsonrpc.ts';
 import type { ClientCapabilities } from './capabilities.ts';
-import type { InputRequest } from './modern.ts';
+import type { InputRequest } from './modern-shapes.ts';
 import type { TaskStatus } from './tasks.ts';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';

@@ -6,9 +6,23 @@
  */
 import { ErrorCode } from '../error-codes.ts';
 import type { JsonObject } from '../jsonrpc.ts';
-import { type ClientCapabilities, type Implementation, type ServerCapabilities, isImplementation } from './capabilities.ts';
+import { type ClientCapabilities, type Implementation, isImplementation } from './capabilities.ts';
+import { cacheableMethods, inputCapableMethods, inputRequestMethods, modernClientRequests } from './declarations/index.ts';
+import { isJsonObject } from './guards.ts';
 import { type LoggingLevel, isLoggingLevel } from './logging.ts';
-import { MODERN_REVISIONS, type ModernRevision, type Revision } from './versions.ts';
+import type { InputMethod, SubscriptionFilter } from './modern-shapes.ts';
+import { MODERN_REVISIONS, type ModernRevision } from './versions.ts';
+
+export type {
+  CacheHints,
+  CacheScope,
+  DiscoverResult,
+  InputMethod,
+  InputRequest,
+  InputRequiredResult,
+  ResultType,
+  SubscriptionFilter,
+} from './modern-shapes.ts';
 
 export const MetaKey = {
   protocolVersion: 'io.modelcontextprotocol/protocolVersion',
@@ -36,19 +50,15 @@ export interface EnvelopeError {
 
 export type EnvelopeOutcome = { readonly ok: true; readonly envelope: RequestEnvelope } | { readonly ok: false; readonly error: EnvelopeError };
 
-function isPlainObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function invalid(message: string): EnvelopeOutcome {
   return { ok: false, error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${message}` } };
 }
 
 /** The revision a message claims in its `_meta`, without checking anything else (era detection). */
 export function claimedRevision(params: unknown): unknown {
-  if (!isPlainObject(params)) return undefined;
+  if (!isJsonObject(params)) return undefined;
   const meta = params['_meta'];
-  return isPlainObject(meta) ? meta[MetaKey.protocolVersion] : undefined;
+  return isJsonObject(meta) ? meta[MetaKey.protocolVersion] : undefined;
 }
 
 /**
@@ -56,13 +66,13 @@ export function claimedRevision(params: unknown): unknown {
  * does not speak is -32022 naming what it does speak, so the client can retry with one of them.
  */
 export function readEnvelope(params: unknown, supported: readonly ModernRevision[] = MODERN_REVISIONS): EnvelopeOutcome {
-  if (!isPlainObject(params)) return invalid('a 2026-07-28 request needs params with _meta');
+  if (!isJsonObject(params)) return invalid('a 2026-07-28 request needs params with _meta');
   const meta = params['_meta'];
-  if (!isPlainObject(meta)) return invalid('a 2026-07-28 request needs params._meta');
+  if (!isJsonObject(meta)) return invalid('a 2026-07-28 request needs params._meta');
   const version = meta[MetaKey.protocolVersion];
   if (typeof version !== 'string') return invalid(`_meta["${MetaKey.protocolVersion}"] must be a string`);
   const capabilities = meta[MetaKey.clientCapabilities];
-  if (!isPlainObject(capabilities)) return invalid(`_meta["${MetaKey.clientCapabilities}"] must be an object`);
+  if (!isJsonObject(capabilities)) return invalid(`_meta["${MetaKey.clientCapabilities}"] must be an object`);
   if (!(supported as readonly string[]).includes(version)) {
     return {
       ok: false,
@@ -97,80 +107,20 @@ export function missingCapabilityError(required: ClientCapabilities, what: strin
   };
 }
 
-/** Methods a modern server answers (with their capability rules applied elsewhere). */
-export const MODERN_CLIENT_REQUESTS: ReadonlySet<string> = new Set([
-  'server/discover',
-  'subscriptions/listen',
-  'tools/list',
-  'tools/call',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-  'prompts/list',
-  'prompts/get',
-  'completion/complete',
-  // The tasks extension (io.modelcontextprotocol/tasks, SEP-2663): served only by servers that enable it
-  // (there is no handler otherwise, so they are -32601). `tasks/result` and `tasks/list` do not exist here.
-  'tasks/get',
-  'tasks/update',
-  'tasks/cancel',
-]);
+/** Client requests a modern server answers (their capability rules are applied elsewhere). */
+export const MODERN_CLIENT_REQUESTS: ReadonlySet<string> = modernClientRequests();
 
 /** Methods whose answer may be an `InputRequiredResult`. */
-export const INPUT_CAPABLE_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
+export const INPUT_CAPABLE_METHODS: ReadonlySet<string> = inputCapableMethods();
 
 /** Methods whose complete results carry `ttlMs` and `cacheScope`. */
-export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
-  'server/discover',
-  'tools/list',
-  'prompts/list',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-]);
+export const CACHEABLE_METHODS: ReadonlySet<string> = cacheableMethods();
 
-export type ResultType = 'complete' | 'input_required' | 'task';
-
-export type CacheScope = 'public' | 'private';
-
-export interface CacheHints {
-  readonly ttlMs: number;
-  readonly cacheScope: CacheScope;
-}
-
-/** The kinds of server-to-client needs a modern server expresses as input requests. */
-export type InputMethod = 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
-
-export interface InputRequest {
-  readonly method: InputMethod;
-  readonly params?: JsonObject;
-}
-
-export interface InputRequiredResult {
-  readonly resultType: 'input_required';
-  readonly inputRequests?: { readonly [key: string]: InputRequest };
-  readonly requestState?: string;
-  readonly _meta?: JsonObject;
-}
-
-export interface DiscoverResult extends CacheHints {
-  readonly resultType: 'complete';
-  readonly supportedVersions: readonly Revision[];
-  readonly capabilities: ServerCapabilities;
-  readonly instructions?: string;
-  readonly _meta?: JsonObject;
-}
-
-/** What a `subscriptions/listen` request opts in to. */
-export interface SubscriptionFilter {
-  readonly toolsListChanged?: boolean;
-  readonly promptsListChanged?: boolean;
-  readonly resourcesListChanged?: boolean;
-  readonly resourceSubscriptions?: readonly string[];
-}
+/** The server-to-client requests that travel only inside an `InputRequiredResult` in this era. */
+const INPUT_REQUEST_METHODS: ReadonlySet<string> = inputRequestMethods();
 
 export function isInputMethod(value: unknown): value is InputMethod {
-  return value === 'elicitation/create' || value === 'sampling/createMessage' || value === 'roots/list';
+  return typeof value === 'string' && INPUT_REQUEST_METHODS.has(value);
 }
 
 /** The capability an input request needs from the client, as a -32021 `requiredCapabilities` value. */
@@ -208,7 +158,7 @@ export function declaresInput(declared: ClientCapabilities, method: InputMethod,
 /** Reads a listen request's filter; undefined when malformed. */
 export function readSubscriptionFilter(params: JsonObject | undefined): SubscriptionFilter | undefined {
   const filter = params?.['notifications'];
-  if (!isPlainObject(filter)) return undefined;
+  if (!isJsonObject(filter)) return undefined;
   for (const flag of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const) {
     if (filter[flag] !== undefined && typeof filter[flag] !== 'boolean') return undefined;
   }

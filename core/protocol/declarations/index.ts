@@ -1,0 +1,74 @@
+/**
+ * Every MCP method this library knows, one declaration each (grouped by family in this folder), and the
+ * tables computed from them: the legacy method table, the modern method sets and the `Mcp-Name` map. Nothing
+ * else keeps a list of methods.
+ */
+import { completionMethods } from './completion.ts';
+import type { MethodDeclaration, MethodRule } from './declaration.ts';
+import { discoverMethods } from './discover.ts';
+import { elicitationMethods } from './elicitation.ts';
+import { lifecycleMethods } from './lifecycle.ts';
+import { loggingMethods } from './logging.ts';
+import { promptsMethods } from './prompts.ts';
+import { resourcesMethods } from './resources.ts';
+import { rootsMethods } from './roots.ts';
+import { samplingMethods } from './sampling.ts';
+import { subscriptionsMethods } from './subscriptions.ts';
+import { tasksMethods } from './tasks.ts';
+import { toolsMethods } from './tools.ts';
+
+export const METHOD_DECLARATIONS: readonly MethodDeclaration[] = [
+  ...lifecycleMethods,
+  ...discoverMethods,
+  ...toolsMethods,
+  ...resourcesMethods,
+  ...subscriptionsMethods,
+  ...promptsMethods,
+  ...completionMethods,
+  ...loggingMethods,
+  ...samplingMethods,
+  ...elicitationMethods,
+  ...rootsMethods,
+  ...tasksMethods,
+];
+
+const byMethod: ReadonlyMap<string, MethodDeclaration> = new Map(METHOD_DECLARATIONS.map((declaration) => [declaration.method, declaration]));
+
+export function declarationOf(method: string): MethodDeclaration | undefined {
+  return byMethod.get(method);
+}
+
+/** The legacy-era method table: each legacy method's rule, with its kind. */
+export function legacyMethodTable(declarations: readonly MethodDeclaration[] = METHOD_DECLARATIONS): ReadonlyMap<string, MethodRule> {
+  const table = new Map<string, MethodRule>();
+  for (const { method, kind, legacy } of declarations) if (legacy !== undefined) table.set(method, { kind, ...legacy });
+  return table;
+}
+
+function modernMethods(declarations: readonly MethodDeclaration[], keep: (declaration: MethodDeclaration) => boolean | undefined): ReadonlySet<string> {
+  return new Set(declarations.filter((declaration) => declaration.modern !== undefined && keep(declaration) === true).map((d) => d.method));
+}
+
+/** The client requests a modern server answers (extension methods included; they have no handler unless enabled). */
+export function modernClientRequests(declarations: readonly MethodDeclaration[] = METHOD_DECLARATIONS): ReadonlySet<string> {
+  return modernMethods(declarations, (d) => d.kind === 'request' && d.modern?.sender === 'client');
+}
+
+export function inputCapableMethods(declarations: readonly MethodDeclaration[] = METHOD_DECLARATIONS): ReadonlySet<string> {
+  return modernMethods(declarations, (d) => d.modern?.inputCapable);
+}
+
+export function cacheableMethods(declarations: readonly MethodDeclaration[] = METHOD_DECLARATIONS): ReadonlySet<string> {
+  return modernMethods(declarations, (d) => d.modern?.cacheable);
+}
+
+export function inputRequestMethods(declarations: readonly MethodDeclaration[] = METHOD_DECLARATIONS): ReadonlySet<string> {
+  return modernMethods(declarations, (d) => d.modern?.inputRequest);
+}
+
+/** Which params field `Mcp-Name` mirrors, per method; methods not in it carry no `Mcp-Name`. */
+export function nameHeaderFields(declarations: readonly MethodDeclaration[] = METHOD_DECLARATIONS): ReadonlyMap<string, string> {
+  const fields = new Map<string, string>();
+  for (const { method, modern } of declarations) if (modern?.nameHeader !== undefined) fields.set(method, modern.nameHeader);
+  return fields;
+}
