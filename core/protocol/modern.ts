@@ -7,7 +7,8 @@
 import { ErrorCode } from '../error-codes.ts';
 import type { JsonObject } from '../jsonrpc.ts';
 import { type ClientCapabilities, type Implementation, isImplementation } from './capabilities.ts';
-import { cacheableMethods, inputCapableMethods, inputRequestMethods, modernClientRequests } from './declarations/index.ts';
+import type { InputNeeds } from './declarations/declaration.ts';
+import { cacheableMethods, inputCapableMethods, inputRequestNeeds, modernClientRequests } from './declarations/index.ts';
 import { isJsonObject } from './guards.ts';
 import { type LoggingLevel, isLoggingLevel } from './logging.ts';
 import type { InputMethod, SubscriptionFilter } from './modern-shapes.ts';
@@ -116,43 +117,28 @@ export const INPUT_CAPABLE_METHODS: ReadonlySet<string> = inputCapableMethods();
 /** Methods whose complete results carry `ttlMs` and `cacheScope`. */
 export const CACHEABLE_METHODS: ReadonlySet<string> = cacheableMethods();
 
-/** The server-to-client requests that travel only inside an `InputRequiredResult` in this era. */
-const INPUT_REQUEST_METHODS: ReadonlySet<string> = inputRequestMethods();
+/** The server-to-client requests that travel only inside an `InputRequiredResult` in this era, with their needs. */
+const INPUT_REQUEST_NEEDS: ReadonlyMap<string, InputNeeds> = inputRequestNeeds();
 
 export function isInputMethod(value: unknown): value is InputMethod {
-  return typeof value === 'string' && INPUT_REQUEST_METHODS.has(value);
+  return typeof value === 'string' && INPUT_REQUEST_NEEDS.has(value);
+}
+
+/** What the input request `method` needs; every `InputMethod` is declared as one (a spec holds that). */
+function inputNeeds(method: InputMethod): InputNeeds {
+  const needs = INPUT_REQUEST_NEEDS.get(method);
+  if (needs === undefined) throw new Error(`${method} is not declared as an input request`);
+  return needs;
 }
 
 /** The capability an input request needs from the client, as a -32021 `requiredCapabilities` value. */
 export function capabilityForInput(method: InputMethod, params: JsonObject | undefined): ClientCapabilities {
-  switch (method) {
-    case 'roots/list':
-      return { roots: {} };
-    case 'sampling/createMessage':
-      return params?.['tools'] !== undefined || params?.['toolChoice'] !== undefined ? { sampling: { tools: {} } } : { sampling: {} };
-    case 'elicitation/create':
-      return params?.['mode'] === 'url' ? { elicitation: { url: {} } } : { elicitation: {} };
-  }
+  return inputNeeds(method).required(params);
 }
 
 /** True when `declared` covers what an input request of `method` needs. */
 export function declaresInput(declared: ClientCapabilities, method: InputMethod, params: JsonObject | undefined): boolean {
-  switch (method) {
-    case 'roots/list':
-      return declared.roots !== undefined;
-    case 'sampling/createMessage': {
-      if (declared.sampling === undefined) return false;
-      const usesTools = params?.['tools'] !== undefined || params?.['toolChoice'] !== undefined;
-      return !usesTools || declared.sampling.tools !== undefined;
-    }
-    case 'elicitation/create': {
-      const elicitation = declared.elicitation;
-      if (elicitation === undefined) return false;
-      // An empty elicitation object means form mode only.
-      if (params?.['mode'] === 'url') return elicitation.url !== undefined;
-      return elicitation.form !== undefined || elicitation.url === undefined;
-    }
-  }
+  return inputNeeds(method).declared(declared, params);
 }
 
 /** Reads a listen request's filter; undefined when malformed. */

@@ -40,10 +40,21 @@ export interface ModernFlags {
   readonly cacheable?: boolean;
   /** The params field the `Mcp-Name` header mirrors; absent when the method has no `Mcp-Name`. */
   readonly nameHeader?: string;
-  /** Not a wire message here: it travels only as an input request inside an `InputRequiredResult`. */
-  readonly inputRequest?: boolean;
+  /**
+   * Present for an input request: not a wire message in this era, it travels only inside an
+   * `InputRequiredResult`, and the client must have declared what it needs.
+   */
+  readonly input?: InputNeeds;
   /** Exists only under this extension (served only by servers that enable it; -32601 otherwise). */
   readonly extension?: string;
+}
+
+/** What an input request needs from the client in the modern era. */
+export interface InputNeeds {
+  /** The capabilities it needs, as the -32021 error's `requiredCapabilities` names them. */
+  readonly required: (params: JsonObject | undefined) => ClientCapabilities;
+  /** Whether the capabilities a request declared cover it. */
+  readonly declared: (capabilities: ClientCapabilities, params: JsonObject | undefined) => boolean;
 }
 
 /** A runtime check that an untrusted value has the shape `T`. */

@@ -4,7 +4,7 @@
  * else keeps a list of methods.
  */
 import { completionMethods } from './completion.ts';
-import type { MethodDeclaration, MethodRule } from './declaration.ts';
+import type { InputNeeds, MethodDeclaration, MethodRule } from './declaration.ts';
 import { discoverMethods } from './discover.ts';
 import { elicitationMethods } from './elicitation.ts';
 import { lifecycleMethods } from './lifecycle.ts';
@@ -62,8 +62,11 @@ export function cacheableMethods(declarations: readonly MethodDeclaration[] = ME
   return modernMethods(declarations, (d) => d.modern?.cacheable);
 }
 
-export function inputRequestMethods(declarations: readonly MethodDeclaration[] = METHOD_DECLARATIONS): ReadonlySet<string> {
-  return modernMethods(declarations, (d) => d.modern?.inputRequest);
+/** The input requests of the modern era, with what each needs from the client. */
+export function inputRequestNeeds(declarations: readonly MethodDeclaration[] = METHOD_DECLARATIONS): ReadonlyMap<string, InputNeeds> {
+  const needs = new Map<string, InputNeeds>();
+  for (const { method, modern } of declarations) if (modern?.input !== undefined) needs.set(method, modern.input);
+  return needs;
 }
 
 /** Which params field `Mcp-Name` mirrors, per method; methods not in it carry no `Mcp-Name`. */

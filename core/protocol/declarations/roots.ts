@@ -9,7 +9,7 @@ import { capability, type MethodDeclaration, notification, request } from './dec
 export const rootsMethods: readonly MethodDeclaration[] = [
   request<undefined, ListRootsResult>('roots/list', {
     legacy: { sender: 'server', since: '2024-11-05', requires: capability('roots') },
-    modern: { sender: 'server', inputRequest: true },
+    modern: { sender: 'server', input: { required: () => ({ roots: {} }), declared: (c) => c.roots !== undefined } },
     result: isListRootsResult,
   }),
   notification('notifications/roots/list_changed', {

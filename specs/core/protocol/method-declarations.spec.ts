@@ -21,7 +21,15 @@ import {
 import { toolsCall } from '../../../core/protocol/declarations/tools.ts';
 import { nameFieldOf } from '../../../core/protocol/header-mirror.ts';
 import { methodAvailable, methodRule, type MethodRule, type Role } from '../../../core/protocol/methods.ts';
-import { CACHEABLE_METHODS, INPUT_CAPABLE_METHODS, MODERN_CLIENT_REQUESTS, isInputMethod } from '../../../core/protocol/modern.ts';
+import {
+  CACHEABLE_METHODS,
+  INPUT_CAPABLE_METHODS,
+  MODERN_CLIENT_REQUESTS,
+  type InputMethod,
+  capabilityForInput,
+  declaresInput,
+  isInputMethod,
+} from '../../../core/protocol/modern.ts';
 import type { CallToolParams, CallToolResult } from '../../../core/protocol/tools.ts';
 import { LEGACY_REVISIONS, type LegacyRevision } from '../../../core/protocol/versions.ts';
 import { loadRevisionSchema, schemaRevisionFor } from '../../support/schema-registry.ts';
@@ -119,7 +127,37 @@ const OLD_NAME_FIELDS: Readonly<Record<string, string>> = {
   'tasks/update': 'taskId',
   'tasks/cancel': 'taskId',
 };
-const OLD_INPUT_METHODS = ['elicitation/create', 'sampling/createMessage', 'roots/list'];
+const OLD_INPUT_METHODS = ['elicitation/create', 'sampling/createMessage', 'roots/list'] as const;
+
+/** What each input request needed before (capabilityForInput), by params: [params, requiredCapabilities]. */
+const OLD_INPUT_REQUIRED: readonly (readonly [InputMethod, JsonObject | undefined, ClientCapabilities])[] = [
+  ['roots/list', undefined, { roots: {} }],
+  ['sampling/createMessage', undefined, { sampling: {} }],
+  ['sampling/createMessage', { tools: [] }, { sampling: { tools: {} } }],
+  ['sampling/createMessage', { toolChoice: {} }, { sampling: { tools: {} } }],
+  ['elicitation/create', undefined, { elicitation: {} }],
+  ['elicitation/create', { mode: 'form' }, { elicitation: {} }],
+  ['elicitation/create', { mode: 'url' }, { elicitation: { url: {} } }],
+];
+
+/** Whether declared capabilities covered an input request before (declaresInput): [capabilities, params, covered]. */
+const OLD_INPUT_DECLARED: readonly (readonly [InputMethod, ClientCapabilities, JsonObject | undefined, boolean])[] = [
+  ['roots/list', {}, undefined, false],
+  ['roots/list', { roots: {} }, undefined, true],
+  ['roots/list', { roots: { listChanged: true } }, undefined, true],
+  ['sampling/createMessage', {}, undefined, false],
+  ['sampling/createMessage', { sampling: {} }, undefined, true],
+  ['sampling/createMessage', { sampling: {} }, { tools: [] }, false],
+  ['sampling/createMessage', { sampling: { tools: {} } }, { toolChoice: {} }, true],
+  ['sampling/createMessage', { roots: {} }, undefined, false],
+  ['elicitation/create', {}, undefined, false],
+  ['elicitation/create', { elicitation: {} }, undefined, true],
+  ['elicitation/create', { elicitation: {} }, { mode: 'url' }, false],
+  ['elicitation/create', { elicitation: { url: {} } }, { mode: 'url' }, true],
+  ['elicitation/create', { elicitation: { url: {} } }, undefined, false],
+  ['elicitation/create', { elicitation: { form: {}, url: {} } }, { mode: 'form' }, true],
+  ['elicitation/create', { elicitation: { form: {} } }, { mode: 'url' }, false],
+];
 
 // ---- helpers ----
 
@@ -206,12 +244,19 @@ describe('the modern sets and the Mcp-Name map, derived from the declarations', 
 
   test('input requests are the three server needs of the InputMethod type', () => {
     for (const method of OLD_INPUT_METHODS) assert.ok(isInputMethod(method), method);
-    for (const { method } of METHOD_DECLARATIONS) assert.equal(isInputMethod(method), OLD_INPUT_METHODS.includes(method), method);
+    for (const { method } of METHOD_DECLARATIONS) assert.equal(isInputMethod(method), (OLD_INPUT_METHODS as readonly string[]).includes(method), method);
     assert.ok(!isInputMethod(42));
   });
 
   test('every input request declares the guard its answers are checked with', () => {
     for (const method of OLD_INPUT_METHODS) assert.equal(typeof declarationOf(method)?.result, 'function', method);
+  });
+
+  test('input requests need the client capabilities they needed before', () => {
+    for (const [method, params, required] of OLD_INPUT_REQUIRED) assert.deepEqual(capabilityForInput(method, params), required, `${method} ${JSON.stringify(params)}`);
+    for (const [method, capabilities, params, covered] of OLD_INPUT_DECLARED) {
+      assert.equal(declaresInput(capabilities, method, params), covered, `${method} ${JSON.stringify(capabilities)} ${JSON.stringify(params)}`);
+    }
   });
 });
 
@@ -241,7 +286,7 @@ describe('the declarations against the official schema of each revision', () => 
     const declared = new Map<string, string>();
     for (const { method, kind, modern } of METHOD_DECLARATIONS) {
       // Input requests are not wire messages in this era, and extension methods are not in the core schema.
-      if (modern === undefined || modern.inputRequest === true || modern.extension !== undefined) continue;
+      if (modern === undefined || modern.input !== undefined || modern.extension !== undefined) continue;
       declared.set(method, `${kind} ${senders(modern.sender)}`);
     }
     assert.deepEqual(declared, schemaMethods('2026-07-28'));
