@@ -14,16 +14,8 @@ import { type LoggingLevel, isLoggingLevel } from './logging.ts';
 import type { InputMethod, SubscriptionFilter } from './modern-shapes.ts';
 import { MODERN_REVISIONS, type ModernRevision } from './versions.ts';
 
-export type {
-  CacheHints,
-  CacheScope,
-  DiscoverResult,
-  InputMethod,
-  InputRequest,
-  InputRequiredResult,
-  ResultType,
-  SubscriptionFilter,
-} from './modern-shapes.ts';
+// The era's wire shapes, where their users have always found them.
+export type { CacheHints, DiscoverResult, InputMethod, InputRequest, SubscriptionFilter } from './modern-shapes.ts';
 
 export const MetaKey = {
   protocolVersion: 'io.modelcontextprotocol/protocolVersion',
