@@ -6,9 +6,9 @@
  */
 import { ErrorCode } from '../error-codes.ts';
 import type { JsonObject } from '../jsonrpc.ts';
-import { type ClientCapabilities, type Implementation, isImplementation } from './capabilities.ts';
+import { type ClientCapabilities, type Implementation, type ServerCapabilities, isImplementation } from './capabilities.ts';
 import type { InputNeeds } from './declarations/declaration.ts';
-import { cacheableMethods, inputCapableMethods, inputRequestNeeds, modernClientRequests } from './declarations/index.ts';
+import { cacheableMethods, inputCapableMethods, inputRequestNeeds, modernClientRequests, modernServerCapabilities } from './declarations/index.ts';
 import { isJsonObject } from './guards.ts';
 import { type LoggingLevel, isLoggingLevel } from './logging.ts';
 import type { InputMethod, SubscriptionFilter } from './modern-shapes.ts';
@@ -102,6 +102,9 @@ export function missingCapabilityError(required: ClientCapabilities, what: strin
 
 /** Client requests a modern server answers (their capability rules are applied elsewhere). */
 export const MODERN_CLIENT_REQUESTS: ReadonlySet<string> = modernClientRequests();
+
+/** The server capability each modern method needs (a method whose capability is undeclared does not exist). */
+export const MODERN_SERVER_CAPABILITIES: ReadonlyMap<string, keyof ServerCapabilities> = modernServerCapabilities();
 
 /** Methods whose answer may be an `InputRequiredResult`. */
 export const INPUT_CAPABLE_METHODS: ReadonlySet<string> = inputCapableMethods();

@@ -12,6 +12,6 @@ export const completionMethods: readonly MethodDeclaration[] = [
       // 2024-11-05 had completion without a capability flag; the flag arrived in 2025-03-26.
       requires: (c, params, revision) => (revision === '2024-11-05' ? undefined : completions(c, params, revision)),
     },
-    modern: { sender: 'client' },
+    modern: { sender: 'client', serverCapability: 'completions' },
   }),
 ];

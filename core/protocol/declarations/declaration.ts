@@ -34,10 +34,16 @@ export type LegacyRule = Omit<MethodRule, 'kind'>;
 export interface ModernFlags {
   /** Which role sends it. In this era every request is the client's; the server's needs are input requests. */
   readonly sender: Role | 'both';
+  /** The server capability it belongs to: a server that did not declare it has no such method (-32601). */
+  readonly serverCapability?: keyof ServerCapabilities;
   /** Its answer may be an `InputRequiredResult` (a multi round-trip request). */
   readonly inputCapable?: boolean;
-  /** Its complete results carry `ttlMs` and `cacheScope`. */
-  readonly cacheable?: boolean;
+  /**
+   * Its complete results carry `ttlMs` and `cacheScope`, so a client may keep them until they expire. `list`
+   * names what a cached result goes stale with: `tools`, `prompts` or `resources` (that list's
+   * `list_changed` notification drops it), or a name of its own for results no list covers.
+   */
+  readonly cacheable?: { readonly list: string };
   /** The params field the `Mcp-Name` header mirrors; absent when the method has no `Mcp-Name`. */
   readonly nameHeader?: string;
   /**

@@ -4,5 +4,5 @@ import type { DiscoverResult } from '../modern-shapes.ts';
 import { type MethodDeclaration, request } from './declaration.ts';
 
 export const discoverMethods: readonly MethodDeclaration[] = [
-  request<JsonObject, DiscoverResult>('server/discover', { modern: { sender: 'client', cacheable: true } }),
+  request<JsonObject, DiscoverResult>('server/discover', { modern: { sender: 'client', cacheable: { list: 'discover' } } }),
 ];

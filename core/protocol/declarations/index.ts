@@ -3,6 +3,7 @@
  * tables computed from them: the legacy method table, the modern method sets and the `Mcp-Name` map. Nothing
  * else keeps a list of methods.
  */
+import type { ServerCapabilities } from '../capabilities.ts';
 import { completionMethods } from './completion.ts';
 import type { InputNeeds, MethodDeclaration, MethodRule } from './declaration.ts';
 import { discoverMethods } from './discover.ts';
@@ -54,12 +55,26 @@ export function modernClientRequests(declarations: readonly MethodDeclaration[] 
   return modernMethods(declarations, (d) => d.kind === 'request' && d.modern?.sender === 'client');
 }
 
+/** The server capability each modern method needs, for the methods that need one. */
+export function modernServerCapabilities(declarations: readonly MethodDeclaration[] = METHOD_DECLARATIONS): ReadonlyMap<string, keyof ServerCapabilities> {
+  const needs = new Map<string, keyof ServerCapabilities>();
+  for (const { method, modern } of declarations) if (modern?.serverCapability !== undefined) needs.set(method, modern.serverCapability);
+  return needs;
+}
+
 export function inputCapableMethods(declarations: readonly MethodDeclaration[] = METHOD_DECLARATIONS): ReadonlySet<string> {
   return modernMethods(declarations, (d) => d.modern?.inputCapable);
 }
 
 export function cacheableMethods(declarations: readonly MethodDeclaration[] = METHOD_DECLARATIONS): ReadonlySet<string> {
-  return modernMethods(declarations, (d) => d.modern?.cacheable);
+  return modernMethods(declarations, (d) => d.modern?.cacheable !== undefined);
+}
+
+/** For each cacheable method, what its cached results go stale with (see `ModernFlags.cacheable`). */
+export function cacheLists(declarations: readonly MethodDeclaration[] = METHOD_DECLARATIONS): ReadonlyMap<string, string> {
+  const lists = new Map<string, string>();
+  for (const { method, modern } of declarations) if (modern?.cacheable !== undefined) lists.set(method, modern.cacheable.list);
+  return lists;
 }
 
 /** The input requests of the modern era, with what each needs from the client. */

@@ -6,11 +6,11 @@ import { capability, type MethodDeclaration, notification, request } from './dec
 export const promptsMethods: readonly MethodDeclaration[] = [
   request<PaginatedParams | undefined, ListPromptsResult>('prompts/list', {
     legacy: { sender: 'client', since: '2024-11-05', requires: capability('prompts') },
-    modern: { sender: 'client', cacheable: true },
+    modern: { sender: 'client', serverCapability: 'prompts', cacheable: { list: 'prompts' } },
   }),
   request<GetPromptParams, GetPromptResult>('prompts/get', {
     legacy: { sender: 'client', since: '2024-11-05', requires: capability('prompts') },
-    modern: { sender: 'client', inputCapable: true, nameHeader: 'name' },
+    modern: { sender: 'client', serverCapability: 'prompts', inputCapable: true, nameHeader: 'name' },
   }),
   notification('notifications/prompts/list_changed', {
     legacy: { sender: 'server', since: '2024-11-05', requires: capability('prompts.listChanged') },

@@ -17,15 +17,15 @@ const legacySubscribe = { sender: 'client', since: '2024-11-05', requires: capab
 export const resourcesMethods: readonly MethodDeclaration[] = [
   request<PaginatedParams | undefined, ListResourcesResult>('resources/list', {
     legacy: legacyRead,
-    modern: { sender: 'client', cacheable: true },
+    modern: { sender: 'client', serverCapability: 'resources', cacheable: { list: 'resources' } },
   }),
   request<PaginatedParams | undefined, ListResourceTemplatesResult>('resources/templates/list', {
     legacy: legacyRead,
-    modern: { sender: 'client', cacheable: true },
+    modern: { sender: 'client', serverCapability: 'resources', cacheable: { list: 'resources' } },
   }),
   request<ReadResourceParams, ReadResourceResult>('resources/read', {
     legacy: legacyRead,
-    modern: { sender: 'client', inputCapable: true, cacheable: true, nameHeader: 'uri' },
+    modern: { sender: 'client', serverCapability: 'resources', inputCapable: true, cacheable: { list: 'read' }, nameHeader: 'uri' },
   }),
   // The modern era subscribes through `subscriptions/listen` (subscriptions.ts) instead.
   request<SubscribeParams>('resources/subscribe', { legacy: legacySubscribe }),

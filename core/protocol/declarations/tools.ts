@@ -6,12 +6,12 @@ import { capability, type MethodDeclaration, notification, request } from './dec
 
 export const toolsList = request<PaginatedParams | undefined, ListToolsResult>('tools/list', {
   legacy: { sender: 'client', since: '2024-11-05', requires: capability('tools') },
-  modern: { sender: 'client', cacheable: true },
+  modern: { sender: 'client', serverCapability: 'tools', cacheable: { list: 'tools' } },
 });
 
 export const toolsCall = request<CallToolParams, CallToolResult>('tools/call', {
   legacy: { sender: 'client', since: '2024-11-05', requires: capability('tools') },
-  modern: { sender: 'client', inputCapable: true, nameHeader: 'name' },
+  modern: { sender: 'client', serverCapability: 'tools', inputCapable: true, nameHeader: 'name' },
   result: isCallToolResult,
 });
 

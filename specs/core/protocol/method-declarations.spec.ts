@@ -11,11 +11,13 @@ import type { ClientCapabilities, ServerCapabilities } from '../../../core/proto
 import { type MethodDeclaration, type ParamsOf, type ResultOf, request } from '../../../core/protocol/declarations/declaration.ts';
 import {
   METHOD_DECLARATIONS,
+  cacheLists,
   cacheableMethods,
   declarationOf,
   inputCapableMethods,
   legacyMethodTable,
   modernClientRequests,
+  modernServerCapabilities,
   nameHeaderFields,
 } from '../../../core/protocol/declarations/index.ts';
 import { toolsCall } from '../../../core/protocol/declarations/tools.ts';
@@ -25,6 +27,7 @@ import {
   CACHEABLE_METHODS,
   INPUT_CAPABLE_METHODS,
   MODERN_CLIENT_REQUESTS,
+  MODERN_SERVER_CAPABILITIES,
   type InputMethod,
   capabilityForInput,
   declaresInput,
@@ -119,6 +122,26 @@ const OLD_MODERN_CLIENT_REQUESTS = [
 ];
 const OLD_INPUT_CAPABLE_METHODS = ['tools/call', 'prompts/get', 'resources/read'];
 const OLD_CACHEABLE_METHODS = ['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read'];
+/** The modern router's table of the server capability each method needs (a check of `!== undefined`). */
+const OLD_MODERN_REQUIRED_CAPABILITY: Readonly<Record<string, keyof ServerCapabilities>> = {
+  'tools/list': 'tools',
+  'tools/call': 'tools',
+  'resources/list': 'resources',
+  'resources/templates/list': 'resources',
+  'resources/read': 'resources',
+  'prompts/list': 'prompts',
+  'prompts/get': 'prompts',
+  'completion/complete': 'completions',
+};
+/** The client cache's table: what a cached result goes stale with. */
+const OLD_CACHE_LISTS: Readonly<Record<string, string>> = {
+  'tools/list': 'tools',
+  'prompts/list': 'prompts',
+  'resources/list': 'resources',
+  'resources/templates/list': 'resources',
+  'resources/read': 'read',
+  'server/discover': 'discover',
+};
 const OLD_NAME_FIELDS: Readonly<Record<string, string>> = {
   'tools/call': 'name',
   'prompts/get': 'name',
@@ -233,12 +256,14 @@ describe('the legacy method table, derived from the declarations', () => {
   });
 });
 
-describe('the modern sets and the Mcp-Name map, derived from the declarations', () => {
+describe('the modern sets, the Mcp-Name map and the cache lists, derived from the declarations', () => {
   test('hold what the hand-kept lists held', () => {
     assert.deepEqual(sorted(MODERN_CLIENT_REQUESTS), sorted(OLD_MODERN_CLIENT_REQUESTS));
     assert.deepEqual(sorted(INPUT_CAPABLE_METHODS), sorted(OLD_INPUT_CAPABLE_METHODS));
     assert.deepEqual(sorted(CACHEABLE_METHODS), sorted(OLD_CACHEABLE_METHODS));
     assert.deepEqual(Object.fromEntries(nameHeaderFields()), OLD_NAME_FIELDS);
+    assert.deepEqual(Object.fromEntries(MODERN_SERVER_CAPABILITIES), OLD_MODERN_REQUIRED_CAPABILITY);
+    assert.deepEqual(Object.fromEntries(cacheLists()), OLD_CACHE_LISTS);
     for (const { method } of METHOD_DECLARATIONS) assert.equal(nameFieldOf(method), OLD_NAME_FIELDS[method], method);
   });
 
@@ -297,13 +322,15 @@ describe('adding a method', () => {
   test('one declaration puts it in every table it belongs to', () => {
     const added = request('widgets/spin', {
       legacy: { sender: 'client', since: '2025-11-25', requires: () => undefined },
-      modern: { sender: 'client', inputCapable: true, cacheable: true, nameHeader: 'widget' },
+      modern: { sender: 'client', serverCapability: 'tools', inputCapable: true, cacheable: { list: 'widgets' }, nameHeader: 'widget' },
     });
     const declarations: readonly MethodDeclaration[] = [...METHOD_DECLARATIONS, added];
     assert.equal(legacyMethodTable(declarations).get('widgets/spin')?.kind, 'request');
     assert.ok(modernClientRequests(declarations).has('widgets/spin'));
     assert.ok(inputCapableMethods(declarations).has('widgets/spin'));
     assert.ok(cacheableMethods(declarations).has('widgets/spin'));
+    assert.equal(cacheLists(declarations).get('widgets/spin'), 'widgets');
+    assert.equal(modernServerCapabilities(declarations).get('widgets/spin'), 'tools');
     assert.equal(nameHeaderFields(declarations).get('widgets/spin'), 'widget');
     // The shipped tables are untouched.
     assert.equal(methodRule('widgets/spin'), undefined);
