@@ -37,3 +37,6 @@ export const tasksMethods: readonly MethodDeclaration[] = [
     legacy: { sender: 'both', since: '2025-11-25', requires: capability('tasks') },
   }),
 ];
+
+/** The 2025-11-25 task methods: a modern server must never answer with their legacy handlers. */
+export const LEGACY_TASK_METHODS: readonly string[] = tasksMethods.filter((d) => d.legacy !== undefined && d.kind === 'request').map((d) => d.method);

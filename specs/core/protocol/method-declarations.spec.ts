@@ -20,6 +20,7 @@ import {
   modernServerCapabilities,
   nameHeaderFields,
 } from '../../../core/protocol/declarations/index.ts';
+import { LEGACY_TASK_METHODS } from '../../../core/protocol/declarations/tasks.ts';
 import { toolsCall } from '../../../core/protocol/declarations/tools.ts';
 import { nameFieldOf } from '../../../core/protocol/header-mirror.ts';
 import { methodAvailable, methodRule, type MethodRule, type Role } from '../../../core/protocol/methods.ts';
@@ -150,6 +151,8 @@ const OLD_NAME_FIELDS: Readonly<Record<string, string>> = {
   'tasks/update': 'taskId',
   'tasks/cancel': 'taskId',
 };
+/** The legacy task methods a modern server keeps out of its handler table. */
+const OLD_LEGACY_TASK_METHODS = ['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel'];
 const OLD_INPUT_METHODS = ['elicitation/create', 'sampling/createMessage', 'roots/list'] as const;
 
 /** What each input request needed before (capabilityForInput), by params: [params, requiredCapabilities]. */
@@ -264,6 +267,7 @@ describe('the modern sets, the Mcp-Name map and the cache lists, derived from th
     assert.deepEqual(Object.fromEntries(nameHeaderFields()), OLD_NAME_FIELDS);
     assert.deepEqual(Object.fromEntries(MODERN_SERVER_CAPABILITIES), OLD_MODERN_REQUIRED_CAPABILITY);
     assert.deepEqual(Object.fromEntries(cacheLists()), OLD_CACHE_LISTS);
+    assert.deepEqual(sorted(LEGACY_TASK_METHODS), sorted(OLD_LEGACY_TASK_METHODS));
     for (const { method } of METHOD_DECLARATIONS) assert.equal(nameFieldOf(method), OLD_NAME_FIELDS[method], method);
   });
 
