@@ -343,6 +343,11 @@ describe('adding a method', () => {
   test('a declaration carries its params and result types, and its result guard checks them', () => {
     const params: ParamsOf<typeof toolsCall> = { name: 'echo' } satisfies CallToolParams;
     const result: ResultOf<typeof toolsCall> = { content: [] } satisfies CallToolResult;
+    // @ts-expect-error the params type is CallToolParams, which needs a name (tsc checks this line)
+    const nameless: ParamsOf<typeof toolsCall> = { arguments: {} };
+    // @ts-expect-error the result type is CallToolResult, whose content is a list
+    const contentless: ResultOf<typeof toolsCall> = { content: 'text' };
+    assert.ok(!toolsCall.result?.(nameless) && !toolsCall.result?.(contentless));
     assert.ok(toolsCall.result?.(result));
     assert.ok(!toolsCall.result?.(params));
     assert.ok(declarationOf('roots/list')?.result?.({ roots: [{ uri: 'file:///w' }] }));
