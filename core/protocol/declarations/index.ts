@@ -1,7 +1,8 @@
 /**
  * Every MCP method this library knows, one declaration each (grouped by family in this folder), and the
- * tables computed from them: the legacy method table, the modern method sets and the `Mcp-Name` map. Nothing
- * else keeps a list of methods.
+ * tables computed from them: the legacy method table (methods.ts), the modern method sets and input needs
+ * (modern.ts), the `Mcp-Name` map (header-mirror.ts) and the client cache's lists. Each function takes the
+ * declarations as a parameter so a spec can show what one more declaration changes.
  */
 import type { ServerCapabilities } from '../capabilities.ts';
 import { completionMethods } from './completion.ts';
@@ -62,10 +63,12 @@ export function modernServerCapabilities(declarations: readonly MethodDeclaratio
   return needs;
 }
 
+/** The modern requests whose answer may be an `InputRequiredResult`. */
 export function inputCapableMethods(declarations: readonly MethodDeclaration[] = METHOD_DECLARATIONS): ReadonlySet<string> {
   return modernMethods(declarations, (d) => d.modern?.inputCapable);
 }
 
+/** The modern requests whose complete results carry caching hints. */
 export function cacheableMethods(declarations: readonly MethodDeclaration[] = METHOD_DECLARATIONS): ReadonlySet<string> {
   return modernMethods(declarations, (d) => d.modern?.cacheable !== undefined);
 }
