@@ -7,17 +7,15 @@
  * modern envelope, header mirroring) use these instead of keeping their own copies. Only some are public
  * (core/protocol/index.ts names them); the rest are for the library itself.
  */
-import type { JsonObject } from '../jsonrpc.ts';
+import { type JsonObject, isJsonObject } from '../jsonrpc.ts';
 import type { ResourceContents, ContentBlock, SamplingMessageContentBlock } from './content.ts';
 import type { ElicitResult } from './elicitation.ts';
 import type { ListRootsResult, Root } from './roots.ts';
 import type { CreateMessageResult } from './sampling.ts';
 import type { CallToolResult, Tool } from './tools.ts';
 
-/** A JSON object: not null, not an array. The one rule every "is this an object" check here uses. */
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+// The one "is this an object" rule, defined beside `JsonObject` (core/jsonrpc.ts is below this module).
+export { isJsonObject };
 
 function isString(value: unknown): value is string {
   return typeof value === 'string';
