@@ -6,18 +6,13 @@
  */
 import type { Clock } from '../core/clock.ts';
 import type { JsonObject } from '../core/jsonrpc.ts';
+import { cacheLists } from '../core/protocol/declarations/index.ts';
 
 /** Entries kept at most; the oldest goes first. */
 const MAX_ENTRIES = 512;
 
-const listOfMethod: Readonly<Record<string, string>> = {
-  'tools/list': 'tools',
-  'prompts/list': 'prompts',
-  'resources/list': 'resources',
-  'resources/templates/list': 'resources',
-  'resources/read': 'read',
-  'server/discover': 'discover',
-};
+/** What each cacheable method's results go stale with, from the method declarations. */
+const listOfMethod: ReadonlyMap<string, string> = cacheLists();
 
 export class ResultCache {
   private readonly entries = new Map<string, { readonly result: JsonObject; readonly expires: number; readonly list: string }>();
@@ -25,7 +20,7 @@ export class ResultCache {
   constructor(private readonly clock: Clock) {}
 
   static key(method: string, target: string | undefined): string | undefined {
-    return listOfMethod[method] === undefined ? undefined : `${method}\u0000${target ?? ''}`;
+    return !listOfMethod.has(method) ? undefined : `${method}\u0000${target ?? ''}`;
   }
 
   get(key: string): JsonObject | undefined {
@@ -45,7 +40,7 @@ export class ResultCache {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
     }
-    this.entries.set(key, { result, expires: this.clock.now() + ttl, list: listOfMethod[method] ?? method });
+    this.entries.set(key, { result, expires: this.clock.now() + ttl, list: listOfMethod.get(method) ?? method });
   }
 
   /** A list changed (`tools`, `prompts`, `resources`): every page of it is stale. */

@@ -61,7 +61,11 @@ export function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value));
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/**
+ * A JSON object: not null, not an array. The one "is this an object" rule of the library; it lives here beside
+ * `JsonObject`, at the bottom of core, and core/protocol/guards.ts hands it on.
+ */
+export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -78,7 +82,7 @@ function salvageId(value: Record<string, unknown>): RequestId | undefined {
  */
 export function classify(value: unknown): Classified {
   if (Array.isArray(value)) return { kind: 'batch', items: value };
-  if (!isPlainObject(value)) {
+  if (!isJsonObject(value)) {
     return { kind: 'invalid', id: undefined, reason: 'a JSON-RPC message must be a JSON object' };
   }
   if (value['jsonrpc'] !== '2.0') {
@@ -92,7 +96,7 @@ export function classify(value: unknown): Classified {
       return { kind: 'invalid', id: salvageId(value), reason: 'the "method" member must be a non-empty string' };
     }
     const params = value['params'];
-    if (params !== undefined && !isPlainObject(params)) {
+    if (params !== undefined && !isJsonObject(params)) {
       return { kind: 'invalid', id: salvageId(value), reason: 'the "params" member must be an object' };
     }
     if (!hasId) return { kind: 'notification', message: value as unknown as JsonRpcNotification };
@@ -112,11 +116,11 @@ export function classify(value: unknown): Classified {
   }
   if (hasResult) {
     if (!isRequestId(id)) return { kind: 'invalid', id: undefined, reason: 'a result response needs a string or integer id' };
-    if (!isPlainObject(value['result'])) return { kind: 'invalid', id, reason: 'the "result" member must be an object' };
+    if (!isJsonObject(value['result'])) return { kind: 'invalid', id, reason: 'the "result" member must be an object' };
     return { kind: 'response', message: value as unknown as JsonRpcResultResponse };
   }
   const error = value['error'];
-  if (!isPlainObject(error) || !Number.isInteger(error['code']) || typeof error['message'] !== 'string') {
+  if (!isJsonObject(error) || !Number.isInteger(error['code']) || typeof error['message'] !== 'string') {
     return { kind: 'invalid', id: salvageId(value), reason: 'an error needs an integer "code" and a string "message"' };
   }
   if (hasId && !isRequestId(id)) {

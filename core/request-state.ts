@@ -35,6 +35,7 @@ import { randomBase64url, randomBytes } from './crypto/random.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { LocalError } from './errors.ts';
 import type { JsonObject } from './jsonrpc.ts';
+import { isJsonObject } from './protocol/guards.ts';
 
 /** What the state was issued for, and to whom. Both are supplied by the server on seal and on open. */
 export interface StateBinding {
@@ -229,14 +230,10 @@ function parseEnvelope(body: string): Envelope | undefined {
   } catch {
     return undefined;
   }
-  if (!isObject(value)) return undefined;
+  if (!isJsonObject(value)) return undefined;
   const { payload, exp, nonce } = value;
-  if (!isObject(payload) || typeof exp !== 'number' || !Number.isFinite(exp) || typeof nonce !== 'string') return undefined;
+  if (!isJsonObject(payload) || typeof exp !== 'number' || !Number.isFinite(exp) || typeof nonce !== 'string') return undefined;
   return { payload, exp, nonce };
-}
-
-function isObject(value: unknown): value is { readonly [key: string]: unknown } {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function refuse(reason: StateRefusal): OpenResult {

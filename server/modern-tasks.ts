@@ -13,6 +13,7 @@ import type { TaskStore } from '../core/catalog/task-store.ts';
 import { InMemoryTaskStore } from './in-memory-task-store.ts';
 import type { Clock } from '../core/clock.ts';
 import type { ServerCapabilities } from '../core/protocol/capabilities.ts';
+import { LEGACY_TASK_METHODS } from '../core/protocol/declarations/tasks.ts';
 
 export interface ModernTaskOptions {
   /**
@@ -47,9 +48,6 @@ export interface ModernTasksSetup {
 
 const DEFAULT_TTL_MS = 60 * 60_000;
 const DEFAULT_POLL_INTERVAL_MS = 1000;
-
-/** Methods of the 2025-11-25 tasks that must never answer a modern request. */
-const LEGACY_TASK_METHODS = ['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel'];
 
 /**
  * Puts the extension's handlers into the modern handler table (or keeps the legacy task handlers out of it

@@ -13,7 +13,7 @@ import type { ElicitParams, ElicitResult } from '../../core/protocol/elicitation
 import { type LoggingLevel, levelAtLeast } from '../../core/protocol/logging.ts';
 import type { Root } from '../../core/protocol/roots.ts';
 import type { ClientCapabilities, Implementation } from '../../core/protocol/capabilities.ts';
-import { isCreateMessageResult, isElicitResult, isRoot } from '../../core/protocol/guards.ts';
+import { isCreateMessageResult, isElicitResult, isListRootsResult } from '../../core/protocol/guards.ts';
 import { checkElicitationSchema, compileSchema } from '../../core/schema/index.ts';
 import type { InputMethod } from '../../core/protocol/modern.ts';
 import type { InputCallOptions, ModernRequest, ProgressUpdate, RequestContext, SessionView } from '../handler-types.ts';
@@ -228,9 +228,8 @@ async function sample(caller: ClientCaller, params: CreateMessageParams, options
 
 async function roots(caller: ClientCaller, options: InputCallOptions | undefined): Promise<readonly Root[]> {
   const result = await caller.callClient('roots/list', undefined, options);
-  const list = result['roots'];
-  if (!Array.isArray(list) || !list.every(isRoot)) throw new LocalError('ProtocolViolation', 'The client answered roots/list with a malformed result');
-  return list;
+  if (!isListRootsResult(result)) throw new LocalError('ProtocolViolation', 'The client answered roots/list with a malformed result');
+  return result.roots;
 }
 
 /** Handlers usually pass the same schema object each time: compile it once per object. */

@@ -25,6 +25,7 @@ import { ErrorCode } from '../../core/error-codes.ts';
 import { LocalError, WireError, toWireError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
 import { missingCapabilityError } from '../../core/protocol/modern.ts';
+import { isJsonObject } from '../../core/protocol/guards.ts';
 import {
   type CreateTaskResult,
   type DetailedTask,
@@ -94,10 +95,6 @@ function readTaskId(params: JsonObject | undefined): string {
   return taskId;
 }
 
-function isPlainObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The modern wire form of a stored task (durations renamed with their unit). */
 function wireTask(task: Task): ModernTask {
   return {
@@ -160,7 +157,7 @@ class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
       if (entry === undefined || support === 'forbidden' || envelope === undefined) return inner(params, request);
       // A malformed call is refused as such (-32602 from the ordinary path), never turned into a failed task.
       const args = params?.['arguments'];
-      if (args !== undefined && !isPlainObject(args)) return inner(params, request);
+      if (args !== undefined && !isJsonObject(args)) return inner(params, request);
       if (!declaresTasks(envelope.clientCapabilities)) {
         if (support === 'required') throw missingExtension(`tool "${entry.definition.name}" runs only as a task, which`);
         return inner(params, request);
@@ -246,7 +243,7 @@ class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
     if (this.running.get(taskId) === run) this.running.delete(taskId);
     const value = settled.type === 'value' ? settled.value : undefined;
     let step: () => Promise<unknown>;
-    if (settled.type === 'value' && isPlainObject(value)) {
+    if (settled.type === 'value' && isJsonObject(value)) {
       // A tool that ran and reported an error is still `completed`: `failed` is for protocol errors.
       step = () => this.store.setResult(OWNER, taskId, 'completed', { type: 'result', result: value });
     } else {
@@ -288,7 +285,7 @@ class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
     this.requireExtension('tasks/update', request);
     const taskId = readTaskId(params);
     const responses = params?.['inputResponses'];
-    if (!isPlainObject(responses)) throw invalidParams('"inputResponses" must be an object of answers by input request key');
+    if (!isJsonObject(responses)) throw invalidParams('"inputResponses" must be an object of answers by input request key');
     const task = await this.store.get(OWNER, taskId);
     if (task === undefined) throw unknownTask(taskId);
     // A task that waits for nothing (any more) has no use for answers: they are ignored, as unknown keys are.

@@ -10,7 +10,7 @@ import { WireError } from '../../core/errors.ts';
 import { nextTurn } from '../../core/next-turn.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
-import { isCreateMessageResult, isElicitResult, isRoot } from '../../core/protocol/guards.ts';
+import { declarationOf } from '../../core/protocol/declarations/index.ts';
 import {
   type InputMethod,
   type InputRequest,
@@ -42,19 +42,9 @@ export const keyPrefix: Record<InputMethod, string> = {
   'roots/list': 'roots',
 };
 
-/** A client's answer is untrusted: it must have the shape of the result it stands for. */
+/** A client's answer is untrusted: it must have the shape of the result it stands for (its method's result guard). */
 export function answers(method: InputMethod, value: unknown): value is JsonObject {
-  switch (method) {
-    case 'elicitation/create':
-      return isElicitResult(value);
-    case 'sampling/createMessage':
-      return isCreateMessageResult(value);
-    case 'roots/list': {
-      if (typeof value !== 'object' || value === null) return false;
-      const roots = (value as JsonObject)['roots'];
-      return Array.isArray(roots) && roots.every(isRoot);
-    }
-  }
+  return declarationOf(method)?.result?.(value) === true;
 }
 
 const never = new Promise<never>(() => undefined);

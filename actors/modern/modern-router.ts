@@ -9,8 +9,7 @@ import { ErrorCode } from '../../core/error-codes.ts';
 import type { LocalError } from '../../core/errors.ts';
 import type { JsonObject, JsonRpcNotification, JsonRpcRequest } from '../../core/jsonrpc.ts';
 import { errorResponse } from '../../core/jsonrpc.ts';
-import type { ServerCapabilities } from '../../core/protocol/capabilities.ts';
-import { INPUT_CAPABLE_METHODS, MODERN_CLIENT_REQUESTS, type RequestEnvelope, readEnvelope } from '../../core/protocol/modern.ts';
+import { INPUT_CAPABLE_METHODS, MODERN_CLIENT_REQUESTS, MODERN_SERVER_CAPABILITIES, type RequestEnvelope, readEnvelope } from '../../core/protocol/modern.ts';
 import type { ExchangeKey, FrameOrigin } from '../../core/transport.ts';
 import type { InputRound, SessionView } from '../handler-types.ts';
 import { IncomingRequest, type ModernScope, type ResponseRoute, methodNotFound, sendResponse, tooManyInFlight } from '../incoming-request.ts';
@@ -18,18 +17,6 @@ import { isProgressToken, progressTokenOf } from '../../core/progress-token.ts';
 import type { SessionContext } from '../session-context.ts';
 import type { RequestInputRound } from './input-round.ts';
 import type { ModernServing } from './modern-serving.ts';
-
-/** The server capability each modern method needs (a method whose capability is undeclared does not exist). */
-const requiredCapability: Readonly<Record<string, (capabilities: ServerCapabilities) => boolean>> = {
-  'tools/list': (c) => c.tools !== undefined,
-  'tools/call': (c) => c.tools !== undefined,
-  'resources/list': (c) => c.resources !== undefined,
-  'resources/templates/list': (c) => c.resources !== undefined,
-  'resources/read': (c) => c.resources !== undefined,
-  'prompts/list': (c) => c.prompts !== undefined,
-  'prompts/get': (c) => c.prompts !== undefined,
-  'completion/complete': (c) => c.completions !== undefined,
-};
 
 export function routeModernRequest(
   session: SessionContext,
@@ -55,8 +42,8 @@ export function routeModernRequest(
     }
     return reject(methodNotFound(method, handler === undefined ? undefined : 'not part of revision 2026-07-28'));
   }
-  const needs = requiredCapability[method];
-  if (needs !== undefined && !needs(serving.capabilities())) return reject(methodNotFound(method, 'this server offers no such feature'));
+  const needs = MODERN_SERVER_CAPABILITIES.get(method);
+  if (needs !== undefined && serving.capabilities()[needs] === undefined) return reject(methodNotFound(method, 'this server offers no such feature'));
   const read = readEnvelope(params, serving.supported);
   if (!read.ok) return reject(undecidedHint === undefined ? read.error : { ...read.error, message: `${read.error.message} (${undecidedHint})` });
   const envelope = read.envelope;

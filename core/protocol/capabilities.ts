@@ -3,6 +3,7 @@
  * does not know are simply absent on the wire.
  */
 import type { JsonObject } from '../jsonrpc.ts';
+import { isJsonObject } from './guards.ts';
 
 export interface ClientCapabilities {
   readonly experimental?: { readonly [name: string]: JsonObject };
@@ -44,7 +45,5 @@ export interface Implementation {
 }
 
 export function isImplementation(value: unknown): value is Implementation {
-  if (typeof value !== 'object' || value === null) return false;
-  const record = value as Record<string, unknown>;
-  return typeof record['name'] === 'string' && typeof record['version'] === 'string';
+  return isJsonObject(value) && typeof value['name'] === 'string' && typeof value['version'] === 'string';
 }

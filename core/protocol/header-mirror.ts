@@ -11,6 +11,8 @@
  * One module serves both sides so that what a client sends and what a server accepts cannot drift apart.
  */
 import type { JsonObject } from '../jsonrpc.ts';
+import { nameHeaderFields } from './declarations/index.ts';
+import { isJsonObject } from './guards.ts';
 
 // ---- header names ----
 
@@ -22,19 +24,12 @@ export const PARAM_HEADER_PREFIX = 'Mcp-Param-';
 /** The `_meta` key whose value `MCP-Protocol-Version` must repeat. */
 export const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
 
-/** Which params field `Mcp-Name` repeats, per method; methods not listed carry no `Mcp-Name`. */
-const NAME_FIELDS: Readonly<Record<string, string>> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-  'tasks/get': 'taskId',
-  'tasks/update': 'taskId',
-  'tasks/cancel': 'taskId',
-};
+/** Which params field `Mcp-Name` repeats, per method (from each method's declaration). */
+const NAME_FIELDS: ReadonlyMap<string, string> = nameHeaderFields();
 
 /** The params field that `Mcp-Name` mirrors for `method`, or `undefined` when the method has no `Mcp-Name`. */
 export function nameFieldOf(method: string): string | undefined {
-  return Object.hasOwn(NAME_FIELDS, method) ? NAME_FIELDS[method] : undefined;
+  return NAME_FIELDS.get(method);
 }
 
 /** The header that mirrors the argument marked `x-mcp-header: <name>`. */
@@ -167,16 +162,12 @@ export function headerLookup(headers: Readonly<Record<string, string | readonly 
 
 // ---- standard headers ----
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The parts of a request or notification the standard headers mirror. */
 export type MirroredMessage = { readonly method: string; readonly params?: JsonObject };
 
 function protocolVersionOf(message: MirroredMessage): string | undefined {
   const meta = message.params?.['_meta'];
-  if (!isPlainObject(meta)) return undefined;
+  if (!isJsonObject(meta)) return undefined;
   const version = meta[PROTOCOL_VERSION_META_KEY];
   return typeof version === 'string' ? version : undefined;
 }
@@ -340,13 +331,13 @@ type Walk = { readonly found: HeaderAnnotation[]; readonly seen: Map<string, str
  * (the only place an annotation may sit); once the walk leaves that chain it is `undefined`.
  */
 function visitSchema(walk: Walk, node: unknown, at: readonly string[], path: readonly string[] | undefined): void {
-  if (walk.problem !== undefined || !isPlainObject(node)) return;
+  if (walk.problem !== undefined || !isJsonObject(node)) return;
   if (Object.hasOwn(node, HEADER_ANNOTATION_KEYWORD)) {
     walk.problem = annotationProblem(walk, node, at, path);
     if (walk.problem !== undefined) return;
   }
   const properties = node['properties'];
-  if (isPlainObject(properties)) {
+  if (isJsonObject(properties)) {
     for (const [key, child] of Object.entries(properties)) {
       visitSchema(walk, child, [...at, 'properties', key], path === undefined ? undefined : [...path, key]);
     }
@@ -362,7 +353,7 @@ function visitSchema(walk: Walk, node: unknown, at: readonly string[], path: rea
   }
   for (const keyword of SCHEMA_MAP_KEYWORDS) {
     const map = node[keyword];
-    if (Object.hasOwn(node, keyword) && isPlainObject(map)) {
+    if (Object.hasOwn(node, keyword) && isJsonObject(map)) {
       for (const [key, child] of Object.entries(map)) visitSchema(walk, child, [...at, keyword, key], undefined);
     }
   }
@@ -417,7 +408,7 @@ export function headerAnnotations(inputSchema: unknown): HeaderAnnotationsResult
 export function argumentAt(args: JsonObject | undefined, path: readonly string[]): unknown {
   let current: unknown = args;
   for (const key of path) {
-    if (!isPlainObject(current) || !Object.hasOwn(current, key)) return undefined;
+    if (!isJsonObject(current) || !Object.hasOwn(current, key)) return undefined;
     current = current[key];
   }
   return current;

@@ -6,7 +6,17 @@ export * from './capabilities.ts';
 export * from './completion.ts';
 export * from './content.ts';
 export * from './elicitation.ts';
-export * from './guards.ts';
+// The public guards; guards.ts also holds ones only the library uses.
+export {
+  isCallToolResult,
+  isContentBlock,
+  isCreateMessageResult,
+  isElicitResult,
+  isResourceContents,
+  isRoot,
+  isSamplingMessageContentBlock,
+  isTool,
+} from './guards.ts';
 export * from './lifecycle-tags.ts';
 export * from './logging.ts';
 export * from './methods.ts';

@@ -11,7 +11,8 @@
  */
 import type { JsonObject } from '../jsonrpc.ts';
 import type { ClientCapabilities } from './capabilities.ts';
-import type { InputRequest } from './modern.ts';
+import { isJsonObject } from './guards.ts';
+import type { InputRequest } from './modern-shapes.ts';
 import type { TaskStatus } from './tasks.ts';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -21,10 +22,8 @@ export const TASKS_REQUIRED_CAPABILITIES: ClientCapabilities = Object.freeze({ e
 
 /** True when the request's client capabilities declare the tasks extension. */
 export function declaresTasks(capabilities: ClientCapabilities | undefined): boolean {
-  const extensions = capabilities?.extensions;
-  if (typeof extensions !== 'object' || extensions === null) return false;
-  const entry = (extensions as Readonly<Record<string, unknown>>)[TASKS_EXTENSION];
-  return typeof entry === 'object' && entry !== null && !Array.isArray(entry);
+  const extensions: unknown = capabilities?.extensions;
+  return isJsonObject(extensions) && isJsonObject(extensions[TASKS_EXTENSION]);
 }
 
 /** The task fields every task message carries, flat (there is no nested `task` object in this era). */

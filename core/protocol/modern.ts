@@ -7,8 +7,15 @@
 import { ErrorCode } from '../error-codes.ts';
 import type { JsonObject } from '../jsonrpc.ts';
 import { type ClientCapabilities, type Implementation, type ServerCapabilities, isImplementation } from './capabilities.ts';
+import type { InputNeeds } from './declarations/declaration.ts';
+import { cacheableMethods, inputCapableMethods, inputRequestNeeds, modernClientRequests, modernServerCapabilities } from './declarations/index.ts';
+import { isJsonObject } from './guards.ts';
 import { type LoggingLevel, isLoggingLevel } from './logging.ts';
-import { MODERN_REVISIONS, type ModernRevision, type Revision } from './versions.ts';
+import type { InputMethod, SubscriptionFilter } from './modern-shapes.ts';
+import { MODERN_REVISIONS, type ModernRevision } from './versions.ts';
+
+// The era's wire shapes, where their users have always found them.
+export type { CacheHints, DiscoverResult, InputMethod, InputRequest, SubscriptionFilter } from './modern-shapes.ts';
 
 export const MetaKey = {
   protocolVersion: 'io.modelcontextprotocol/protocolVersion',
@@ -36,19 +43,15 @@ export interface EnvelopeError {
 
 export type EnvelopeOutcome = { readonly ok: true; readonly envelope: RequestEnvelope } | { readonly ok: false; readonly error: EnvelopeError };
 
-function isPlainObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function invalid(message: string): EnvelopeOutcome {
   return { ok: false, error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${message}` } };
 }
 
 /** The revision a message claims in its `_meta`, without checking anything else (era detection). */
 export function claimedRevision(params: unknown): unknown {
-  if (!isPlainObject(params)) return undefined;
+  if (!isJsonObject(params)) return undefined;
   const meta = params['_meta'];
-  return isPlainObject(meta) ? meta[MetaKey.protocolVersion] : undefined;
+  return isJsonObject(meta) ? meta[MetaKey.protocolVersion] : undefined;
 }
 
 /**
@@ -56,13 +59,13 @@ export function claimedRevision(params: unknown): unknown {
  * does not speak is -32022 naming what it does speak, so the client can retry with one of them.
  */
 export function readEnvelope(params: unknown, supported: readonly ModernRevision[] = MODERN_REVISIONS): EnvelopeOutcome {
-  if (!isPlainObject(params)) return invalid('a 2026-07-28 request needs params with _meta');
+  if (!isJsonObject(params)) return invalid('a 2026-07-28 request needs params with _meta');
   const meta = params['_meta'];
-  if (!isPlainObject(meta)) return invalid('a 2026-07-28 request needs params._meta');
+  if (!isJsonObject(meta)) return invalid('a 2026-07-28 request needs params._meta');
   const version = meta[MetaKey.protocolVersion];
   if (typeof version !== 'string') return invalid(`_meta["${MetaKey.protocolVersion}"] must be a string`);
   const capabilities = meta[MetaKey.clientCapabilities];
-  if (!isPlainObject(capabilities)) return invalid(`_meta["${MetaKey.clientCapabilities}"] must be an object`);
+  if (!isJsonObject(capabilities)) return invalid(`_meta["${MetaKey.clientCapabilities}"] must be an object`);
   if (!(supported as readonly string[]).includes(version)) {
     return {
       ok: false,
@@ -97,118 +100,46 @@ export function missingCapabilityError(required: ClientCapabilities, what: strin
   };
 }
 
-/** Methods a modern server answers (with their capability rules applied elsewhere). */
-export const MODERN_CLIENT_REQUESTS: ReadonlySet<string> = new Set([
-  'server/discover',
-  'subscriptions/listen',
-  'tools/list',
-  'tools/call',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-  'prompts/list',
-  'prompts/get',
-  'completion/complete',
-  // The tasks extension (io.modelcontextprotocol/tasks, SEP-2663): served only by servers that enable it
-  // (there is no handler otherwise, so they are -32601). `tasks/result` and `tasks/list` do not exist here.
-  'tasks/get',
-  'tasks/update',
-  'tasks/cancel',
-]);
+/** Client requests a modern server answers (their capability rules are applied elsewhere). */
+export const MODERN_CLIENT_REQUESTS: ReadonlySet<string> = modernClientRequests();
+
+/** The server capability each modern method needs (a method whose capability is undeclared does not exist). */
+export const MODERN_SERVER_CAPABILITIES: ReadonlyMap<string, keyof ServerCapabilities> = modernServerCapabilities();
 
 /** Methods whose answer may be an `InputRequiredResult`. */
-export const INPUT_CAPABLE_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
+export const INPUT_CAPABLE_METHODS: ReadonlySet<string> = inputCapableMethods();
 
 /** Methods whose complete results carry `ttlMs` and `cacheScope`. */
-export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
-  'server/discover',
-  'tools/list',
-  'prompts/list',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-]);
+export const CACHEABLE_METHODS: ReadonlySet<string> = cacheableMethods();
 
-export type ResultType = 'complete' | 'input_required' | 'task';
-
-export type CacheScope = 'public' | 'private';
-
-export interface CacheHints {
-  readonly ttlMs: number;
-  readonly cacheScope: CacheScope;
-}
-
-/** The kinds of server-to-client needs a modern server expresses as input requests. */
-export type InputMethod = 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
-
-export interface InputRequest {
-  readonly method: InputMethod;
-  readonly params?: JsonObject;
-}
-
-export interface InputRequiredResult {
-  readonly resultType: 'input_required';
-  readonly inputRequests?: { readonly [key: string]: InputRequest };
-  readonly requestState?: string;
-  readonly _meta?: JsonObject;
-}
-
-export interface DiscoverResult extends CacheHints {
-  readonly resultType: 'complete';
-  readonly supportedVersions: readonly Revision[];
-  readonly capabilities: ServerCapabilities;
-  readonly instructions?: string;
-  readonly _meta?: JsonObject;
-}
-
-/** What a `subscriptions/listen` request opts in to. */
-export interface SubscriptionFilter {
-  readonly toolsListChanged?: boolean;
-  readonly promptsListChanged?: boolean;
-  readonly resourcesListChanged?: boolean;
-  readonly resourceSubscriptions?: readonly string[];
-}
+/** The server-to-client requests that travel only inside an `InputRequiredResult` in this era, with their needs. */
+const INPUT_REQUEST_NEEDS: ReadonlyMap<string, InputNeeds> = inputRequestNeeds();
 
 export function isInputMethod(value: unknown): value is InputMethod {
-  return value === 'elicitation/create' || value === 'sampling/createMessage' || value === 'roots/list';
+  return typeof value === 'string' && INPUT_REQUEST_NEEDS.has(value);
+}
+
+/** What the input request `method` needs; every `InputMethod` is declared as one (a spec holds that). */
+function inputNeeds(method: InputMethod): InputNeeds {
+  const needs = INPUT_REQUEST_NEEDS.get(method);
+  if (needs === undefined) throw new Error(`${method} is not declared as an input request`);
+  return needs;
 }
 
 /** The capability an input request needs from the client, as a -32021 `requiredCapabilities` value. */
 export function capabilityForInput(method: InputMethod, params: JsonObject | undefined): ClientCapabilities {
-  switch (method) {
-    case 'roots/list':
-      return { roots: {} };
-    case 'sampling/createMessage':
-      return params?.['tools'] !== undefined || params?.['toolChoice'] !== undefined ? { sampling: { tools: {} } } : { sampling: {} };
-    case 'elicitation/create':
-      return params?.['mode'] === 'url' ? { elicitation: { url: {} } } : { elicitation: {} };
-  }
+  return inputNeeds(method).required(params);
 }
 
 /** True when `declared` covers what an input request of `method` needs. */
 export function declaresInput(declared: ClientCapabilities, method: InputMethod, params: JsonObject | undefined): boolean {
-  switch (method) {
-    case 'roots/list':
-      return declared.roots !== undefined;
-    case 'sampling/createMessage': {
-      if (declared.sampling === undefined) return false;
-      const usesTools = params?.['tools'] !== undefined || params?.['toolChoice'] !== undefined;
-      return !usesTools || declared.sampling.tools !== undefined;
-    }
-    case 'elicitation/create': {
-      const elicitation = declared.elicitation;
-      if (elicitation === undefined) return false;
-      // An empty elicitation object means form mode only.
-      if (params?.['mode'] === 'url') return elicitation.url !== undefined;
-      return elicitation.form !== undefined || elicitation.url === undefined;
-    }
-  }
+  return inputNeeds(method).declared(declared, params);
 }
 
 /** Reads a listen request's filter; undefined when malformed. */
 export function readSubscriptionFilter(params: JsonObject | undefined): SubscriptionFilter | undefined {
   const filter = params?.['notifications'];
-  if (!isPlainObject(filter)) return undefined;
+  if (!isJsonObject(filter)) return undefined;
   for (const flag of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const) {
     if (filter[flag] !== undefined && typeof filter[flag] !== 'boolean') return undefined;
   }

@@ -5,6 +5,7 @@
  * never look outside the schema document at all.
  */
 import { SchemaError } from './schema-error.ts';
+import { isJsonObject } from '../protocol/guards.ts';
 
 /** Deepest subschema nesting accepted (a data value such as `default` is bounded the same way). */
 export const MAX_SCHEMA_DEPTH = 64;
@@ -23,10 +24,6 @@ const MAP = new Set(['properties', 'patternProperties', '$defs', 'definitions', 
 /** Reference keywords: each must point inside the document. */
 const REFS = new Set(['$ref', '$dynamicRef', '$recursiveRef']);
 
-function isObject(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function tooDeep(at: string): SchemaError {
   return new SchemaError('InvalidSchema', `The schema is nested deeper than ${MAX_SCHEMA_DEPTH} levels (at ${at || '/'})`);
 }
@@ -42,7 +39,7 @@ class Walk {
   private subschemas = 0;
 
   schema(node: unknown, depth: number, at: string): void {
-    if (!isObject(node)) {
+    if (!isJsonObject(node)) {
       // Booleans are schemas too; anything else is left for the meta-schema check to name.
       if (typeof node === 'boolean') this.count();
       else checkData(node, depth, at);
@@ -65,9 +62,9 @@ class Walk {
         this.each(value, depth, here);
       } else if (key === 'items') {
         this.schema(value, depth + 1, here);
-      } else if (MAP.has(key) && isObject(value)) {
+      } else if (MAP.has(key) && isJsonObject(value)) {
         for (const [name, sub] of Object.entries(value)) this.schema(sub, depth + 1, `${here}/${name}`);
-      } else if (key === 'dependencies' && isObject(value)) {
+      } else if (key === 'dependencies' && isJsonObject(value)) {
         // draft-07: a name maps to a subschema or to an array of required names.
         for (const [name, sub] of Object.entries(value)) {
           if (Array.isArray(sub)) checkData(sub, depth + 1, here);

@@ -15,6 +15,7 @@
  * keywords (a `pattern`, say) are tolerated, as the spec's own JSON Schema tolerates them.
  */
 import type { JsonObject } from '../jsonrpc.ts';
+import { isJsonObject } from '../protocol/guards.ts';
 
 type Def = Readonly<Record<string, unknown>>;
 
@@ -26,10 +27,6 @@ const NESTING = [
   'unevaluatedProperties', 'unevaluatedItems', '$ref', '$dynamicRef', '$defs', 'definitions', 'allOf', 'anyOf',
   'oneOf', 'not', 'if', 'then', 'else', 'dependentSchemas', 'dependencies',
 ];
-
-function isRecord(value: unknown): value is Def {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isStringArray(value: unknown): value is readonly string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
@@ -57,7 +54,7 @@ function titledOptions(options: unknown, keyword: string): readonly string[] | s
   if (!Array.isArray(options) || options.length === 0) return `"${keyword}" must be a non-empty array of { const, title } options`;
   const values: string[] = [];
   for (const option of options) {
-    if (!isRecord(option) || typeof option['const'] !== 'string' || typeof option['title'] !== 'string') {
+    if (!isJsonObject(option) || typeof option['const'] !== 'string' || typeof option['title'] !== 'string') {
       return `each "${keyword}" option must be { "const": string, "title": string }`;
     }
     values.push(option['const']);
@@ -116,7 +113,7 @@ function checkMultiSelect(def: Def): string | undefined {
   const hasNesting = NESTING.find((key) => key !== 'items' && def[key] !== undefined);
   if (hasNesting !== undefined) return `"${hasNesting}" is not allowed in a multi-select field`;
   const items = def['items'];
-  if (!isRecord(items)) return 'an array field must be a multi-select: "items" with a string "enum" or an "anyOf" of { const, title }';
+  if (!isJsonObject(items)) return 'an array field must be a multi-select: "items" with a string "enum" or an "anyOf" of { const, title }';
   const problem =
     checkKeywords(def, { minItems: isCount, maxItems: isCount }, { minItems: 'a non-negative integer', maxItems: 'a non-negative integer' }) ??
     ordered(def, 'minItems', 'maxItems');
@@ -137,7 +134,7 @@ function checkMultiSelect(def: Def): string | undefined {
 }
 
 function checkProperty(def: unknown): string | undefined {
-  if (!isRecord(def)) return 'must be a schema object';
+  if (!isJsonObject(def)) return 'must be a schema object';
   const common = checkKeywords(def, { title: isText, description: isText }, { title: 'a string', description: 'a string' });
   if (common !== undefined) return common;
   const type = def['type'];
@@ -171,11 +168,11 @@ function newerKind(def: Def, revision: string | undefined): string | undefined {
  * revision lacks (titled and multi-select enums) are problems too.
  */
 export function checkElicitationSchema(schema: JsonObject, options: { readonly revision?: string | undefined } = {}): string | undefined {
-  if (!isRecord(schema)) return 'requestedSchema must be an object';
+  if (!isJsonObject(schema)) return 'requestedSchema must be an object';
   if (schema['type'] !== 'object') return 'requestedSchema must have "type": "object"';
   if (schema['$schema'] !== undefined && typeof schema['$schema'] !== 'string') return 'requestedSchema "$schema" must be a string';
   const properties = schema['properties'];
-  if (!isRecord(properties)) return 'requestedSchema must have "properties", an object of field definitions';
+  if (!isJsonObject(properties)) return 'requestedSchema must have "properties", an object of field definitions';
   const nested = NESTING.find((key) => key !== 'properties' && key !== 'additionalProperties' && schema[key] !== undefined);
   if (nested !== undefined) return `requestedSchema must be flat: "${nested}" is not allowed at its root`;
   if (schema['additionalProperties'] !== undefined && typeof schema['additionalProperties'] !== 'boolean') {
@@ -203,10 +200,10 @@ export function checkElicitationSchema(schema: JsonObject, options: { readonly r
 export function applyElicitationDefaults(schema: JsonObject, content: JsonObject | undefined): JsonObject {
   const properties = schema['properties'];
   const given = content ?? {};
-  if (!isRecord(properties)) return given;
+  if (!isJsonObject(properties)) return given;
   let filled: Record<string, unknown> | undefined;
   for (const [name, def] of Object.entries(properties)) {
-    if (!isRecord(def) || def['default'] === undefined || Object.hasOwn(given, name)) continue;
+    if (!isJsonObject(def) || def['default'] === undefined || Object.hasOwn(given, name)) continue;
     filled ??= { ...given };
     const value = def['default'];
     filled[name] = Array.isArray(value) ? [...(value as readonly unknown[])] : value;

@@ -18,6 +18,7 @@ import { utf8Bytes } from '../../../core/bytes.ts';
 import { LocalError } from '../../../core/errors.ts';
 import { type JsonRpcRequest, type RequestId, type WirePayload, isRequestId } from '../../../core/jsonrpc.ts';
 import { PARAM_HEADER_PREFIX, PROTOCOL_VERSION_META_KEY, isHeaderToken, standardHeaders } from '../../../core/protocol/header-mirror.ts';
+import { isJsonObject } from '../../../core/protocol/guards.ts';
 import { isLegacyRevision } from '../../../core/protocol/versions.ts';
 import { type ClientContext, type ModernFlight, describePayload } from './context.ts';
 import { type HttpHeaders, type HttpResponse, mediaType, parseJson, readBody, statusLine } from './http-exchange.ts';
@@ -39,10 +40,6 @@ const PARAM_PREFIX = PARAM_HEADER_PREFIX.toLowerCase();
 /** An encoded header value: visible ASCII, inner spaces allowed (the mirror module encodes anything else). */
 const HEADER_VALUE = /^(?:[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?)?$/;
 
-function isPlainObject(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * Whether `payload` is a modern request: one request (never `initialize`) whose `params._meta` carries a protocol
  * version that is not one of the legacy revisions.
@@ -50,7 +47,7 @@ function isPlainObject(value: unknown): value is Readonly<Record<string, unknown
 export function isModernRequest(payload: WirePayload): payload is JsonRpcRequest {
   if (Array.isArray(payload) || !('method' in payload) || !('id' in payload) || payload.method === 'initialize') return false;
   const meta = payload.params?.['_meta'];
-  if (!isPlainObject(meta) || !Object.hasOwn(meta, PROTOCOL_VERSION_META_KEY)) return false;
+  if (!isJsonObject(meta) || !Object.hasOwn(meta, PROTOCOL_VERSION_META_KEY)) return false;
   const version = meta[PROTOCOL_VERSION_META_KEY];
   return version !== undefined && !isLegacyRevision(version);
 }
@@ -204,7 +201,7 @@ function lose(context: ClientContext, request: JsonRpcRequest, why: string): voi
 
 /** Whether `item` is the response (result or error) to request `id`. */
 function answers(item: unknown, id: RequestId): boolean {
-  return isPlainObject(item) && !('method' in item) && ('result' in item || 'error' in item) && item['id'] === id;
+  return isJsonObject(item) && !('method' in item) && ('result' in item || 'error' in item) && item['id'] === id;
 }
 
 function asLocalError(error: unknown): LocalError {

@@ -12,7 +12,7 @@
 import { BehaviorSubject, type Observable, Subject } from 'rxjs';
 import { ErrorCode } from '../../../core/error-codes.ts';
 import { LocalError } from '../../../core/errors.ts';
-import { type JsonObject, type WirePayload, isRequestId } from '../../../core/jsonrpc.ts';
+import { type JsonObject, type WirePayload, isJsonObject, isRequestId } from '../../../core/jsonrpc.ts';
 import { checkStandardHeaders } from '../../../core/protocol/header-mirror.ts';
 import { claimedRevision } from '../../../core/protocol/modern.ts';
 import { MODERN_REVISIONS, isLegacyRevision, isRevision } from '../../../core/protocol/versions.ts';
@@ -81,7 +81,7 @@ export function handleModernPost(endpoint: Endpoint, req: HttpRequest, res: Http
     const error = { code: ErrorCode.MethodNotFound, message: 'Method not found: initialize (this endpoint speaks revision 2026-07-28, which has no initialize)', data: { supported: [...MODERN_REVISIONS] } };
     return res.respond(404, JSON_HEADERS, JSON.stringify({ jsonrpc: '2.0', ...(isRequestId(id) ? { id } : {}), error }));
   }
-  const headerProblem = checkStandardHeaders((name) => req.header(name), { method: message['method'] as string, ...(isObject(message['params']) ? { params: message['params'] } : {}) });
+  const headerProblem = checkStandardHeaders((name) => req.header(name), { method: message['method'] as string, ...(isJsonObject(message['params']) ? { params: message['params'] } : {}) });
   if (headerProblem !== undefined) {
     const error = { code: ErrorCode.HeaderMismatch, message: `Header mismatch: ${headerProblem.message}` };
     return res.respond(400, JSON_HEADERS, JSON.stringify({ jsonrpc: '2.0', ...(isRequestId(id) ? { id } : {}), error }));
@@ -96,10 +96,6 @@ export function handleModernPost(endpoint: Endpoint, req: HttpRequest, res: Http
   const transport = new ModernPostTransport(res, mode, options.transport, live);
   options.server.accept(transport, { knownEra: 'modern' });
   transport.start(message, origin, (name) => req.header(name));
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The connection of one modern POST: one request in, its notifications and its answer out. */

@@ -1,0 +1,95 @@
+/**
+ * Every MCP method this library knows, one declaration each (grouped by family in this folder), and the
+ * tables computed from them: the legacy method table (methods.ts), the modern method sets and input needs
+ * (modern.ts), the `Mcp-Name` map (header-mirror.ts) and the client cache's lists. Each function takes the
+ * declarations as a parameter so a spec can show what one more declaration changes.
+ */
+import type { ServerCapabilities } from '../capabilities.ts';
+import { completionMethods } from './completion.ts';
+import type { InputNeeds, MethodDeclaration, MethodRule } from './declaration.ts';
+import { discoverMethods } from './discover.ts';
+import { elicitationMethods } from './elicitation.ts';
+import { lifecycleMethods } from './lifecycle.ts';
+import { loggingMethods } from './logging.ts';
+import { promptsMethods } from './prompts.ts';
+import { resourcesMethods } from './resources.ts';
+import { rootsMethods } from './roots.ts';
+import { samplingMethods } from './sampling.ts';
+import { subscriptionsMethods } from './subscriptions.ts';
+import { tasksMethods } from './tasks.ts';
+import { toolsMethods } from './tools.ts';
+
+export const METHOD_DECLARATIONS: readonly MethodDeclaration[] = [
+  ...lifecycleMethods,
+  ...discoverMethods,
+  ...toolsMethods,
+  ...resourcesMethods,
+  ...subscriptionsMethods,
+  ...promptsMethods,
+  ...completionMethods,
+  ...loggingMethods,
+  ...samplingMethods,
+  ...elicitationMethods,
+  ...rootsMethods,
+  ...tasksMethods,
+];
+
+const byMethod: ReadonlyMap<string, MethodDeclaration> = new Map(METHOD_DECLARATIONS.map((declaration) => [declaration.method, declaration]));
+
+export function declarationOf(method: string): MethodDeclaration | undefined {
+  return byMethod.get(method);
+}
+
+/** The legacy-era method table: each legacy method's rule, with its kind. */
+export function legacyMethodTable(declarations: readonly MethodDeclaration[] = METHOD_DECLARATIONS): ReadonlyMap<string, MethodRule> {
+  const table = new Map<string, MethodRule>();
+  for (const { method, kind, legacy } of declarations) if (legacy !== undefined) table.set(method, { kind, ...legacy });
+  return table;
+}
+
+function modernMethods(declarations: readonly MethodDeclaration[], keep: (declaration: MethodDeclaration) => boolean | undefined): ReadonlySet<string> {
+  return new Set(declarations.filter((declaration) => declaration.modern !== undefined && keep(declaration) === true).map((d) => d.method));
+}
+
+/** The client requests a modern server answers (extension methods included; they have no handler unless enabled). */
+export function modernClientRequests(declarations: readonly MethodDeclaration[] = METHOD_DECLARATIONS): ReadonlySet<string> {
+  return modernMethods(declarations, (d) => d.kind === 'request' && d.modern?.sender === 'client');
+}
+
+/** The server capability each modern method needs, for the methods that need one. */
+export function modernServerCapabilities(declarations: readonly MethodDeclaration[] = METHOD_DECLARATIONS): ReadonlyMap<string, keyof ServerCapabilities> {
+  const needs = new Map<string, keyof ServerCapabilities>();
+  for (const { method, modern } of declarations) if (modern?.serverCapability !== undefined) needs.set(method, modern.serverCapability);
+  return needs;
+}
+
+/** The modern requests whose answer may be an `InputRequiredResult`. */
+export function inputCapableMethods(declarations: readonly MethodDeclaration[] = METHOD_DECLARATIONS): ReadonlySet<string> {
+  return modernMethods(declarations, (d) => d.modern?.inputCapable);
+}
+
+/** The modern requests whose complete results carry caching hints. */
+export function cacheableMethods(declarations: readonly MethodDeclaration[] = METHOD_DECLARATIONS): ReadonlySet<string> {
+  return modernMethods(declarations, (d) => d.modern?.cacheable !== undefined);
+}
+
+/** For each cacheable method, what its cached results go stale with (see `ModernFlags.cacheable`). */
+export function cacheLists(declarations: readonly MethodDeclaration[] = METHOD_DECLARATIONS): ReadonlyMap<string, string> {
+  const lists = new Map<string, string>();
+  for (const { method, modern } of declarations) if (modern?.cacheable !== undefined) lists.set(method, modern.cacheable.list);
+  return lists;
+}
+
+/** The input requests of the modern era, with what each needs from the client. */
+export function inputRequestNeeds(declarations: readonly MethodDeclaration[] = METHOD_DECLARATIONS): ReadonlyMap<string, InputNeeds> {
+  const needs = new Map<string, InputNeeds>();
+  for (const { method, modern } of declarations) if (modern?.input !== undefined) needs.set(method, modern.input);
+  return needs;
+}
+
+/** Which params field `Mcp-Name` mirrors, per method; methods not in it carry no `Mcp-Name`. */
+export function nameHeaderFields(declarations: readonly MethodDeclaration[] = METHOD_DECLARATIONS): ReadonlyMap<string, string> {
+  const fields = new Map<string, string>();
+  for (const { method, modern } of declarations) if (modern?.nameHeader !== undefined) fields.set(method, modern.nameHeader);
+  return fields;
+}

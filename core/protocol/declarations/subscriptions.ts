@@ -1,0 +1,12 @@
+/**
+ * Subscriptions (modern era): one `subscriptions/listen` stream carries the list-changed and resource-updated
+ * notifications a client opted in to; the server acknowledges the filter first.
+ */
+import type { JsonObject } from '../../jsonrpc.ts';
+import type { SubscriptionFilter } from '../modern-shapes.ts';
+import { type MethodDeclaration, notification, request } from './declaration.ts';
+
+export const subscriptionsMethods: readonly MethodDeclaration[] = [
+  request<{ readonly notifications: SubscriptionFilter; readonly _meta?: JsonObject }>('subscriptions/listen', { modern: { sender: 'client' } }),
+  notification('notifications/subscriptions/acknowledged', { modern: { sender: 'server' } }),
+];
