@@ -8,7 +8,7 @@ import { Observable, type Subscription, isObservable, lastValueFrom } from 'rxjs
 import type { HandlerOutput, RequestContext, RequestEvent, RequestHandler, SessionView } from '../actors/handler-types.ts';
 import { isEffect, runEffect } from '../core/abort.ts';
 import { LocalError } from '../core/errors.ts';
-import type { JsonObject } from '../core/jsonrpc.ts';
+import { type JsonObject, isJsonObject } from '../core/jsonrpc.ts';
 import { isInputMethod } from '../core/protocol/modern.ts';
 import { type RoundEvent, initialRound, roundState, stepRound } from '../machines/request-round.ts';
 
@@ -38,10 +38,6 @@ async function settle(output: HandlerOutput, signal: AbortSignal): Promise<unkno
     throw outcome.type === 'failure' ? outcome.error : new LocalError('RequestAborted', 'The input handler was interrupted');
   }
   return output;
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** What a round's answer means to the machine: its `resultType`, and whether one more round is allowed. */
@@ -103,15 +99,15 @@ export function withInputRounds<R extends object>(send: RoundSender<R>, answer: 
     };
     const fulfil = async (result: JsonObject): Promise<JsonObject> => {
       const signal = (controller ??= new AbortController()).signal;
-      const requests = isObject(result['inputRequests']) ? result['inputRequests'] : {};
+      const requests = isJsonObject(result['inputRequests']) ? result['inputRequests'] : {};
       const keys = Object.keys(requests);
       const answers = await Promise.all(
         keys.map((key) => {
           const request = requests[key];
-          if (!isObject(request) || typeof request['method'] !== 'string') {
+          if (!isJsonObject(request) || typeof request['method'] !== 'string') {
             throw new LocalError('ProtocolViolation', `Input request ${JSON.stringify(key)} is malformed`);
           }
-          return answer(request['method'], isObject(request['params']) ? request['params'] : undefined, signal);
+          return answer(request['method'], isJsonObject(request['params']) ? request['params'] : undefined, signal);
         }),
       );
       const inputResponses: Record<string, JsonObject> = {};

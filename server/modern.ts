@@ -9,6 +9,7 @@ import { type ServerChange, listenHandler } from '../actors/features/listen-feat
 import { ModernServing, type ModernServingOptions } from '../actors/modern/modern-serving.ts';
 import type { Implementation, ServerCapabilities } from '../core/protocol/capabilities.ts';
 import type { CacheHints, DiscoverResult } from '../core/protocol/modern.ts';
+import { UNTIMED_METHODS } from '../core/protocol/modern.ts';
 import { MODERN_REVISIONS, type ModernRevision, type Revision } from '../core/protocol/versions.ts';
 import { createStateSealer, randomStateKey } from '../core/request-state.ts';
 import type { Clock } from '../core/clock.ts';
@@ -109,7 +110,7 @@ export function createModernServing(setup: ModernServingSetup): ModernServing {
       ...(options.stateTtlMs === undefined ? {} : { ttlMs: options.stateTtlMs }),
       ...(setup.clock === undefined ? {} : { clock: setup.clock }),
     }),
-    untimed: new Set(['subscriptions/listen']),
+    untimed: UNTIMED_METHODS,
     checkMirror: mirrorCheck(setup.tools.tool),
   });
 }

@@ -8,7 +8,7 @@ import { ErrorCode } from '../error-codes.ts';
 import type { JsonObject } from '../jsonrpc.ts';
 import { type ClientCapabilities, type Implementation, type ServerCapabilities, isImplementation } from './capabilities.ts';
 import type { InputNeeds } from './declarations/declaration.ts';
-import { cacheableMethods, inputCapableMethods, inputRequestNeeds, modernClientRequests, modernServerCapabilities } from './declarations/index.ts';
+import { cacheableMethods, inputCapableMethods, inputRequestNeeds, modernClientRequests, modernServerCapabilities, untimedMethods } from './declarations/index.ts';
 import { isJsonObject } from './guards.ts';
 import { type LoggingLevel, isLoggingLevel } from './logging.ts';
 import type { InputMethod, SubscriptionFilter } from './modern-shapes.ts';
@@ -111,6 +111,9 @@ export const INPUT_CAPABLE_METHODS: ReadonlySet<string> = inputCapableMethods();
 
 /** Methods whose complete results carry `ttlMs` and `cacheScope`. */
 export const CACHEABLE_METHODS: ReadonlySet<string> = cacheableMethods();
+
+/** Methods that run until one side ends them: no handler timeout applies. */
+export const UNTIMED_METHODS: ReadonlySet<string> = untimedMethods();
 
 /** The server-to-client requests that travel only inside an `InputRequiredResult` in this era, with their needs. */
 const INPUT_REQUEST_NEEDS: ReadonlyMap<string, InputNeeds> = inputRequestNeeds();

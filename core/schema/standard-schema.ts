@@ -49,21 +49,22 @@ export interface StandardToolSchema {
   validate(value: unknown): ValidationOutcome | Promise<ValidationOutcome>;
 }
 
-function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
+/** Objects and functions: what may carry properties (a schema library's value can be either). */
+function hasProperties(value: unknown): value is Readonly<Record<string, unknown>> {
   return (typeof value === 'object' && value !== null) || typeof value === 'function';
 }
 
 /** True for a Standard Schema v1: `~standard` with `version: 1`, a `vendor` and a `validate` function. */
 export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
-  if (!isRecord(value)) return false;
+  if (!hasProperties(value)) return false;
   const props: unknown = (value as Readonly<Record<string, unknown>>)['~standard'];
-  return isRecord(props) && props['version'] === 1 && typeof props['vendor'] === 'string' && typeof props['validate'] === 'function';
+  return hasProperties(props) && props['version'] === 1 && typeof props['vendor'] === 'string' && typeof props['validate'] === 'function';
 }
 
 /** The Standard JSON Schema converter of a schema, when it has one. */
 function jsonSchemaConverter(schema: StandardSchemaV1): StandardJSONSchemaV1.Converter | undefined {
   const converter: unknown = (schema['~standard'] as Partial<StandardJSONSchemaV1.Props>).jsonSchema;
-  return isRecord(converter) && typeof converter['input'] === 'function' && typeof converter['output'] === 'function'
+  return hasProperties(converter) && typeof converter['input'] === 'function' && typeof converter['output'] === 'function'
     ? (converter as unknown as StandardJSONSchemaV1.Converter)
     : undefined;
 }
@@ -72,7 +73,7 @@ function jsonSchemaConverter(schema: StandardSchemaV1): StandardJSONSchemaV1.Con
 const EFFECT_SCHEMA_TYPE_ID = '~effect/Schema/Schema';
 
 function isBareEffectSchema(value: unknown): boolean {
-  return isRecord(value) && (value as Readonly<Record<string, unknown>>)[EFFECT_SCHEMA_TYPE_ID] === EFFECT_SCHEMA_TYPE_ID;
+  return hasProperties(value) && (value as Readonly<Record<string, unknown>>)[EFFECT_SCHEMA_TYPE_ID] === EFFECT_SCHEMA_TYPE_ID;
 }
 
 /**
@@ -129,14 +130,14 @@ function inlineRootRef(schema: JsonObject): JsonObject {
   if (match === null || schema['type'] !== undefined) return schema;
   const defs = schema[match[1] ?? ''];
   const name = (match[2] ?? '').replace(/~1/g, '/').replace(/~0/g, '~');
-  const target = isRecord(defs) ? (defs as Readonly<Record<string, unknown>>)[name] : undefined;
-  if (!isRecord(target)) return schema;
+  const target = hasProperties(defs) ? (defs as Readonly<Record<string, unknown>>)[name] : undefined;
+  if (!hasProperties(target)) return schema;
   const { $ref: _ref, ...rest } = schema;
   return { ...(target as JsonObject), ...rest };
 }
 
 function normalise(produced: unknown, vendor: string, io: SchemaIo): { jsonSchema: JsonObject; dialect: Dialect } {
-  if (!isRecord(produced) || Array.isArray(produced)) {
+  if (!hasProperties(produced) || Array.isArray(produced)) {
     throw new SchemaError('InvalidSchema', `The ${vendor} schema converted to ${JSON.stringify(produced)}, not a JSON Schema object`);
   }
   let jsonSchema = inlineRootRef(produced as JsonObject);

@@ -44,6 +44,10 @@ export interface ModernFlags {
    * `list_changed` notification drops it), or a name of its own for results no list covers.
    */
   readonly cacheable?: { readonly list: string };
+  /**
+   * It runs until the client or the server ends it (a listen stream), so no handler timeout applies to it.
+   */
+  readonly untimed?: boolean;
   /** The params field the `Mcp-Name` header mirrors; absent when the method has no `Mcp-Name`. */
   readonly nameHeader?: string;
   /**

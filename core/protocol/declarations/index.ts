@@ -73,6 +73,11 @@ export function cacheableMethods(declarations: readonly MethodDeclaration[] = ME
   return modernMethods(declarations, (d) => d.modern?.cacheable !== undefined);
 }
 
+/** Methods that run until one side ends them, with no handler timeout (see `ModernFlags.untimed`). */
+export function untimedMethods(declarations: readonly MethodDeclaration[] = METHOD_DECLARATIONS): ReadonlySet<string> {
+  return modernMethods(declarations, (d) => d.modern?.untimed === true);
+}
+
 /** For each cacheable method, what its cached results go stale with (see `ModernFlags.cacheable`). */
 export function cacheLists(declarations: readonly MethodDeclaration[] = METHOD_DECLARATIONS): ReadonlyMap<string, string> {
   const lists = new Map<string, string>();

@@ -7,6 +7,6 @@ import type { SubscriptionFilter } from '../modern-shapes.ts';
 import { type MethodDeclaration, notification, request } from './declaration.ts';
 
 export const subscriptionsMethods: readonly MethodDeclaration[] = [
-  request<{ readonly notifications: SubscriptionFilter; readonly _meta?: JsonObject }>('subscriptions/listen', { modern: { sender: 'client' } }),
+  request<{ readonly notifications: SubscriptionFilter; readonly _meta?: JsonObject }>('subscriptions/listen', { modern: { sender: 'client', untimed: true } }),
   notification('notifications/subscriptions/acknowledged', { modern: { sender: 'server' } }),
 ];
