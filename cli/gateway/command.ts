@@ -2,7 +2,8 @@
  * `rxmcp gateway --nats <url> --name <server> [--prefix p] [--host h] [--port n] [--path /mcp]`: serves the
  * NATS-hosted MCP server `<server>` on Streamable HTTP (and HTTP+SSE) until SIGINT/SIGTERM, then shuts down
  * gracefully (a second signal ends at once). Run as many replicas
- * as you like behind a load balancer: they share sessions and SSE events through JetStream.
+ * as you like behind a load balancer: they share sessions and SSE events through JetStream. `/healthz` and
+ * `/readyz` are the probes for that load balancer (readiness follows the NATS connection).
  */
 import { type StopSignal, onStopSignals } from '../../transports/stdio/stop-signals.ts';
 import { serverSubjects } from '../../transports/nats/subjects.ts';
@@ -23,7 +24,8 @@ export const gatewayUsage = `usage: rxmcp gateway --name S [--nats URL] [--prefi
 
 Serves the NATS-hosted MCP server S on Streamable HTTP (and HTTP+SSE for 2024-11-05 clients) until SIGINT or
 SIGTERM. Run as many replicas as you like behind a load balancer: they share sessions and SSE events through
-JetStream.
+JetStream. GET /healthz answers 200 while the process runs; GET /readyz answers 200 while it takes new sessions
+and 503 with the reason while it does not (NATS connection down, shutting down, at its session limit).
 
 options:
   --name S         the MCP server's name on NATS (required)

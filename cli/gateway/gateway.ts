@@ -7,6 +7,9 @@
  * and capabilities, the subject its server requests come to) is in JetStream KV, so any replica restores a
  * session it has never seen; the SSE events of every session are in a JetStream stream, so a client that lost
  * its stream resumes it with `Last-Event-ID` on any replica, even while its request still runs elsewhere.
+ *
+ * Its `/readyz` (cli/gateway/nats-readiness.ts) answers 503 while its NATS connection is down, besides the
+ * endpoint's own reasons (shutting down, full) and any check the options add.
  */
 import { randomBytes } from 'node:crypto';
 import type { NatsConnection } from 'nats';
@@ -16,6 +19,7 @@ import { isLegacyRevision } from '../../core/protocol/versions.ts';
 import { type StreamableHttpServer, type StreamableHttpServerOptions, createStreamableHttpServer } from '../../transports/http/index.ts';
 import { JetStreamEventStore, natsClientTransport } from '../../transports/nats/index.ts';
 import { forward } from './forward.ts';
+import { watchNatsConnection } from './nats-readiness.ts';
 import { type GatewaySessionRecord, GatewaySessions } from './session-records.ts';
 
 export interface GatewayOptions {
@@ -25,7 +29,10 @@ export interface GatewayOptions {
   readonly name: string;
   /** NATS subject prefix of the servers (default `mcp`). */
   readonly prefix?: string;
-  /** HTTP options (path, allowed hosts and origins, limits, authenticate ...); `server` is the gateway's. */
+  /**
+   * HTTP options (path, allowed hosts and origins, limits, authenticate, CORS, health probes ...); `server` is the
+   * gateway's. A `health.readiness` check runs once the NATS connection is up.
+   */
   readonly http?: Omit<StreamableHttpServerOptions, 'server' | 'restoreSession' | 'eventStore'>;
   /** KV bucket of the gateway's sessions (default `mcp_gateway_<name>`). */
   readonly sessionBucket?: string;
@@ -115,8 +122,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     },
   };
 
+  const natsReadiness = watchNatsConnection(connection);
+  const health = options.http?.health;
   const http = createStreamableHttpServer({
     ...options.http,
+    health: health === false ? false : { ...health, readiness: () => natsReadiness.reason() ?? health?.readiness?.() },
     server: acceptor,
     eventStore: events,
     restoreSession: async (sessionId) => {
@@ -131,6 +141,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     http,
     async close(closeOptions) {
       await http.close(closeOptions);
+      natsReadiness.stop();
       await events.close();
     },
   };

@@ -12,6 +12,8 @@ export type { WireMode as HttpClientWireMode } from './client/context.ts';
 export type { HttpClientEvent, HttpClientMode, HttpClientOptions, HttpClientStatus, ReconnectOptions } from './client/options.ts';
 export { createStreamableHttpFetchHandler, type StreamableHttpFetchHandler } from './server/fetch-handler.ts';
 export type { LegacySseOptions, RestoredSession, SseOptions, StreamableHttpServerOptions } from './server/options.ts';
+export type { CorsOptions } from './server/cors.ts';
+export type { HealthOptions } from './server/health.ts';
 export { InMemoryEventStore } from './server/event-store.ts';
 export type { EventStore, InMemoryEventStoreOptions, ReplayResult, StoredEvent } from './server/event-store.ts';
 export { HEADER, MEDIA_TYPE } from './shared/headers.ts';

@@ -6,6 +6,8 @@ export { createStreamableHttpServer } from './streamable-http-server.ts';
 export { createStreamableHttpFetchHandler, type StreamableHttpFetchHandler } from './fetch-handler.ts';
 export type { ListeningServer, StreamableHttpServer } from './streamable-http-server.ts';
 export type { LegacySseOptions, RestoredSession, SseOptions, StreamableHttpServerOptions } from './options.ts';
+export type { CorsOptions } from './cors.ts';
+export type { HealthOptions } from './health.ts';
 export { InMemoryEventStore } from './event-store.ts';
 export type { EventStore, InMemoryEventStoreOptions, ReplayResult, StoredEvent } from './event-store.ts';
 export type { HttpRequestInfo, NativeRequest } from './http-exchange.ts';

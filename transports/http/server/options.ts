@@ -11,6 +11,8 @@ import { type HostPolicy, LOOPBACK_HOSTS, LOOPBACK_ORIGINS, createHostCheck, cre
 import { type EventStore, InMemoryEventStore } from './event-store.ts';
 import type { HttpRequestInfo } from './http-exchange.ts';
 import type { TransportSettings } from './settings.ts';
+import { type CorsOptions, type CorsPolicy, resolveCors } from './cors.ts';
+import { type HealthOptions, type HealthSettings, resolveHealth } from './health.ts';
 
 export interface SseOptions {
   /** The `retry:` (ms) sent with priming events and on resumed streams; 0 sends none (default 1000). */
@@ -61,8 +63,15 @@ export interface StreamableHttpServerOptions {
   readonly stateless?: boolean;
   /** Host header values answered (default: localhost, 127.0.0.1, [::1], any port). */
   readonly allowedHosts?: HostPolicy;
-  /** Origin header values answered when present (default: http(s) pages on loopback, any port). */
+  /** Origin header values answered when present (default: http(s) pages on loopback, any port); `cors.origins` are added. */
   readonly allowedOrigins?: HostPolicy;
+  /** CORS for browser pages on other origins (default: off, and OPTIONS gets 405). See docs/http.md. */
+  readonly cors?: CorsOptions;
+  /**
+   * Liveness (`/healthz`) and readiness (`/readyz`) probes beside the endpoint (default: on, on those paths);
+   * false: none. See docs/http.md.
+   */
+  readonly health?: HealthOptions | false;
   /** The largest POST body, in bytes (default 4 MiB); larger ones get 413. */
   readonly maxBodyBytes?: number;
   /** Sessions open at once (default 1000); more initialize requests get 503. */
@@ -104,6 +113,10 @@ export interface EndpointOptions {
   readonly stateless: boolean;
   readonly hostAllowed: (host: string | undefined) => boolean;
   readonly originAllowed: (origin: string) => boolean;
+  /** Undefined: no CORS. */
+  readonly cors: CorsPolicy | undefined;
+  /** Undefined: no probes. */
+  readonly health: HealthSettings | undefined;
   readonly maxBodyBytes: number;
   readonly maxSessions: number;
   readonly idleTimeoutMs: number;
@@ -122,21 +135,27 @@ export function resolveOptions(options: StreamableHttpServerOptions): EndpointOp
   const store = options.eventStore === false || stateless ? undefined : (options.eventStore ?? new InMemoryEventStore());
   const legacy = options.legacySse === true ? {} : options.legacySse === false ? undefined : options.legacySse;
   const sse = options.sse ?? {};
+  const path = options.path ?? '/mcp';
+  const legacySse = legacy === undefined ? undefined : { ssePath: legacy.ssePath ?? '/sse', messagesPath: legacy.messagesPath ?? '/messages' };
+  const cors = resolveCors(options.cors);
+  const originAllowed = createOriginCheck(options.allowedOrigins ?? LOOPBACK_ORIGINS);
   return {
     server: options.server,
-    path: options.path ?? '/mcp',
+    path,
     responseMode: options.responseMode ?? 'sse',
     standaloneGet: options.standaloneGet ?? true,
     stateless,
     hostAllowed: createHostCheck(options.allowedHosts ?? LOOPBACK_HOSTS),
-    originAllowed: createOriginCheck(options.allowedOrigins ?? LOOPBACK_ORIGINS),
+    originAllowed: cors === undefined ? originAllowed : (origin) => originAllowed(origin) || cors.allows(origin),
+    cors,
+    health: resolveHealth(options.health, legacySse === undefined ? [path] : [path, legacySse.ssePath, legacySse.messagesPath]),
     maxBodyBytes: options.maxBodyBytes ?? defaultLimits.maxMessageBytes,
     maxSessions: options.maxSessions ?? 1000,
     idleTimeoutMs: options.idleTimeoutMs ?? 30 * 60_000,
     authenticate: options.authenticate,
     restoreSession: stateless ? undefined : options.restoreSession,
     supportedVersions: options.supportedVersions ?? LEGACY_REVISIONS,
-    legacySse: legacy === undefined ? undefined : { ssePath: legacy.ssePath ?? '/sse', messagesPath: legacy.messagesPath ?? '/messages' },
+    legacySse,
     clock,
     transport: {
       clock,

@@ -1,11 +1,14 @@
 /**
  * The endpoint's one entry: every request, from either adapter, passes here. DNS-rebinding checks come first
- * (before anything else is read), then the path, the caller's identity and the method.
+ * (before anything else is read), then the path: the health probes, a CORS preflight, the shutdown refusal,
+ * then the caller's identity and the method. With CORS on, every answer carries the headers for the
+ * request's origin.
  */
 import { LocalError, isLocalError } from '../../../core/errors.ts';
 import type { GracefulCloseOptions } from '../../../core/transport.ts';
 import { HEADER } from '../shared/headers.ts';
 import { AcceptedConnections } from './accepted-connections.ts';
+import { answerProbe, probeAt } from './health.ts';
 import { handleDelete, handleGet } from './get-delete.ts';
 import type { HttpRequest, HttpResponder } from './http-exchange.ts';
 import { openLegacySession, postLegacyMessage } from './legacy-sse.ts';
@@ -13,7 +16,7 @@ import type { EndpointOptions } from './options.ts';
 import { handlePost } from './post.ts';
 import { methodNotAllowed, refuse } from './replies.ts';
 import type { Endpoint } from './session-lookup.ts';
-import { SessionRestorer } from './session-open.ts';
+import { SessionRestorer, readinessRefusal } from './session-open.ts';
 import { SessionRegistry } from './session-registry.ts';
 
 export interface Router {
@@ -42,12 +45,10 @@ export function createRouter(unwrapped: EndpointOptions): Router {
   let closing: Promise<void> | undefined;
   return {
     registry,
-    async handle(req, res) {
+    async handle(req, raw) {
+      const res = options.cors === undefined ? raw : options.cors.decorate(req, raw);
       try {
-        if (closing !== undefined && !reachesOpenSession(endpoint, req)) {
-          return refuse(res, 503, 'Service Unavailable: the server is shutting down', { [HEADER.retryAfter]: SHUTDOWN_RETRY_AFTER });
-        }
-        await route(endpoint, req, res);
+        await route(endpoint, req, res, () => closing !== undefined);
       } catch (error) {
         // A server that refuses the connection (a session host at its maximum) says why; other internals stay
         // internal: the client learns only that it failed.
@@ -88,7 +89,20 @@ function reachesOpenSession(endpoint: Endpoint, req: HttpRequest): boolean {
   return id !== undefined && endpoint.registry.has(id);
 }
 
-async function route(endpoint: Endpoint, req: HttpRequest, res: HttpResponder): Promise<void> {
+type PathKind = 'mcp' | 'sse' | 'messages';
+
+/** The methods each path of the endpoint takes (the Allow of its 405s, the methods of its CORS preflights). */
+function methodsAt(options: EndpointOptions, kind: PathKind): string {
+  if (kind === 'sse') return 'GET';
+  if (kind === 'messages') return 'POST';
+  return options.stateless || options.server.eras === 'modern' ? 'POST' : 'GET, POST, DELETE';
+}
+
+function refuseShutdown(res: HttpResponder): void {
+  refuse(res, 503, 'Service Unavailable: the server is shutting down', { [HEADER.retryAfter]: SHUTDOWN_RETRY_AFTER });
+}
+
+async function route(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, closing: () => boolean): Promise<void> {
   const { options } = endpoint;
   const host = req.header(HEADER.host);
   if (!options.hostAllowed(host)) return refuse(res, 403, `Forbidden: the Host ${JSON.stringify(host ?? '')} is not allowed`);
@@ -97,8 +111,21 @@ async function route(endpoint: Endpoint, req: HttpRequest, res: HttpResponder): 
 
   const path = req.url.pathname;
   const legacy = options.legacySse;
-  const kind = path === options.path ? 'mcp' : legacy?.ssePath === path ? 'sse' : legacy?.messagesPath === path ? 'messages' : undefined;
-  if (kind === undefined) return refuse(res, 404, `Not Found: the MCP endpoint is ${options.path}`);
+  const kind: PathKind | undefined = path === options.path ? 'mcp' : legacy?.ssePath === path ? 'sse' : legacy?.messagesPath === path ? 'messages' : undefined;
+  if (kind === undefined) {
+    const probe = probeAt(options.health, path);
+    if (probe === undefined) return closing() ? refuseShutdown(res) : refuse(res, 404, `Not Found: the MCP endpoint is ${options.path}`);
+    const health = options.health as NonNullable<EndpointOptions['health']>;
+    if (health.authenticate && !(await authenticated(options, req))) return refuse(res, 401, 'Unauthorized');
+    return answerProbe(probe, health, req, res, () => readinessRefusal(endpoint, closing()));
+  }
+  // A preflight carries no credentials and starts nothing: answered even while shutting down, so that the
+  // request it announces gets its 503 readable.
+  if (options.cors !== undefined && options.cors.isPreflight(req)) {
+    if (!options.cors.allows(origin as string)) return refuse(res, 403, `Forbidden: pages on ${JSON.stringify(origin)} may not call this endpoint from another origin`);
+    return res.respond(204, options.cors.preflightHeaders(req, methodsAt(options, kind)));
+  }
+  if (closing() && !reachesOpenSession(endpoint, req)) return refuseShutdown(res);
 
   let principal: string | undefined;
   try {
@@ -109,11 +136,11 @@ async function route(endpoint: Endpoint, req: HttpRequest, res: HttpResponder): 
 
   const method = req.method;
   if (kind === 'sse') {
-    if (method !== 'GET') return methodNotAllowed(res, 'GET', 'the SSE endpoint takes GET');
+    if (method !== 'GET') return methodNotAllowed(res, methodsAt(options, kind), 'the SSE endpoint takes GET');
     return openLegacySession(endpoint, res, principal, (legacy as { messagesPath: string }).messagesPath);
   }
   if (kind === 'messages') {
-    if (method !== 'POST') return methodNotAllowed(res, 'POST', 'the messages endpoint takes POST');
+    if (method !== 'POST') return methodNotAllowed(res, methodsAt(options, kind), 'the messages endpoint takes POST');
     return postLegacyMessage(endpoint, req, res, principal);
   }
   // A modern-only endpoint has no sessions: GET streams and DELETE do not exist there.
@@ -127,5 +154,14 @@ async function route(endpoint: Endpoint, req: HttpRequest, res: HttpResponder): 
       return handleDelete(endpoint, req, res, principal);
     default:
       return methodNotAllowed(res, options.stateless ? 'POST' : 'GET, POST, DELETE', `${method} is not an MCP method`);
+  }
+}
+
+async function authenticated(options: EndpointOptions, req: HttpRequest): Promise<boolean> {
+  try {
+    await options.authenticate?.(req);
+    return true;
+  } catch {
+    return false;
   }
 }

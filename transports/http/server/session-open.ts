@@ -24,6 +24,16 @@ export function sessionRefusal(options: EndpointOptions, registry: SessionRegist
   return refused === undefined ? undefined : `Service Unavailable: ${refused.message}`;
 }
 
+/**
+ * Why the readiness probe says "not ready" now, if it does: the endpoint shutting down, or a reason it would
+ * refuse a new session (without the 503's "Service Unavailable" prefix: the probe's status says that).
+ */
+export function readinessRefusal(endpoint: { readonly options: EndpointOptions; readonly registry: SessionRegistry }, closing: boolean): string | undefined {
+  if (closing) return 'the server is shutting down';
+  if (endpoint.registry.full) return `this server holds its maximum of ${endpoint.options.maxSessions} sessions`;
+  return endpoint.options.server.refusal?.()?.message;
+}
+
 /** A new session (an initialize request): its transport, registered, then handed to the server. */
 export function openSession(options: EndpointOptions, registry: SessionRegistry, principal: string | undefined): HttpSessionTransport {
   return startSession(options, registry, newSessionId(), principal, undefined);
