@@ -66,8 +66,7 @@ export function resolveHealth(options: HealthOptions | false | undefined, mcpPat
 }
 
 /** Which probe `path` is, if any. */
-export function probeAt(settings: HealthSettings | undefined, path: string): Probe | undefined {
-  if (settings === undefined) return undefined;
+export function probeAt(settings: HealthSettings, path: string): Probe | undefined {
   return path === settings.livenessPath ? 'liveness' : path === settings.readinessPath ? 'readiness' : undefined;
 }
 

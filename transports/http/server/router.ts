@@ -112,13 +112,7 @@ async function route(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, c
   const path = req.url.pathname;
   const legacy = options.legacySse;
   const kind: PathKind | undefined = path === options.path ? 'mcp' : legacy?.ssePath === path ? 'sse' : legacy?.messagesPath === path ? 'messages' : undefined;
-  if (kind === undefined) {
-    const probe = probeAt(options.health, path);
-    if (probe === undefined) return closing() ? refuseShutdown(res) : refuse(res, 404, `Not Found: the MCP endpoint is ${options.path}`);
-    const health = options.health as NonNullable<EndpointOptions['health']>;
-    if (health.authenticate && !(await authenticated(options, req))) return refuse(res, 401, 'Unauthorized');
-    return answerProbe(probe, health, req, res, () => readinessRefusal(endpoint, closing()));
-  }
+  if (kind === undefined) return answerOffEndpoint(endpoint, req, res, closing);
   // A preflight carries no credentials and starts nothing: answered even while shutting down, so that the
   // request it announces gets its 503 readable.
   if (options.cors !== undefined && options.cors.isPreflight(req)) {
@@ -155,6 +149,16 @@ async function route(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, c
     default:
       return methodNotAllowed(res, options.stateless ? 'POST' : 'GET, POST, DELETE', `${method} is not an MCP method`);
   }
+}
+
+/** A path that is none of the MCP endpoint's: a health probe, or 404 (503 while shutting down). */
+async function answerOffEndpoint(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, closing: () => boolean): Promise<void> {
+  const { options } = endpoint;
+  const health = options.health;
+  const probe = health === undefined ? undefined : probeAt(health, req.url.pathname);
+  if (health === undefined || probe === undefined) return closing() ? refuseShutdown(res) : refuse(res, 404, `Not Found: the MCP endpoint is ${options.path}`);
+  if (health.authenticate && !(await authenticated(options, req))) return refuse(res, 401, 'Unauthorized');
+  return answerProbe(probe, health, req, res, () => readinessRefusal(endpoint, closing()));
 }
 
 async function authenticated(options: EndpointOptions, req: HttpRequest): Promise<boolean> {
