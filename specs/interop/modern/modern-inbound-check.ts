@@ -50,9 +50,7 @@ export function withModernInboundCheck(inner: Transport): ModernInboundCheck {
         for (const message of Array.isArray(frame.payload) ? (frame.payload as unknown[]) : [frame.payload]) inspect(message);
       }),
     ),
-    get status$() {
-      return inner.status$;
-    },
+    negotiated: (revision) => inner.negotiated?.(revision),
     send(frame) {
       for (const message of Array.isArray(frame.payload) ? (frame.payload as unknown[]) : [frame.payload]) {
         sent.push(message);
