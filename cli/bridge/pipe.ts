@@ -13,6 +13,9 @@
  *   is answered with a JSON-RPC error to its sender, so no peer waits for an answer that cannot come.
  * - When either side ends, what it said last still reaches the other side (bounded by `drainMs`), then the
  *   other side is closed too. `done` settles once both are closed.
+ * - The pipe stands where a server session would for `a`: when `b` answers `a`'s `initialize`, `a` hears the
+ *   negotiated revision (or the refusal) through its port; when `a` closes an exchange as a cancellation (a NATS
+ *   client gone), `b` gets the `notifications/cancelled` it understands for the request that ran there.
  */
 import { ErrorCode } from '../../core/error-codes.ts';
 import { LocalError } from '../../core/errors.ts';
