@@ -122,7 +122,7 @@ export class ModernPostTransport implements Transport {
     live.add(this);
     res.onFinished((gone) => {
       // The client left before its answer: in this era that cancels the request.
-      if (gone && !this.answered) this.inbound.next({ type: 'exchange-closed', exchange: EXCHANGE });
+      if (gone && !this.answered) this.inbound.next({ type: 'exchange-closed', exchange: EXCHANGE, cancels: true });
       void this.close();
     });
   }
