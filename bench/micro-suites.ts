@@ -27,7 +27,7 @@ import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import Benchmark from 'benchmark';
 import { Readable } from 'node:stream';
-import { NEVER, of } from 'rxjs';
+import { NEVER } from 'rxjs';
 import { z } from 'zod';
 import { routeFrame } from '../actors/inbound-router.ts';
 import type { RequestHandler } from '../actors/handler-types.ts';
@@ -291,7 +291,6 @@ function sinkTransport(onSend: (frame: OutboundFrame) => void): Transport {
   return {
     kind: 'bench-sink',
     incoming$: NEVER,
-    status$: of({ type: 'open' as const }),
     send(frame) {
       onSend(frame);
     },

@@ -38,7 +38,17 @@ export type InboundFrame =
   /** Bytes arrived that could not be decoded (malformed JSON, a frame over the size limit). */
   | { readonly type: 'malformed'; readonly error: LocalError; readonly exchange?: ExchangeKey }
   /** The peer went away from one exchange (closed its HTTP stream, dropped its inbox). */
-  | { readonly type: 'exchange-closed'; readonly exchange: ExchangeKey }
+  | {
+      readonly type: 'exchange-closed';
+      readonly exchange: ExchangeKey;
+      /**
+       * The medium takes leaving an exchange as cancelling the request on it, in every era (a NATS client whose
+       * reply inbox is gone can take no answer). The session then cancels what runs on that exchange as a
+       * cancellation would. Without it only the modern era does (there, closing the response stream is how a
+       * client cancels); a legacy-era Streamable HTTP client may leave a stream and still want its answer.
+       */
+      readonly cancels?: boolean;
+    }
   /**
    * A frame the session sent that the medium cannot deliver, though the connection lives on: for example a
    * server request while answering in plain JSON, or on a stateless HTTP connection. The session fails the
@@ -58,6 +68,10 @@ export interface OutboundFrame {
   readonly mirror?: Readonly<Record<string, string>>;
 }
 
+/**
+ * Health and flow of a medium, as the client transports report it on their own `status$` (for their users:
+ * sessions do not read it, so it is not part of the port).
+ */
 export type TransportStatus =
   | { readonly type: 'open' }
   /** The medium is not taking frames as fast as they are sent; `queued` frames wait. */
@@ -82,8 +96,6 @@ export interface Transport {
    * Inbound frames. Completes when the transport closes. Subscribe once: a transport feeds one session.
    */
   readonly incoming$: Observable<InboundFrame>;
-  /** Health and flow-control events, starting with the current state. */
-  readonly status$: Observable<TransportStatus>;
   /**
    * Hands one frame to the medium. Returns `undefined` when the medium took it at once, or a Promise that
    * settles when it did (the caller must wait before sending more: that is backpressure). Rejects with a
@@ -101,6 +113,14 @@ export interface Transport {
    */
   pauseReading?(): void;
   resumeReading?(): void;
+  /**
+   * Server connections: the session answered the legacy handshake, with the revision it negotiated, or
+   * `undefined` when it refused it (invalid `initialize` params; the connection does not operate unless the peer
+   * tries again). A medium that shapes its traffic by revision (Streamable HTTP: batches, primed and polled
+   * streams) or keeps records of its sessions learns it here: transports never read lifecycle messages. A
+   * connection made with `preinitialized` hears its revision when it is accepted.
+   */
+  negotiated?(revision: LegacyRevision | undefined): void;
 }
 
 /**

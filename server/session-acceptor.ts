@@ -8,7 +8,7 @@ import { type JsonObject, type RequestId, errorResponse, resultResponse } from '
 import { type Implementation, type ServerCapabilities, isImplementation } from '../core/protocol/capabilities.ts';
 import { LEGACY_REVISIONS, type LegacyRevision, negotiateServerVersion } from '../core/protocol/versions.ts';
 import type { ExchangeKey, Transport } from '../core/transport.ts';
-import { type HandshakeStrategy, type McpSession, SessionCore, type SessionRuntimeOptions } from '../session/session-core.ts';
+import { type HandshakeSession, type HandshakeStrategy, type McpSession, SessionCore, type SessionRuntimeOptions } from '../session/session-core.ts';
 import { serverLifecycleMachine } from '../machines/session-lifecycle.ts';
 
 export interface ServerConfig {
@@ -40,18 +40,20 @@ class ServerHandshake implements HandshakeStrategy {
     if (this.supported.length === 0) throw new RangeError('supportedVersions must name at least one revision');
   }
 
-  handleInitialize(session: SessionCore, id: RequestId, params: JsonObject | undefined, exchange: ExchangeKey | undefined): void {
+  handleInitialize(session: HandshakeSession, id: RequestId, params: JsonObject | undefined, exchange: ExchangeKey | undefined): void {
     const invalid = invalidInitializeParams(params);
-    const respond = (payload: Parameters<SessionCore['writer']['write']>[0]['payload']): void =>
+    const respond = (payload: Parameters<HandshakeSession['writer']['write']>[0]['payload']): void =>
       session.writer.write(exchange === undefined ? { payload } : { payload, exchange });
     if (invalid !== undefined || params === undefined) {
       respond(errorResponse(id, { code: ErrorCode.InvalidParams, message: `Invalid params: ${invalid ?? 'initialize needs params'}` }));
+      session.handshakeRefused();
       return;
     }
     const revision = negotiateServerVersion(params['protocolVersion'], this.supported);
     session.revision = revision;
     session.peerCapabilities = params['capabilities'] as JsonObject;
     session.peerInfo = params['clientInfo'] as Implementation;
+    // Entering awaitingInitialized announces the revision to the transport (the machine's `announceRevision`).
     session.step({ type: 'INITIALIZE' });
     respond(resultResponse(id, this.resultFor(revision, session.ownCapabilities)));
   }

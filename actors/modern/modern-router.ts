@@ -79,7 +79,10 @@ export function routeModernNotification(session: SessionContext, message: JsonRp
   session.diagnose({ type: 'dropped-notification', detail: `${message.method} has no meaning to a 2026-07-28 server` });
 }
 
-/** The peer left an exchange (closed its HTTP response stream): in this era that cancels what ran on it. */
+/**
+ * The peer left an exchange (closed its HTTP response stream): in this era that cancels what ran on it; in the
+ * legacy era too when the medium says so (`cancels` on the frame).
+ */
 export function cancelExchange(session: SessionContext, exchange: ExchangeKey, reason: LocalError): void {
   for (const running of [...session.incoming.values()]) {
     if (running.exchange === exchange) running.cancel(reason);

@@ -45,13 +45,11 @@ export function eraGate(transport: Transport, era: BridgeEra): Transport {
   return {
     kind: transport.kind,
     incoming$,
-    get status$() {
-      return transport.status$;
-    },
     send: (frame) => transport.send(frame),
     close: (reason) => transport.close(reason),
     // Flow control passes through: the gate holds nothing of its own.
     pauseReading: () => transport.pauseReading?.(),
     resumeReading: () => transport.resumeReading?.(),
+    negotiated: (revision) => transport.negotiated?.(revision),
   };
 }

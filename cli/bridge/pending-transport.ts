@@ -4,18 +4,14 @@
  * transport that could not be made ends `incoming$` with that error (every waiting send rejects with it).
  * Closing before it exists closes it as soon as it does.
  */
-import { type Observable, catchError, from, of, switchMap } from 'rxjs';
+import { type Observable, from, switchMap } from 'rxjs';
 import { LocalError } from '../../core/errors.ts';
-import type { InboundFrame, OutboundFrame, Transport, TransportStatus } from '../../core/transport.ts';
+import type { InboundFrame, OutboundFrame, Transport } from '../../core/transport.ts';
 
 export function pendingTransport(making: Promise<Transport>, kind: string): Transport {
   // A transport that failed to start while nobody sent to it or listened is not a crash of the process.
   making.catch(() => undefined);
   const incoming$: Observable<InboundFrame> = from(making).pipe(switchMap((made) => made.incoming$));
-  const status$: Observable<TransportStatus> = from(making).pipe(
-    switchMap((made) => made.status$),
-    catchError((error: unknown) => of<TransportStatus>({ type: 'closed', reason: asLocal(error) })),
-  );
   let closing: Promise<void> | undefined;
   // Flow control asked for before the transport exists applies once it does.
   let made: Transport | undefined;
@@ -30,7 +26,6 @@ export function pendingTransport(making: Promise<Transport>, kind: string): Tran
   return {
     kind,
     incoming$,
-    status$,
     send(frame: OutboundFrame): Promise<void> {
       if (closing !== undefined) return Promise.reject(new LocalError('ConnectionClosed', `The ${kind} transport is closed`));
       return making.then((made) => made.send(frame));
@@ -51,8 +46,4 @@ export function pendingTransport(making: Promise<Transport>, kind: string): Tran
       return closing;
     },
   };
-}
-
-function asLocal(error: unknown): LocalError {
-  return error instanceof LocalError ? error : new LocalError('TransportFailed', String(error), { cause: error });
 }

@@ -13,12 +13,16 @@
  *   is answered with a JSON-RPC error to its sender, so no peer waits for an answer that cannot come.
  * - When either side ends, what it said last still reaches the other side (bounded by `drainMs`), then the
  *   other side is closed too. `done` settles once both are closed.
+ * - The pipe stands where a server session would for `a`: when `b` answers `a`'s `initialize`, `a` hears the
+ *   negotiated revision (or the refusal) through its port; when `a` closes an exchange as a cancellation (a NATS
+ *   client gone), `b` gets the `notifications/cancelled` it understands for the request that ran there.
  */
 import { ErrorCode } from '../../core/error-codes.ts';
 import { LocalError } from '../../core/errors.ts';
 import { type RequestId, type WirePayload, classify, errorResponse, isAnswerPayload } from '../../core/jsonrpc.ts';
 import type { Subscription } from 'rxjs';
-import type { InboundFrame, Transport } from '../../core/transport.ts';
+import { isLegacyRevision } from '../../core/protocol/versions.ts';
+import type { ExchangeKey, InboundFrame, Transport } from '../../core/transport.ts';
 
 export interface PipeOptions {
   /** Frames one direction holds while its receiver is slow or not ready yet (default 1024). */
@@ -239,23 +243,49 @@ export function pipeTransports(a: Transport, b: Transport, options: PipeOptions 
   // The ids of a's requests not answered by b yet, and who waits for there to be none.
   const awaited = new Set<RequestId>();
   let whenAnswered: (() => void) | undefined;
-  const track = (index: 0 | 1, payload: unknown): void => {
+  // The pipe stands where a session would for `a`: it tells `a` how `b` answered `a`'s handshake, and turns an
+  // exchange `a` closed as a cancellation into the cancellation `b` understands.
+  let handshakeId: RequestId | undefined;
+  const exchangeOf = new Map<RequestId, ExchangeKey>();
+  const track = (index: 0 | 1, payload: unknown, exchange: ExchangeKey | undefined): void => {
     if (index === 0) {
-      for (const id of requestIds(payload)) if (awaited.size < MAX_TRACKED) awaited.add(id);
+      for (const item of Array.isArray(payload) ? (payload as readonly unknown[]) : [payload]) {
+        const classified = classify(item);
+        if (classified.kind !== 'request' || awaited.size >= MAX_TRACKED) continue;
+        const id = classified.message.id;
+        awaited.add(id);
+        if (exchange !== undefined) exchangeOf.set(id, exchange);
+        if (classified.message.method === 'initialize') handshakeId = id;
+      }
       return;
     }
     for (const item of Array.isArray(payload) ? (payload as readonly unknown[]) : [payload]) {
       const classified = classify(item);
-      if (classified.kind === 'response' && classified.message.id !== undefined) awaited.delete(classified.message.id);
+      if (classified.kind !== 'response' || classified.message.id === undefined) continue;
+      const id = classified.message.id;
+      awaited.delete(id);
+      exchangeOf.delete(id);
+      if (id === handshakeId) {
+        handshakeId = undefined;
+        const revision = 'result' in classified.message ? classified.message.result['protocolVersion'] : undefined;
+        a.negotiated?.(isLegacyRevision(revision) ? revision : undefined);
+      }
     }
     if (awaited.size === 0) whenAnswered?.();
+  };
+  const cancelExchange = (exchange: ExchangeKey): void => {
+    for (const [id, of] of exchangeOf) {
+      if (of !== exchange) continue;
+      exchangeOf.delete(id);
+      toB.push({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'The client is gone' } });
+    }
   };
 
   const onFrame = (index: 0 | 1, frame: InboundFrame): void => {
     const flow = outward[index];
     switch (frame.type) {
       case 'message':
-        track(index, frame.payload);
+        track(index, frame.payload, frame.exchange);
         flow.push(frame.payload as WirePayload);
         return;
       case 'undeliverable':
@@ -270,7 +300,9 @@ export function pipeTransports(a: Transport, b: Transport, options: PipeOptions 
         }
         return;
       case 'exchange-closed':
-        // The media that report it also send the cancellation the other side understands.
+        // Only a medium that reads leaving an exchange as a cancellation (NATS) makes it one; the other side hears
+        // it the legacy way. Otherwise the answer is still wanted.
+        if (index === 0 && frame.cancels === true) cancelExchange(frame.exchange);
         return;
     }
   };

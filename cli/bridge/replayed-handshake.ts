@@ -15,7 +15,7 @@ import { LocalError } from '../../core/errors.ts';
 import { type JsonObject, type JsonRpcResponse, classify, notification, request } from '../../core/jsonrpc.ts';
 import type { Implementation } from '../../core/protocol/capabilities.ts';
 import type { LegacyRevision } from '../../core/protocol/versions.ts';
-import type { InboundFrame, OutboundFrame, Transport, TransportStatus } from '../../core/transport.ts';
+import type { InboundFrame, OutboundFrame, Transport } from '../../core/transport.ts';
 import { requestIds } from './pipe.ts';
 
 /** What the session agreed on at its real handshake (`SessionAcceptorPort`'s `preinitialized`). */
@@ -75,9 +75,6 @@ class ReplayedHandshake implements Transport {
     });
   }
 
-  get status$(): Observable<TransportStatus> {
-    return this.child.status$;
-  }
 
   send(frame: OutboundFrame): void | Promise<void> {
     if (this.state === 'ready') return this.child.send(frame);

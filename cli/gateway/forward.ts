@@ -7,6 +7,7 @@
  */
 import { ErrorCode } from '../../core/error-codes.ts';
 import { type JsonObject, type RequestId, classify, errorResponse, isRequestId } from '../../core/jsonrpc.ts';
+import { isLegacyRevision } from '../../core/protocol/versions.ts';
 import type { ExchangeKey, GracefulCloseOptions, InboundFrame, Transport } from '../../core/transport.ts';
 
 export interface ForwardHooks {
@@ -130,6 +131,9 @@ export function forward(front: Transport, back: Transport, hooks: ForwardHooks =
       if (initialize !== undefined && id === initialize.id) {
         const request = initialize.params;
         initialize = undefined;
+        // The back answered the handshake, so the front medium hears its outcome from here (a session would tell it).
+        const revision = 'result' in classified.message ? classified.message.result['protocolVersion'] : undefined;
+        front.negotiated?.(isLegacyRevision(revision) ? revision : undefined);
         if ('result' in classified.message) {
           const result = classified.message.result;
           // The record must exist before the client can reach another replica with the session id.

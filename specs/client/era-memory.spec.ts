@@ -11,7 +11,7 @@ import { createMemoryPair } from '../../transports/memory/index.ts';
 import { spyTransport } from '../support/harness.ts';
 
 function named(transport: Transport, remote: string): Transport {
-  return { kind: transport.kind, remote, incoming$: transport.incoming$, status$: transport.status$, send: (frame) => transport.send(frame), close: (reason) => transport.close(reason) };
+  return { kind: transport.kind, remote, incoming$: transport.incoming$, send: (frame) => transport.send(frame), close: (reason) => transport.close(reason) };
 }
 
 test('era memory - a peer that turned out legacy is not probed again; another peer still is', async () => {

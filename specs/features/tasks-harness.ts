@@ -86,9 +86,7 @@ export async function taskPair(options: TaskPairOptions = {}): Promise<TaskPair>
       const serverTransport: Transport = dropped.size === 0 ? serverWire.transport : {
         ...serverWire.transport,
         incoming$: serverWire.transport.incoming$,
-        get status$() {
-          return serverWire.transport.status$;
-        },
+        negotiated: (revision) => serverWire.transport.negotiated?.(revision),
         send: (frame) => {
           const payload = frame.payload as unknown as JsonObject;
           if (typeof payload['method'] === 'string' && payload['id'] === undefined && dropped.has(payload['method'])) return undefined;

@@ -13,7 +13,6 @@ function scriptedTransport(): { transport: Transport; inbound: Subject<InboundFr
   const transport: Transport = {
     kind: 'scripted',
     incoming$: inbound.asObservable(),
-    status$: new Subject(),
     send: (frame) => void sent.push(frame),
     close: async () => inbound.complete(),
   };

@@ -114,9 +114,7 @@ export function spyTransport(inner: Transport): { transport: Transport; log: Wir
       return inner.kind;
     },
     incoming$: inner.incoming$,
-    get status$() {
-      return inner.status$;
-    },
+    negotiated: (revision) => inner.negotiated?.(revision),
     send(frame: OutboundFrame) {
       events.push({ type: 'send', payload: frame.payload });
       return inner.send(frame);

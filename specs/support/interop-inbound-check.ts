@@ -75,9 +75,7 @@ export function withInboundCheck(inner: Transport, peer: Role = 'server', option
         for (const message of Array.isArray(frame.payload) ? (frame.payload as unknown[]) : [frame.payload]) inspect(message);
       }),
     ),
-    get status$() {
-      return inner.status$;
-    },
+    negotiated: (revision) => inner.negotiated?.(revision),
     send(frame) {
       for (const message of Array.isArray(frame.payload) ? (frame.payload as unknown[]) : [frame.payload]) {
         sent.push(message);

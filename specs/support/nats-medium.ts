@@ -191,9 +191,6 @@ function deferredTransport(ready: Promise<Transport>): Transport {
   return {
     kind: 'nats',
     incoming$: later((transport) => transport.incoming$),
-    get status$() {
-      return later((transport) => transport.status$);
-    },
     send(frame) {
       if (real !== undefined) return real.send(frame);
       const sent = new Promise<void>((resolve, reject) => {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BehaviorSubject, defer, Subject } from 'rxjs';
-import type { InboundFrame, OutboundFrame, Transport, TransportStatus } from '../../core/transport.ts';
+import { defer, Subject } from 'rxjs';
+import type { InboundFrame, OutboundFrame, Transport } from '../../core/transport.ts';
 import type { JsonRpcMessage, WirePayload } from '../../core/jsonrpc.ts';
 import { formatViolations, RESULT_DEFINITIONS, SCHEMA_REVISIONS, validateMessage, withSchemaOracle } from './schema-oracle.ts';
 import { loadRevisionSchema } from './schema-registry.ts';
@@ -20,7 +20,6 @@ function fakeTransport() {
       subscriptions += 1;
       return inbound;
     }),
-    status$: new BehaviorSubject<TransportStatus>({ type: 'open' }),
     send: (frame) => {
       sent.push(frame);
     },

@@ -307,9 +307,7 @@ export function withSchemaOracle(inner: Transport, options: OracleOptions = {}):
       return inner.kind;
     },
     incoming$: inner.incoming$.pipe(tap(observe)),
-    get status$() {
-      return inner.status$;
-    },
+    negotiated: (revision) => inner.negotiated?.(revision),
     send(frame: OutboundFrame) {
       try {
         inspect(frame.payload);

@@ -158,9 +158,7 @@ export function recordSends(inner: Transport): WireRecord {
   const transport: Transport = {
     kind: inner.kind,
     incoming$: inner.incoming$.pipe(tap({ complete: () => (closed = true) })),
-    get status$() {
-      return inner.status$;
-    },
+    negotiated: (revision) => inner.negotiated?.(revision),
     send(frame) {
       const items: readonly unknown[] = Array.isArray(frame.payload) ? frame.payload : [frame.payload];
       for (const item of items) (closed ? sentAfterClose : sent).push(item as JsonObject);

@@ -26,6 +26,8 @@ export interface MemoryPairOptions {
 }
 
 export interface MemoryTransport extends Transport {
+  /** Open, then closed (with the reason): for tests and tools watching a pair; sessions do not read it. */
+  readonly status$: Observable<TransportStatus>;
   /** Delivers raw bytes to the peer as if they came off a wire (needs a codec): for feeding malformed input. */
   sendBytes(bytes: Uint8Array): void;
 }

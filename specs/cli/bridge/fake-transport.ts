@@ -38,7 +38,6 @@ export function fakeTransport(kind = 'fake'): FakeTransport {
     closed: false,
     closeReason: undefined,
     incoming$: inbound.asObservable() as Observable<InboundFrame>,
-    status$: status.asObservable(),
     send(frame: OutboundFrame) {
       if (fake.closed) return Promise.reject(new LocalError('ConnectionClosed', `${kind} is closed`));
       if (fake.mode === 'refuse') throw new LocalError('TransportFailed', `${kind} refuses`);

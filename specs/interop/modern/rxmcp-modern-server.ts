@@ -183,9 +183,7 @@ function tallied(inner: Transport, sent: Tally): Transport {
         for (const fields of messagesOf(frame.payload)) if (typeof fields.method === 'string' && fields.id !== undefined) sent.received.push(fields.method);
       }),
     ),
-    get status$() {
-      return inner.status$;
-    },
+    negotiated: (revision) => inner.negotiated?.(revision),
     send(frame: OutboundFrame) {
       for (const fields of messagesOf(frame.payload)) count(fields);
       return inner.send(frame);

@@ -102,7 +102,6 @@ export function observingAcceptor(server: McpServer): { acceptor: SessionAccepto
       server.accept(
         {
           kind: transport.kind,
-          status$: transport.status$,
           incoming$: transport.incoming$.pipe(tap((frame) => inbound.push(frame))),
           send: (frame) => {
             const result = transport.send(frame);
@@ -110,6 +109,7 @@ export function observingAcceptor(server: McpServer): { acceptor: SessionAccepto
             return result;
           },
           close: (reason) => transport.close(reason),
+          negotiated: (revision) => transport.negotiated?.(revision),
         },
         options,
       ),

@@ -46,7 +46,6 @@ export function bookingAcceptor(server: McpServer, book: SessionBook): { accepto
       const seen: Transport = {
         kind: transport.kind,
         sessionId: transport.sessionId,
-        status$: transport.status$,
         incoming$: transport.incoming$.pipe(
           tap((frame) => {
             if (frame.type === 'message' && frame.origin?.principal !== undefined) principal ??= frame.origin.principal;
@@ -54,6 +53,7 @@ export function bookingAcceptor(server: McpServer, book: SessionBook): { accepto
         ),
         send: (frame) => transport.send(frame),
         close: (reason) => transport.close(reason),
+        negotiated: (revision) => transport.negotiated?.(revision),
       };
       const session = server.accept(seen, options);
       const id = transport.sessionId;

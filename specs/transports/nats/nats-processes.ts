@@ -155,7 +155,6 @@ export async function connectClient(connection: NatsConnection, name: string, er
     kind: transport.kind,
     ...(transport.remote === undefined ? {} : { remote: transport.remote }),
     incoming$: transport.incoming$,
-    status$: transport.status$,
     get sessionId() {
       return transport.sessionId;
     },

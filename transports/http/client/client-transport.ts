@@ -40,6 +40,8 @@ import { renewSession } from './session-renewal.ts';
 
 export interface StreamableHttpClientTransport extends Transport {
   readonly kind: 'http';
+  /** Open, backpressure and drained as POSTs go out, then closed (with the reason); sessions do not read it. */
+  readonly status$: Observable<TransportStatus>;
   /** The session id the server gave in answer to `initialize`, if any. */
   readonly sessionId: string | undefined;
   /** The negotiated protocol version, read from the `initialize` result as it passed. */

@@ -8,6 +8,15 @@ import type { GracefulCloseOptions, SessionAcceptorPort, Transport } from '../..
 
 type Handle = ReturnType<SessionAcceptorPort['accept']>;
 
+/** The endpoint's own transports say when they closed (not a part of the port: sessions have no use for it). */
+interface ClosingTransport extends Transport {
+  whenClosed(listener: () => void): void;
+}
+
+function saysWhenClosed(transport: Transport): transport is ClosingTransport {
+  return typeof (transport as Partial<ClosingTransport>).whenClosed === 'function';
+}
+
 export class AcceptedConnections {
   private readonly live = new Map<Transport, Handle>();
 
@@ -21,7 +30,7 @@ export class AcceptedConnections {
       refusal: () => server.refusal?.(),
       accept: (transport, options) => {
         const handle = options === undefined ? server.accept(transport) : server.accept(transport, options);
-        if (handle.state !== 'closed') this.hold(transport, handle);
+        if (handle.state !== 'closed' && saysWhenClosed(transport)) this.hold(transport, handle);
         return handle;
       },
     };
@@ -37,14 +46,8 @@ export class AcceptedConnections {
     await Promise.all(Array.from(this.live.values(), (handle) => handle.close(options).catch(() => undefined)));
   }
 
-  private hold(transport: Transport, handle: Handle): void {
+  private hold(transport: ClosingTransport, handle: Handle): void {
     this.live.set(transport, handle);
-    const release = (): void => void this.live.delete(transport);
-    transport.status$.subscribe({
-      next: (status) => {
-        if (status.type === 'closed') release();
-      },
-      complete: release,
-    });
+    transport.whenClosed(() => void this.live.delete(transport));
   }
 }

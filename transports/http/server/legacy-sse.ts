@@ -4,10 +4,10 @@
  * the URL to POST messages to (`<messagesPath>?sessionId=<id>`); every message the server sends is a
  * `message` event on that one stream. POSTs get 202 at once. Closing the stream ends the session.
  */
-import { BehaviorSubject, type Observable, Subject } from 'rxjs';
+import { type Observable, Subject } from 'rxjs';
 import { LocalError } from '../../../core/errors.ts';
 import { newSessionId } from '../../../core/ids.ts';
-import type { FrameOrigin, InboundFrame, OutboundFrame, Transport, TransportStatus } from '../../../core/transport.ts';
+import type { FrameOrigin, InboundFrame, OutboundFrame, Transport } from '../../../core/transport.ts';
 import { HEADER } from '../shared/headers.ts';
 import { isJsonContentType } from '../shared/media-types.ts';
 import type { HttpRequest, HttpResponder } from './http-exchange.ts';
@@ -21,16 +21,12 @@ export class LegacySseTransport implements Transport {
   readonly kind = 'http+sse';
   readonly incoming$: Observable<InboundFrame>;
   private readonly inbound = new Subject<InboundFrame>();
-  private readonly status = new BehaviorSubject<TransportStatus>({ type: 'open' });
   private closed = false;
+  private closedListener: (() => void) | undefined;
 
   constructor(private readonly connection: SseConnection, private readonly onClosed: () => void) {
     this.incoming$ = this.inbound.asObservable();
     connection.onClose(() => void this.close());
-  }
-
-  get status$(): Observable<TransportStatus> {
-    return this.status.asObservable();
   }
 
   feed(payload: unknown, origin: FrameOrigin | undefined): void {
@@ -48,13 +44,19 @@ export class LegacySseTransport implements Transport {
     return this.connection.event(data, undefined, 'message');
   }
 
-  close(reason?: LocalError): Promise<void> {
+  /** Calls `listener` once this transport has closed (at once if it has): the endpoint's count of live connections. */
+  whenClosed(listener: () => void): void {
+    if (this.closed) listener();
+    else this.closedListener = listener;
+  }
+
+  close(_reason?: LocalError): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.closed = true;
     this.connection.end();
     this.inbound.complete();
-    this.status.next(reason === undefined ? { type: 'closed' } : { type: 'closed', reason });
-    this.status.complete();
+    this.closedListener?.();
+    this.closedListener = undefined;
     this.onClosed();
     return Promise.resolve();
   }

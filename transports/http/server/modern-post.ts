@@ -9,14 +9,14 @@
  *   before any stream started is sent with its HTTP status (400, or 404 for an unknown method).
  * - The client closing the connection before the answer is the cancellation.
  */
-import { BehaviorSubject, type Observable, Subject } from 'rxjs';
+import { type Observable, Subject } from 'rxjs';
 import { ErrorCode } from '../../../core/error-codes.ts';
 import { LocalError } from '../../../core/errors.ts';
 import { type JsonObject, type WirePayload, isJsonObject, isRequestId } from '../../../core/jsonrpc.ts';
 import { checkStandardHeaders } from '../../../core/protocol/header-mirror.ts';
 import { claimedRevision } from '../../../core/protocol/modern.ts';
 import { MODERN_REVISIONS, isLegacyRevision, isRevision } from '../../../core/protocol/versions.ts';
-import type { FrameOrigin, InboundFrame, OutboundFrame, Transport, TransportStatus } from '../../../core/transport.ts';
+import type { FrameOrigin, InboundFrame, OutboundFrame, Transport } from '../../../core/transport.ts';
 import { HEADER, MEDIA_TYPE } from '../shared/headers.ts';
 import { accepts } from '../shared/media-types.ts';
 import { kindOf } from './exchanges.ts';
@@ -103,10 +103,10 @@ export class ModernPostTransport implements Transport {
   readonly kind = 'http';
   readonly incoming$: Observable<InboundFrame>;
   private readonly inbound = new Subject<InboundFrame>();
-  private readonly status = new BehaviorSubject<TransportStatus>({ type: 'open' });
   private stream: SseConnection | undefined;
   private answered = false;
   private closed = false;
+  private closedListener: (() => void) | undefined;
 
   constructor(
     private readonly res: HttpResponder,
@@ -118,13 +118,9 @@ export class ModernPostTransport implements Transport {
     live.add(this);
     res.onFinished((gone) => {
       // The client left before its answer: in this era that cancels the request.
-      if (gone && !this.answered) this.inbound.next({ type: 'exchange-closed', exchange: EXCHANGE });
+      if (gone && !this.answered) this.inbound.next({ type: 'exchange-closed', exchange: EXCHANGE, cancels: true });
       void this.close();
     });
-  }
-
-  get status$(): Observable<TransportStatus> {
-    return this.status.asObservable();
   }
 
   start(payload: JsonObject, origin: FrameOrigin | undefined, mirror: (lowercaseName: string) => string | undefined): void {
@@ -147,7 +143,13 @@ export class ModernPostTransport implements Transport {
     }
   }
 
-  close(reason?: LocalError): Promise<void> {
+  /** Calls `listener` once this transport has closed (at once if it has): the endpoint's count of live connections. */
+  whenClosed(listener: () => void): void {
+    if (this.closed) listener();
+    else this.closedListener = listener;
+  }
+
+  close(_reason?: LocalError): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.closed = true;
     this.live.delete(this);
@@ -157,8 +159,8 @@ export class ModernPostTransport implements Transport {
       refuse(this.res, 503, 'Service Unavailable: the server closed before answering');
     }
     this.inbound.complete();
-    this.status.next(reason === undefined ? { type: 'closed' } : { type: 'closed', reason });
-    this.status.complete();
+    this.closedListener?.();
+    this.closedListener = undefined;
     return Promise.resolve();
   }
 

@@ -12,11 +12,11 @@
  * (`endStream`), so a client that resumes it in another process gets all of it.
  */
 import { randomBase64url } from '../../../core/crypto/random.ts';
-import { BehaviorSubject, type Observable, Subject } from 'rxjs';
+import { type Observable, Subject } from 'rxjs';
 import { LocalError } from '../../../core/errors.ts';
 import type { RequestId, WirePayload } from '../../../core/jsonrpc.ts';
-import { type LegacyRevision, atLeast, isLegacyRevision } from '../../../core/protocol/versions.ts';
-import type { ExchangeKey, FrameOrigin, InboundFrame, OutboundFrame, Transport, TransportStatus } from '../../../core/transport.ts';
+import { type LegacyRevision, atLeast } from '../../../core/protocol/versions.ts';
+import type { ExchangeKey, FrameOrigin, InboundFrame, OutboundFrame, Transport } from '../../../core/transport.ts';
 import { encodeSseEvent } from '../shared/sse.ts';
 import { type Exchange, JsonExchange, LogicalStream, type PayloadKind, type PendingResume, STANDALONE_STREAM, kindOf, refusals } from './exchanges.ts';
 import type { HeaderMap, HttpResponder } from './http-exchange.ts';
@@ -27,7 +27,7 @@ import { SseConnection } from './sse-connection.ts';
 export interface SessionTransportHooks {
   /** The transport closed (for whatever reason): forget the session. */
   readonly onClosed: () => void;
-  /** The session answered its initialize request with an error: it will never operate. */
+  /** The session refused its initialize request: it will never operate. */
   readonly onInitializeFailed: () => void;
 }
 
@@ -42,14 +42,15 @@ export interface SessionTransportOptions {
 export class HttpSessionTransport implements Transport {
   readonly kind = 'http';
   readonly incoming$: Observable<InboundFrame>;
-  /** The negotiated revision, read off the session's initialize answer (or given, for stateless sessions). */
+  /**
+   * The negotiated revision, as the session announces it (`negotiated`), or as the medium knows it already (the
+   * header of a stateless POST, the record of a restored session).
+   */
   revision: LegacyRevision | undefined;
   private readonly inbound = new Subject<InboundFrame>();
-  private readonly status = new BehaviorSubject<TransportStatus>({ type: 'open' });
   private readonly exchanges = new Map<ExchangeKey, Exchange>();
   private standalone: LogicalStream | undefined;
   private resumes: Set<PendingResume> | undefined;
-  private initialize: { readonly exchange: string; readonly id: RequestId } | undefined;
   private nextExchange = 0;
   /** Makes this process's stream ids unique in a store other processes share (restored sessions only). */
   private readonly streamSuffix: string;
@@ -58,6 +59,7 @@ export class HttpSessionTransport implements Transport {
   /** The client ended the session (DELETE): its events go, even from a store other processes share. */
   private ending = false;
   private closed = false;
+  private closedListener: (() => void) | undefined;
 
   constructor(
     /** Undefined for a stateless connection. */
@@ -68,10 +70,6 @@ export class HttpSessionTransport implements Transport {
   ) {
     this.incoming$ = this.inbound.asObservable();
     this.streamSuffix = options.restored === true ? `_${randomBase64url(6)}` : '';
-  }
-
-  get status$(): Observable<TransportStatus> {
-    return this.status.asObservable();
   }
 
   /** The client ended the session (DELETE), as opposed to this process letting go of it (expiry, shutdown). */
@@ -101,7 +99,6 @@ export class HttpSessionTransport implements Transport {
   openStream(res: HttpResponder, headers: HeaderMap, payload: unknown, origin: FrameOrigin | undefined, shape: { requestIds: readonly RequestId[]; otherAnswers: number; initializeId: RequestId | undefined }): void | Promise<void> {
     const stream = new LogicalStream(`p${++this.nextExchange}${this.streamSuffix}`, shape.requestIds, shape.otherAnswers);
     this.exchanges.set(stream.id, stream);
-    if (shape.initializeId !== undefined && this.revision === undefined) this.initialize = { exchange: stream.id, id: shape.initializeId };
     const connection = this.connect(res, headers);
     return andThen(this.primingId(stream.id), (primingId) => {
       if (primingId !== undefined) void connection.write(this.primingEvent(primingId));
@@ -114,7 +111,6 @@ export class HttpSessionTransport implements Transport {
   openJson(res: HttpResponder, headers: HeaderMap, payload: unknown, origin: FrameOrigin | undefined, shape: { requestIds: readonly RequestId[]; otherAnswers: number; initializeId: RequestId | undefined }): void {
     const exchange = new JsonExchange(`j${++this.nextExchange}`, res, headers, shape.requestIds, shape.otherAnswers);
     this.exchanges.set(exchange.key, exchange);
-    if (shape.initializeId !== undefined && this.revision === undefined) this.initialize = { exchange: exchange.key, id: shape.initializeId };
     res.onFinished((gone) => {
       if (!gone || this.exchanges.get(exchange.key) !== exchange) return;
       this.exchanges.delete(exchange.key);
@@ -149,7 +145,6 @@ export class HttpSessionTransport implements Transport {
     const kind = kindOf(payload);
     if (kind === 'request' && this.settings.stateless) return this.undeliverable(payload, refusals.stateless);
     const exchange = frame.exchange === undefined ? undefined : this.exchanges.get(frame.exchange);
-    if (exchange !== undefined && kind === 'response') this.sniffInitialize(frame.exchange, payload);
     if (exchange instanceof JsonExchange) {
       if (kind === 'response') return this.answerJson(exchange, data);
       if (kind === 'request') return this.undeliverable(payload, refusals.json);
@@ -164,13 +159,28 @@ export class HttpSessionTransport implements Transport {
     return this.toStream(standalone, data, payload, kind);
   }
 
+  /**
+   * The session answered the handshake: with a revision, the session's streams are shaped by it (batches, primed
+   * and polled streams); refused, the session will never operate, so it ends once the refusal went out.
+   */
+  negotiated(revision: LegacyRevision | undefined): void {
+    if (revision !== undefined) this.revision = revision;
+    else queueMicrotask(() => this.hooks.onInitializeFailed());
+  }
+
   /** The client ended the session (DELETE): as `close`, and its events leave the store whoever shares it. */
   end(): Promise<void> {
     this.ending = true;
     return this.close();
   }
 
-  close(reason?: LocalError): Promise<void> {
+  /** Calls `listener` once this transport has closed (at once if it has): the endpoint's count of live connections. */
+  whenClosed(listener: () => void): void {
+    if (this.closed) listener();
+    else this.closedListener = listener;
+  }
+
+  close(_reason?: LocalError): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.closed = true;
     for (const exchange of this.exchanges.values()) {
@@ -185,8 +195,8 @@ export class HttpSessionTransport implements Transport {
     if (this.followers !== undefined) for (const connection of this.followers) connection.end();
     this.followers = undefined;
     this.inbound.complete();
-    this.status.next(reason === undefined ? { type: 'closed' } : { type: 'closed', reason });
-    this.status.complete();
+    this.closedListener?.();
+    this.closedListener = undefined;
     const { store, sharedSessions } = this.settings;
     // A session other processes serve too lives on there: only its end (DELETE) drops its events.
     const drop = store !== undefined && this.sessionId !== undefined && (!sharedSessions || this.ending);
@@ -292,9 +302,7 @@ export class HttpSessionTransport implements Transport {
     else if (id === undefined && kind === 'request') this.undeliverable(payload, refusals.noStream);
     if (id !== undefined && this.resumes !== undefined) for (const pending of this.resumes) pending.record(stream.id, { id, message: data });
     if (kind === 'response' && !stream.isStandalone) this.complete(stream);
-    if (written === undefined) return undefined;
-    this.status.next({ type: 'backpressure', queued: 1 });
-    return written.then(() => void this.status.next({ type: 'drained' }));
+    return written;
   }
 
   private complete(exchange: Exchange): void {
@@ -340,17 +348,6 @@ export class HttpSessionTransport implements Transport {
       }
       return;
     }
-  }
-
-  private sniffInitialize(exchange: ExchangeKey | undefined, payload: WirePayload): void {
-    const pending = this.initialize;
-    if (pending === undefined || pending.exchange !== exchange || Array.isArray(payload)) return;
-    const response = payload as { id?: RequestId; result?: { protocolVersion?: unknown } };
-    if (response.id !== pending.id) return;
-    this.initialize = undefined;
-    const version = response.result?.protocolVersion;
-    if (isLegacyRevision(version)) this.revision = version;
-    else queueMicrotask(() => this.hooks.onInitializeFailed());
   }
 
   private undeliverable(payload: WirePayload, message: string): undefined {

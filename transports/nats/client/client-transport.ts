@@ -14,7 +14,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { type Msg, type MsgHdrs, type NatsConnection, type Subscription, headers as natsHeaders } from 'nats';
-import { BehaviorSubject, type Observable, Subject } from 'rxjs';
+import { type Observable, Subject } from 'rxjs';
 import type { Codec } from '../../../core/codecs/codec.ts';
 import { jsonCodec } from '../../../core/codecs/json.ts';
 import { msgpackCodec } from '../../../core/codecs/msgpack.ts';
@@ -22,7 +22,7 @@ import { LocalError } from '../../../core/errors.ts';
 import { type JsonRpcMessage, type RequestId, classify } from '../../../core/jsonrpc.ts';
 import { defaultLimits } from '../../../core/limits.ts';
 import { standardHeaders } from '../../../core/protocol/header-mirror.ts';
-import type { InboundFrame, OutboundFrame, Transport, TransportStatus } from '../../../core/transport.ts';
+import type { InboundFrame, OutboundFrame, Transport } from '../../../core/transport.ts';
 import { type BodyEncoding, codecOfMessage } from '../body-codec.ts';
 import { redeemClaim } from '../claim-check.ts';
 import { fitsPayload, maxPayloadOf } from '../payload-limit.ts';
@@ -93,7 +93,6 @@ class NatsClientTransport implements Transport {
   /** Reply subjects of the server's own requests, by id. */
   private readonly serverRequests = new Map<RequestId, string>();
   private readonly inbound = new Subject<InboundFrame>();
-  private readonly status = new BehaviorSubject<TransportStatus>({ type: 'open' });
   private readonly subscriptions: Subscription[] = [];
   private readonly silenceMs: number;
   private readonly maxMessageBytes: number;
@@ -137,10 +136,6 @@ class NatsClientTransport implements Transport {
     this.connection.closed().then(() => this.close(new LocalError('ConnectionClosed', 'The NATS connection closed')), () => undefined);
   }
 
-  get status$(): Observable<TransportStatus> {
-    return this.status.asObservable();
-  }
-
   send(frame: OutboundFrame): void | Promise<void> {
     if (this.closed) return Promise.reject(new LocalError('ConnectionClosed', 'The NATS transport is closed'));
     // One JSON-RPC message per NATS message: a batch goes as its messages.
@@ -149,7 +144,7 @@ class NatsClientTransport implements Transport {
     return undefined;
   }
 
-  async close(reason?: LocalError): Promise<void> {
+  async close(_reason?: LocalError): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.timer);
@@ -178,8 +173,6 @@ class NatsClientTransport implements Transport {
     for (const subscription of this.subscriptions) subscription.unsubscribe();
     this.pending.clear();
     this.tokenById.clear();
-    this.status.next(reason === undefined ? { type: 'closed' } : { type: 'closed', reason });
-    this.status.complete();
     this.inbound.complete();
   }
 

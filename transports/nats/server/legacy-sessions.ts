@@ -14,8 +14,8 @@ import { randomBytes } from 'node:crypto';
 import type { Msg } from 'nats';
 import type { Codec } from '../../../core/codecs/codec.ts';
 import { ErrorCode } from '../../../core/error-codes.ts';
-import { type JsonObject, type JsonRpcMessage, type RequestId, classify, isRequestId } from '../../../core/jsonrpc.ts';
-import { type LegacyRevision, isLegacyRevision } from '../../../core/protocol/versions.ts';
+import { type JsonObject, type RequestId, classify, isRequestId } from '../../../core/jsonrpc.ts';
+import type { LegacyRevision } from '../../../core/protocol/versions.ts';
 import type { GracefulCloseOptions, SessionAcceptorPort } from '../../../core/transport.ts';
 import { type BodyEncoding, answerCodec, codecOf, readsMsgpack } from '../body-codec.ts';
 import { headerOf, isNoRespondersError, NatsHeader, replyOf } from '../headers.ts';
@@ -85,12 +85,9 @@ export class LegacySessions {
     const sessionId = randomBytes(24).toString('base64url');
     const encoding: BodyEncoding = this.allowed.msgpack && readsMsgpack(msg.headers) ? 'msgpack' : 'json';
     const params = request.params ?? {};
-    const served = this.serve(sessionId, clientInbox, encoding, async (answer) => {
+    const served = this.serve(sessionId, clientInbox, encoding, async (revision) => {
       const headers = { [NatsHeader.sessionId]: sessionId };
-      const classified = classify(answer);
-      const result = classified.kind === 'response' && 'result' in classified.message ? classified.message.result : undefined;
-      const revision = result?.['protocolVersion'];
-      if (result === undefined || typeof revision !== 'string' || !isLegacyRevision(revision)) {
+      if (revision === undefined) {
         // The handshake failed: the session will never operate.
         queueMicrotask(() => void this.end(sessionId));
         return headers;
@@ -177,7 +174,7 @@ export class LegacySessions {
     sessionId: string,
     clientInbox: string,
     encoding: BodyEncoding,
-    onInitializeAnswer: ((answer: JsonRpcMessage) => Promise<Record<string, string>>) | undefined,
+    onNegotiated: ((revision: LegacyRevision | undefined) => Promise<Record<string, string>>) | undefined,
     preinitialized: { readonly revision: LegacyRevision; readonly peerCapabilities: JsonObject; readonly peerInfo?: { readonly name: string; readonly version: string } } | undefined,
   ): Served {
     const subject = this.subjects.session(sessionId);
@@ -187,7 +184,7 @@ export class LegacySessions {
       clientInbox,
       sessionSubject: subject,
       inboxCodec: codecOf(encoding),
-      ...(onInitializeAnswer === undefined ? {} : { onInitializeAnswer }),
+      ...(onNegotiated === undefined ? {} : { onNegotiated }),
       onClosed: () => {
         const served = made.served;
         if (served === undefined || this.sessions.get(sessionId) !== served) return;

@@ -11,14 +11,15 @@
  * internal error naming the sizes: the client never waits for an answer that cannot arrive.
  */
 import type { NatsConnection, ObjectStore } from 'nats';
-import { BehaviorSubject, type Observable, Subject } from 'rxjs';
+import { type Observable, Subject } from 'rxjs';
 import type { Codec } from '../../../core/codecs/codec.ts';
 import { jsonCodec } from '../../../core/codecs/json.ts';
 import { ErrorCode } from '../../../core/error-codes.ts';
 import { LocalError } from '../../../core/errors.ts';
 import { type JsonRpcMessage, type RequestId, errorResponse } from '../../../core/jsonrpc.ts';
 import { type ProgressToken, isProgressToken, progressTokenOf, reportedProgressTokenOf } from '../../../core/progress-token.ts';
-import type { ExchangeKey, InboundFrame, OutboundFrame, Transport, TransportStatus } from '../../../core/transport.ts';
+import type { LegacyRevision } from '../../../core/protocol/versions.ts';
+import type { ExchangeKey, InboundFrame, OutboundFrame, Transport } from '../../../core/transport.ts';
 import { depositClaim } from '../claim-check.ts';
 import { MSGPACK_CONTENT_TYPE, NatsHeader, newHeaders } from '../headers.ts';
 import { fitsPayload, maxPayloadOf } from '../payload-limit.ts';
@@ -57,8 +58,11 @@ export interface ServedConnectionOptions {
   readonly sessionSubject?: string;
   /** Legacy sessions: the codec of frames sent to the client's session inbox. */
   readonly inboxCodec?: Codec;
-  /** Legacy `initialize`: runs before its answer goes out and returns extra headers for it. */
-  readonly onInitializeAnswer?: (answer: JsonRpcMessage) => Promise<Record<string, string>>;
+  /**
+   * Legacy `initialize`: the session answered the handshake (with the revision, or `undefined`: refused). Runs
+   * before the answer goes out (it records the session) and returns extra headers for the answer.
+   */
+  readonly onNegotiated?: (revision: LegacyRevision | undefined) => Promise<Record<string, string>>;
   /** The last exchange finished (one-shot lanes close then). */
   readonly onIdle?: () => void;
   readonly onClosed: () => void;
@@ -81,8 +85,10 @@ export class ServedConnection implements Transport {
    */
   private readonly byProgressToken = new Map<ProgressToken, OpenExchange>();
   private readonly inbound = new Subject<InboundFrame>();
-  private readonly status = new BehaviorSubject<TransportStatus>({ type: 'open' });
+  /** The id of the `initialize` this connection carries, until it is answered. */
   private initializeId: RequestId | undefined;
+  /** Headers of the initialize answer, once the session announced how the handshake went. */
+  private initializeHeaders: Promise<Record<string, string>> | undefined;
   private closed = false;
   /** Set by a graceful close: requests still open when the connection closes are answered, not dropped. */
   private answerOnClose = false;
@@ -92,10 +98,6 @@ export class ServedConnection implements Transport {
   constructor(private readonly host: ServingHost, private readonly options: ServedConnectionOptions) {
     this.incoming$ = this.inbound.asObservable();
     this.lastActive = host.now();
-  }
-
-  get status$(): Observable<TransportStatus> {
-    return this.status.asObservable();
   }
 
   get isClosed(): boolean {
@@ -116,7 +118,7 @@ export class ServedConnection implements Transport {
     if (!this.byId.has(message.id)) this.byId.set(message.id, open);
     if (token !== undefined && !this.byProgressToken.has(token)) this.byProgressToken.set(token, open);
     this.host.exchanges.set(reply, open);
-    if (message.method === 'initialize' && this.options.onInitializeAnswer !== undefined) this.initializeId = message.id;
+    if (message.method === 'initialize' && this.options.onNegotiated !== undefined) this.initializeId = message.id;
     this.lastActive = this.host.now();
     this.inbound.next(mirror === undefined ? { type: 'message', payload: message, exchange: reply } : { type: 'message', payload: message, exchange: reply, mirror });
   }
@@ -134,14 +136,18 @@ export class ServedConnection implements Transport {
     this.inbound.next(reply === undefined ? { type: 'malformed', error } : { type: 'malformed', error, exchange: reply });
   }
 
-  /** The client's inbox for `reply` is gone: the request is cancelled (both eras). */
+  /** The client's inbox for `reply` is gone: no answer can reach it, so the request is cancelled (both eras). */
   exchangeGone(reply: string): void {
     const open = this.host.exchanges.get(reply);
     if (open === undefined || open.connection !== this) return;
     this.finish(open);
-    this.inbound.next({ type: 'exchange-closed', exchange: reply });
-    // The legacy era does not read a closed exchange as a cancel; the client is gone, so say it for it.
-    this.inbound.next({ type: 'message', payload: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: open.requestId, reason: 'The client is gone' } } });
+    this.inbound.next({ type: 'exchange-closed', exchange: reply, cancels: true });
+  }
+
+  /** The session answered this connection's `initialize`: the session is recorded before the answer goes out. */
+  negotiated(revision: LegacyRevision | undefined): void {
+    if (this.initializeId === undefined || this.options.onNegotiated === undefined) return;
+    this.initializeHeaders ??= this.options.onNegotiated(revision);
   }
 
   send(frame: OutboundFrame): void | Promise<void> {
@@ -179,8 +185,6 @@ export class ServedConnection implements Transport {
       })), open.codec, EMPTY_HEADERS, undefined);
     }
     this.byId.clear();
-    this.status.next(reason === undefined ? { type: 'closed' } : { type: 'closed', reason });
-    this.status.complete();
     this.inbound.complete();
     this.options.onClosed();
   }
@@ -198,9 +202,12 @@ export class ServedConnection implements Transport {
     if (answer) {
       if (open === undefined) return undefined;
       this.finish(open);
-      if (message.id === this.initializeId && this.options.onInitializeAnswer !== undefined) {
+      if (message.id === this.initializeId && this.options.onNegotiated !== undefined) {
+        // An answer the session did not announce (an initialize it refused for its envelope) is a refusal too.
+        const headers = this.initializeHeaders ?? this.options.onNegotiated(undefined);
         this.initializeId = undefined;
-        return this.options.onInitializeAnswer(message).then((headers) => this.publishAnswer(open, message, headers));
+        this.initializeHeaders = undefined;
+        return headers.then((extra) => this.publishAnswer(open, message, extra));
       }
       return this.publishAnswer(open, message, EMPTY_HEADERS);
     }

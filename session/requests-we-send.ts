@@ -1,0 +1,57 @@
+/**
+ * The requests a session sends: their ids, the table of those awaiting the peer's answer (responses and
+ * progress are routed to them by id), and the starts that wait for the handshake to complete (a server's own
+ * requests before `notifications/initialized`), in a bounded list.
+ */
+import { LocalError } from '../core/errors.ts';
+import type { RequestId } from '../core/jsonrpc.ts';
+import type { PendingRequest } from '../actors/session-context.ts';
+
+export class RequestsWeSend {
+  readonly pending = new Map<RequestId, PendingRequest>();
+  private lastId = 0;
+  private deferred: Array<() => void> | undefined;
+
+  nextId(): number {
+    return ++this.lastId;
+  }
+
+  /** Whether something waits for the handshake. */
+  get hasDeferred(): boolean {
+    return this.deferred !== undefined;
+  }
+
+  /** Holds `start` until {@link releaseDeferred}; an error when `maxDeferred` already wait. */
+  defer(start: () => void, maxDeferred: number): LocalError | undefined {
+    const deferred = (this.deferred ??= []);
+    if (deferred.length >= maxDeferred) {
+      return new LocalError('QueueFull', `Too many requests wait for the handshake: at most ${maxDeferred} may (maxDeferredRequests)`);
+    }
+    deferred.push(start);
+    return undefined;
+  }
+
+  cancelDeferred(start: () => void): void {
+    const index = this.deferred?.indexOf(start) ?? -1;
+    if (index >= 0) this.deferred?.splice(index, 1);
+  }
+
+  /** The handshake completed: what waited for it starts, in order. */
+  releaseDeferred(): void {
+    const deferred = this.deferred;
+    this.deferred = undefined;
+    if (deferred !== undefined) for (const start of deferred) start();
+  }
+
+  /**
+   * The session ends: nothing waits for the handshake any more, and the table is emptied. Returns what awaited
+   * an answer, for the caller to fail once everything else in flight has ended.
+   */
+  takeAll(): readonly PendingRequest[] {
+    this.deferred = undefined;
+    if (this.pending.size === 0) return [];
+    const pending = [...this.pending.values()];
+    this.pending.clear();
+    return pending;
+  }
+}
