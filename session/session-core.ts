@@ -54,8 +54,9 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
   envelope: JsonObject | undefined;
   lastActivityAt: number;
   private readonly lifecycle: LifecycleStepper;
-  private readonly signals = new SessionSignals();
-  private readonly closing: SessionClosing;
+  // Observers' subjects and the closing sequence are made only when needed: an idle session holds neither.
+  private signalsPart: SessionSignals | undefined;
+  private closingPart: SessionClosing | undefined;
   private subscription: Subscription | undefined;
   private keepalive: TimerHandle | undefined;
 
@@ -72,7 +73,6 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
     this.clock = runtime.clock ?? systemClock;
     this.lastActivityAt = this.clock.now();
     this.lifecycle = new LifecycleStepper(machine, this);
-    this.closing = new SessionClosing(this);
     this.writer = new OutboundWriter(transport, this.limits.maxOutboundQueue, this.limits.maxIncomingInFlight, resolveBackpressure(runtime.backpressure), this.clock, this);
     const preinitialized = runtime.preinitialized;
     if (preinitialized !== undefined && role === 'server') {
@@ -109,6 +109,14 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
   /** The transport closed. */
   complete(): void {
     this.closing.transportEnded(undefined);
+  }
+
+  private get signals(): SessionSignals {
+    return (this.signalsPart ??= new SessionSignals());
+  }
+
+  private get closing(): SessionClosing {
+    return (this.closingPart ??= new SessionClosing(this));
   }
 
   // --- McpSession -----------------------------------------------------------------------------------------
@@ -217,7 +225,7 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
   }
 
   diagnose(diagnostic: SessionDiagnostic): void {
-    this.signals.diagnose(diagnostic);
+    this.signalsPart?.diagnose(diagnostic);
   }
 
   handleInitialize(id: RequestId, params: JsonObject | undefined, exchange: ExchangeKey | undefined): void {
@@ -247,7 +255,7 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
   // --- lifecycle effects (LifecycleEffects: one method per action the machine declares) -------------------
 
   stateChanged(state: LifecycleState): void {
-    this.signals.stateChanged(state);
+    this.signalsPart?.stateChanged(state);
   }
 
   announceRevision(): void {
@@ -283,7 +291,7 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
     this.writer.discard(reason);
     this.subscription?.unsubscribe();
     this.subscription = undefined;
-    this.signals.complete(reason);
+    this.signalsPart?.complete(reason);
     this.runtime.onClosed?.(this, reason);
   }
 
@@ -300,7 +308,7 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
   // --- the outbound side: the session is its writer's event sink -------------------------------------------
 
   isWritable(): boolean {
-    return !this.closing.transportGone && this.admits('writable');
+    return this.closingPart?.transportGone !== true && this.admits('writable');
   }
 
   onOverflow(error: LocalError): void {
@@ -312,7 +320,7 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
   }
 
   onFlow(status: FlowStatus): void {
-    this.signals.flow(status);
+    this.signalsPart?.flow(status);
     this.runtime.onFlow?.(this, status);
   }
 
