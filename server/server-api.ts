@@ -3,6 +3,7 @@
  * the wiring (create-server.ts) so the parts that implement one slice of `McpServer` can name it without a cycle.
  */
 import type { PromptGetter, ResourceReader, TemplateReader, ToolHandler } from '../actors/features/catalog.ts';
+import type { Interceptor, InterceptorScope } from '../actors/interceptors.ts';
 import type { TaskStore } from '../core/catalog/task-store.ts';
 import type { Icon } from '../core/protocol/content.ts';
 import type { LoggingLevel } from '../core/protocol/logging.ts';
@@ -65,6 +66,12 @@ export interface McpServer {
   resource(definition: ResourceDefinition, read: ResourceReader): Registration;
   resourceTemplate(definition: TemplateDefinition, read: TemplateReader): Registration;
   prompt(definition: PromptDefinition, get: PromptGetter): Registration;
+  /**
+   * Adds an interceptor around the requests this server serves (direction `incoming`, both eras) and the requests
+   * it sends to clients (`outgoing`: sampling, elicitation, roots in the legacy era), or those `scope` names. The
+   * first one added is the outermost. Without interceptors requests take their plain path, at no cost.
+   */
+  use(interceptor: Interceptor, scope?: InterceptorScope): Registration;
   /** Tells every session subscribed to `uri` that it changed. */
   notifyResourceUpdated(uri: string): void;
   /** Tells a client that the URL-mode elicitation it was given has completed (2025-11-25). */
