@@ -6,7 +6,7 @@
  * Chains are composed once per method, on first use after each `use`; the request object is made per send, and
  * the signal interceptors see aborts when the caller stops listening.
  */
-import { Observable } from 'rxjs';
+import { Observable, type Subscriber, type Subscription, type TeardownLogic } from 'rxjs';
 import { onAbort } from '../core/abort.ts';
 import { LocalError } from '../core/errors.ts';
 import type { JsonObject } from '../core/jsonrpc.ts';
@@ -38,27 +38,27 @@ export class OutgoingInterceptors implements OutgoingInterception {
     let chain = this.chains.get(method);
     if (chain === undefined && !this.chains.has(method)) this.chains.set(method, (chain = this.interceptors.chain('outgoing', method, runIntercepted)));
     if (chain === undefined) return undefined;
-    const composed = chain;
-    return new Observable<RequestEvent<object>>((subscriber) => {
-      const runner = new SendRunner(session, spec, send);
-      const request = interceptedRequest({ direction: 'outgoing', method, params: runner.params, id: undefined, session: sessionOf(session) }, runner);
-      let ended = false;
-      const subscription = composed(request).subscribe({
-        next: (event) => subscriber.next(event),
-        error: (error: unknown) => {
-          ended = true;
-          subscriber.error(error);
-        },
-        complete: () => {
-          ended = true;
-          subscriber.complete();
-        },
-      });
-      return () => {
-        subscription.unsubscribe();
-        if (!ended) runner.abort();
-      };
-    });
+    return new InterceptedSend(chain, session, spec, send);
+  }
+}
+
+/** One intercepted send, as an Observable (a class: no closures per request). */
+class InterceptedSend extends Observable<RequestEvent<object>> {
+  constructor(
+    private readonly chain: Chain,
+    private readonly session: SessionContext,
+    private readonly spec: OutgoingRequestSpec,
+    private readonly send: Send,
+  ) {
+    super();
+  }
+
+  // Observable's own subscription hook (internal to RxJS's typings, stable since RxJS 5).
+  _subscribe(subscriber: Subscriber<RequestEvent<object>>): TeardownLogic {
+    const runner = new SendRunner(this.session, this.spec, this.send, subscriber);
+    const request = interceptedRequest({ direction: 'outgoing', method: this.spec.method, params: runner.params, id: undefined, session: sessionOf(this.session) }, runner);
+    runner.subscription = this.chain(request).subscribe(runner);
+    return runner;
   }
 }
 
@@ -75,16 +75,22 @@ function sessionOf(session: SessionContext): InterceptedSession {
   };
 }
 
-/** Sends the request when it reaches the end of the chain; the request's `meta` option travels in its params. */
+/**
+ * Sends the request when it reaches the end of the chain (the request's `meta` option travels in its params), and
+ * passes the chain's events to the caller; unsubscribed before the end, it aborts the signal interceptors see.
+ */
 class SendRunner implements RequestRunner {
   readonly params: JsonObject | undefined;
+  subscription: Subscription | undefined;
   private readonly spec: OutgoingRequestSpec;
   private controller: AbortController | undefined;
+  private ended = false;
 
   constructor(
     private readonly session: SessionContext,
     spec: OutgoingRequestSpec,
     private readonly send: Send,
+    private readonly caller: Subscriber<RequestEvent<object>>,
   ) {
     const extra = spec.options.meta;
     if (extra === undefined) {
@@ -107,8 +113,24 @@ class SendRunner implements RequestRunner {
     return this.controller.signal;
   }
 
-  abort(): void {
-    this.controller?.abort(new LocalError('RequestAborted', 'The caller stopped waiting'));
+  next(event: RequestEvent<object>): void {
+    this.caller.next(event);
+  }
+
+  error(error: unknown): void {
+    this.ended = true;
+    this.caller.error(error);
+  }
+
+  complete(): void {
+    this.ended = true;
+    this.caller.complete();
+  }
+
+  /** The caller's teardown. */
+  unsubscribe(): void {
+    this.subscription?.unsubscribe();
+    if (!this.ended) this.controller?.abort(new LocalError('RequestAborted', 'The caller stopped waiting'));
   }
 
   run(request: InterceptedRequest): Observable<RequestEvent> {
