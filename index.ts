@@ -71,3 +71,12 @@ export type { ModernTaskOptions } from './server/modern-tasks.ts';
 export type { ModernOptions } from './server/modern.ts';
 export type { InputCallOptions, InputRound, ModernRequest } from './actors/handler-types.ts';
 export type { SubscriptionFilter, CacheHints, RequestEnvelope } from './core/protocol/modern.ts';
+export type {
+  Interceptor,
+  InterceptorNext,
+  InterceptorScope,
+  InterceptedRequest,
+  InterceptedSession,
+  InterceptedDirection,
+  RequestChanges,
+} from './actors/interceptors.ts';

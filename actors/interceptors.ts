@@ -11,7 +11,6 @@
 import type { Observable } from 'rxjs';
 import type { JsonObject, RequestId } from '../core/jsonrpc.ts';
 import type { AnyCapabilities, Implementation } from '../core/protocol/capabilities.ts';
-import type { Role } from '../core/protocol/methods.ts';
 import type { Revision } from '../core/protocol/versions.ts';
 import type { RequestEvent } from './handler-types.ts';
 
@@ -21,7 +20,7 @@ export type InterceptedDirection = 'incoming' | 'outgoing';
 /** What an interceptor may learn about the session a request travels on. */
 export interface InterceptedSession {
   /** This side's role. */
-  readonly role: Role;
+  readonly role: 'client' | 'server';
   readonly era: 'legacy' | 'modern';
   readonly revision: Revision | undefined;
   readonly peerInfo: Implementation | undefined;
