@@ -94,9 +94,10 @@ export function createServer(options: ServerOptions): McpServer {
       logLevels.log(open.all, level, data, logger);
     },
     accept(transport, runtime) {
-      return open.add(acceptor.accept(transport, open.runtimeFor(runtime)));
+      return open.add(acceptor.accept(transport, open.runtimeFor(runtime)), transport.kind);
     },
     sessions: open.all,
+    sessions$: open.events.events$,
     eras,
     changes: fanOut.feed,
     async close() {
