@@ -58,7 +58,11 @@ function interceptedHandler(method: string, handler: RequestHandler, chain: Chai
     const runner = new HandlerRunner(handler, context);
     // The method is the table's: a modern client answers input requests with a context that names none.
     const request = interceptedRequest({ direction: 'incoming', method, params, id: context.id, session: sessionOf(context) }, runner);
-    return settle(chain(request));
+    const events$ = chain(request);
+    // Every interceptor passed the request on untouched and returned what `next` gave it: the handler's output
+    // needs no adapting, and the actor runs it as it would without interceptors.
+    if (events$ instanceof HandlerRun && events$.untouched(params)) return events$.runPlain();
+    return settle(events$);
   };
 }
 
@@ -103,6 +107,16 @@ class HandlerRun extends Observable<RequestEvent> {
     private readonly request: InterceptedRequest,
   ) {
     super();
+  }
+
+  /** Whether the request reached the handler with the params it came with. */
+  untouched(params: JsonObject | undefined): boolean {
+    return this.request.params === params && finalParams(this.request) === params;
+  }
+
+  /** Runs the handler with the request's own context, its output unadapted (nothing was composed over it). */
+  runPlain(): HandlerOutput {
+    return this.handler(this.request.params, this.base);
   }
 
   // Observable's own subscription hook (internal to RxJS's typings, stable since RxJS 5).

@@ -6,7 +6,9 @@
  *   node --cpu-prof --cpu-prof-dir=.tmp --import tsx bench/tools-call.ts --profile=rxmcp [--count=300000] [--window=1]
  *        [--source-maps=.tmp/maps.json]   then: npx tsx bench/cpuprofile-top.ts .tmp/<file>.cpuprofile --maps=.tmp/maps.json
  *   --interceptors=N registers N pass-through interceptors (`(request, next) => next(request)`) on the rxmcp servers,
- *   and --client-interceptors=N on the rxmcp clients (default 0: the plain path), to measure what they cost.
+ *   and --client-interceptors=N on the rxmcp clients (default 0: the plain path), to measure what they cost;
+ *   --interceptor-kind=map makes the server's ones compose an operator (`next(request).pipe(map(...))`), which
+ *   adapts the handler's output to events and back instead of passing it through.
  *
  * The tool takes { text: string, count: integer >= 0, upper: boolean }, all required, and answers one text
  * block. rxmcp: `createServer().tool(...)` with the schema as JSON Schema (its native path, compiled by Ajv)
@@ -26,6 +28,7 @@ import { Client as Sdk2Client, InMemoryTransport as Sdk2InMemoryTransport } from
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { map } from 'rxjs';
 import { z } from 'zod';
 import { createClient, createServer, type JsonObject } from '../index.ts';
 import { createMemoryPair } from '../transports/memory/index.ts';
@@ -68,7 +71,8 @@ async function rxmcpContender(schema: 'json' | 'zod'): Promise<Contender> {
   const server = createServer(serverInfo);
   if (schema === 'json') server.tool({ name: 'echo', inputSchema: echoJsonSchema() }, (a) => echo(a as unknown as Parameters<typeof echo>[0]));
   else server.tool({ name: 'echo', inputSchema: z.object(echoZodShape()) }, echo);
-  for (let index = 0; index < countArg('interceptors'); index++) server.use((request, next) => next(request));
+  const mapping = argValue('interceptor-kind') === 'map';
+  for (let index = 0; index < countArg('interceptors'); index++) server.use(mapping ? (request, next) => next(request).pipe(map((event) => event)) : (request, next) => next(request));
   const [clientEnd, serverEnd] = createMemoryPair();
   server.accept(serverEnd);
   const rxmcpClient = createClient({ ...clientInfo, era: 'legacy' });

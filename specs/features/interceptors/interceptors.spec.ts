@@ -154,6 +154,27 @@ describe('interceptors (memory, legacy era)', () => {
     await served.server.close();
   });
 
+  test('pass-through interceptors (the handler output runs unadapted): progress, results and cancellation as without them', async () => {
+    const served = servedTools();
+    const seen: string[] = [];
+    served.server.use((request, next) => {
+      seen.push(request.target ?? request.method);
+      return next(request);
+    });
+    served.server.use((request, next) => next(request));
+    const session = await connect(served.server, askingClient('legacy'));
+    const streamed = await lastValueFrom(session.callTool$('steps').pipe(toArray()));
+    assert.deepEqual(streamed.map((event) => event.type), ['progress', 'progress', 'progress', 'result']);
+    assert.equal(textOf((await session.callTool('reported')) as unknown as JsonObject), 'reported');
+    const subscription = session.callTool$('hang').subscribe({ error: () => undefined });
+    await served.hangStarted;
+    subscription.unsubscribe();
+    assert.ok((await served.hangAborted) instanceof Error);
+    assert.deepEqual(seen, ['steps', 'reported', 'hang']);
+    await session.close();
+    await served.server.close();
+  });
+
   test('a server interceptor that gives up (its own timeout) aborts the handler; the client sees its error', async () => {
     const served = servedTools();
     const counting = new CountingInterceptor();
