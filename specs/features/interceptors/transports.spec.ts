@@ -1,7 +1,7 @@
 /**
- * Interceptors over real transports: a server with interceptors in a child process over stdio, and over
- * Streamable HTTP in both eras (with an authenticated principal in the modern era); the client intercepts its
- * calls and the elicitation it answers.
+ * Interceptors over real transports: a server with interceptors in a child process over stdio, over Streamable
+ * HTTP in both eras (with an authenticated principal in the modern era) and over NATS in both eras; the client
+ * intercepts its calls and the elicitation it answers.
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
@@ -12,7 +12,10 @@ import type { InterceptedRequest } from '../../../actors/interceptors.ts';
 import { type McpClient, createClient } from '../../../client/create-client.ts';
 import type { JsonObject } from '../../../core/jsonrpc.ts';
 import { createStreamableHttpClientTransport, createStreamableHttpServer } from '../../../transports/http/index.ts';
+import { connect as connectNats } from 'nats';
+import { natsClientTransport, serveNats } from '../../../transports/nats/index.ts';
 import { spawnStdioServer } from '../../../transports/stdio/index.ts';
+import { startNatsServer } from '../../support/nats-server.ts';
 import { PROCESS_MS, REPO_ROOT, killLeftovers, track } from '../../support/stdio-harness.ts';
 import { interceptedServer } from './fixtures/intercepted-server.ts';
 
@@ -78,4 +81,28 @@ describe('interceptors over transports', () => {
       }
     });
   }
+
+  test('NATS (a real nats-server), both eras: both sides intercept a call and the elicitation', async () => {
+    await using nats = await startNatsServer();
+    const server = interceptedServer();
+    const serverConnection = await connectNats({ servers: nats.url });
+    const clientConnection = await connectNats({ servers: nats.url });
+    const serving = await serveNats(server, { connection: serverConnection, name: 'intercepted' });
+    try {
+      for (const era of ['legacy', 'modern'] as const) {
+        const seen: InterceptedRequest[] = [];
+        const session = await interceptingClient(era, seen).connect(natsClientTransport({ connection: clientConnection, name: 'intercepted' }));
+        assert.equal(session.session.era, era);
+        assert.equal(textOf(await session.callTool('echo', { text: 'hi' })), `hi+server(${era})+client`);
+        assert.equal(textOf(await session.callTool('ask')), `hello Ada (asked "${era === 'legacy' ? 'Name, please?' : 'Your name?'}")+server(${era})+client`);
+        assert.ok(seen.some((request) => request.direction === 'incoming' && request.method === 'elicitation/create'));
+        await session.close();
+      }
+    } finally {
+      await serving.close('end', { drainMs: 0 });
+      await server.close();
+      await clientConnection.close();
+      await serverConnection.close();
+    }
+  });
 });
