@@ -256,7 +256,7 @@ export function outgoingRequest$<R extends object>(session: SessionContext, spec
 }
 
 /** Sends a request as an Observable, past any interceptors (they call it at the end of their chain). */
-export function sendRequest$<R extends object>(session: SessionContext, spec: OutgoingRequestSpec): Observable<RequestEvent<R>> {
+function sendRequest$<R extends object>(session: SessionContext, spec: OutgoingRequestSpec): Observable<RequestEvent<R>> {
   return new Observable<RequestEvent<R>>((subscriber) => {
     const sink = new SubscriberSink<R>(subscriber);
     const actor = new OutgoingRequest<R>(session, spec, sink);
