@@ -41,6 +41,7 @@ export {
 } from './core/protocol/versions.ts';
 export { jsonCodec, createStreamDecoder, encodeFrame, type Codec, type DecodedItem, type StreamDecoder } from './core/codecs/index.ts';
 export { createServer, type McpServer, type ServerOptions, type ServerTaskOptions, type Registration } from './server/create-server.ts';
+export type { ServerSessionEvent } from './server/session-events.ts';
 export { createSessionHost, type HostEvent, type HostMetrics, type SessionHost, type SessionHostOptions } from './server/session-host.ts';
 export { InMemoryTaskStore, type InMemoryTaskStoreOptions } from './server/in-memory-task-store.ts';
 export {
@@ -71,3 +72,12 @@ export type { ModernTaskOptions } from './server/modern-tasks.ts';
 export type { ModernOptions } from './server/modern.ts';
 export type { InputCallOptions, InputRound, ModernRequest } from './actors/handler-types.ts';
 export type { SubscriptionFilter, CacheHints, RequestEnvelope } from './core/protocol/modern.ts';
+export type {
+  Interceptor,
+  InterceptorNext,
+  InterceptorScope,
+  InterceptedRequest,
+  InterceptedSession,
+  InterceptedDirection,
+  RequestChanges,
+} from './actors/interceptors.ts';

@@ -38,6 +38,8 @@ export interface ModernScope extends ModernRequest {
   decorate(method: string, result: JsonObject): JsonObject;
   /** Overrides the handler time limit (listen streams run until cancelled). */
   readonly timeoutMs: number | undefined;
+  /** Who the transport authenticated the caller as, if it did. */
+  readonly principal?: string | undefined;
 }
 
 /** Where a response goes: straight to the writer, or into the batch it belongs to. */

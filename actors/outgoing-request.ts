@@ -12,7 +12,7 @@ import { LocalError, WireError } from '../core/errors.ts';
 import { type JsonObject, request as requestMessage } from '../core/jsonrpc.ts';
 import { methodAvailable, methodRule } from '../core/protocol/methods.ts';
 import type { ExchangeKey } from '../core/transport.ts';
-import type { PromiseRequestOptions, RequestEvent, RequestOptions } from './handler-types.ts';
+import type { HandlerTable, PromiseRequestOptions, RequestEvent, RequestOptions } from './handler-types.ts';
 import { type ProgressEvent, readProgress } from './progress.ts';
 import type { PendingRequest, SessionContext } from './session-context.ts';
 
@@ -247,6 +247,16 @@ class PromiseSink<R> implements RequestSink<R> {
  * unsubscribing before the result cancels it.
  */
 export function outgoingRequest$<R extends object>(session: SessionContext, spec: OutgoingRequestSpec): Observable<RequestEvent<R>> {
+  const interception = (session.handlers as InterceptableHandlerTable).outgoing;
+  if (interception !== undefined) {
+    const intercepted = interception.request$(session, spec, sendRequest$);
+    if (intercepted !== undefined) return intercepted as Observable<RequestEvent<R>>;
+  }
+  return sendRequest$<R>(session, spec);
+}
+
+/** Sends a request as an Observable, past any interceptors (they call it at the end of their chain). */
+function sendRequest$<R extends object>(session: SessionContext, spec: OutgoingRequestSpec): Observable<RequestEvent<R>> {
   return new Observable<RequestEvent<R>>((subscriber) => {
     const sink = new SubscriberSink<R>(subscriber);
     const actor = new OutgoingRequest<R>(session, spec, sink);
@@ -263,6 +273,36 @@ export function outgoingRequest<R extends object>(session: SessionContext, spec:
     const onProgress = spec.options.onProgress;
     const wantsProgress = spec.options.progress ?? (onProgress !== undefined || spec.options.resetTimeoutOnProgress === true);
     const options = wantsProgress === (spec.options.progress ?? false) ? spec.options : { ...spec.options, progress: wantsProgress };
+    const interception = (session.handlers as InterceptableHandlerTable).outgoing;
+    const intercepted = interception?.request$(session, { ...spec, options }, sendRequest$);
+    if (intercepted !== undefined) return settleIntercepted(intercepted as Observable<RequestEvent<R>>, resolve, reject, onProgress);
     new OutgoingRequest<R>(session, { ...spec, options }, new PromiseSink<R>(resolve, reject, onProgress)).start();
   });
+}
+
+/** The Promise form of an intercepted request: its last event is the result, its progress goes to `onProgress`. */
+function settleIntercepted<R>(events$: Observable<RequestEvent<R>>, resolve: (result: R) => void, reject: (error: Error) => void, onProgress: PromiseRequestOptions['onProgress']): void {
+  let result: { readonly value: R } | undefined;
+  events$.subscribe({
+    next: (event) => {
+      if (event.type === 'progress') onProgress?.(event);
+      else result = { value: event.result };
+    },
+    error: (error: unknown) => reject(error instanceof Error ? error : new LocalError('ProtocolViolation', String(error))),
+    complete: () => (result === undefined ? reject(new LocalError('ProtocolViolation', 'An interceptor ended the request without a result')) : resolve(result.value)),
+  });
+}
+
+/**
+ * Interceptors of the requests a side sends, installed on its handler table by `use` (absent while it has none,
+ * so a side without interceptors sends as it always did).
+ */
+export interface OutgoingInterception {
+  /** The request through its interceptors, ending in `send`; undefined when none may see it. */
+  request$(session: SessionContext, spec: OutgoingRequestSpec, send: (session: SessionContext, spec: OutgoingRequestSpec) => Observable<RequestEvent<object>>): Observable<RequestEvent<object>> | undefined;
+}
+
+/** A handler table that may carry the interception of outgoing requests. */
+export interface InterceptableHandlerTable extends HandlerTable {
+  outgoing?: OutgoingInterception | undefined;
 }

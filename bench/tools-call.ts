@@ -5,6 +5,10 @@
  *   node --import tsx bench/tools-call.ts [--rounds=7] [--count=20000] [--warmup=5000] [--window=64] [--no-suite]
  *   node --cpu-prof --cpu-prof-dir=.tmp --import tsx bench/tools-call.ts --profile=rxmcp [--count=300000] [--window=1]
  *        [--source-maps=.tmp/maps.json]   then: npx tsx bench/cpuprofile-top.ts .tmp/<file>.cpuprofile --maps=.tmp/maps.json
+ *   --interceptors=N registers N pass-through interceptors (`(request, next) => next(request)`) on the rxmcp servers,
+ *   and --client-interceptors=N on the rxmcp clients (default 0: the plain path), to measure what they cost;
+ *   --interceptor-kind=map makes the server's ones compose an operator (`next(request).pipe(map(...))`), which
+ *   adapts the handler's output to events and back instead of passing it through.
  *
  * The tool takes { text: string, count: integer >= 0, upper: boolean }, all required, and answers one text
  * block. rxmcp: `createServer().tool(...)` with the schema as JSON Schema (its native path, compiled by Ajv)
@@ -24,6 +28,7 @@ import { Client as Sdk2Client, InMemoryTransport as Sdk2InMemoryTransport } from
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { map } from 'rxjs';
 import { z } from 'zod';
 import { createClient, createServer, type JsonObject } from '../index.ts';
 import { createMemoryPair } from '../transports/memory/index.ts';
@@ -54,13 +59,25 @@ export interface ToolsCallResult {
   readonly suite: { readonly callsPerCycle: number; readonly figures: Record<string, SuiteFigure> } | undefined;
 }
 
+/** A count option that may be 0 (the default). */
+function countArg(name: string): number {
+  const raw = argValue(name);
+  const value = raw === undefined ? 0 : Number.parseInt(raw, 10);
+  if (!Number.isInteger(value) || value < 0) throw new RangeError(`--${name} must be a whole number, got ${raw}`);
+  return value;
+}
+
 async function rxmcpContender(schema: 'json' | 'zod'): Promise<Contender> {
   const server = createServer(serverInfo);
   if (schema === 'json') server.tool({ name: 'echo', inputSchema: echoJsonSchema() }, (a) => echo(a as unknown as Parameters<typeof echo>[0]));
   else server.tool({ name: 'echo', inputSchema: z.object(echoZodShape()) }, echo);
+  const mapping = argValue('interceptor-kind') === 'map';
+  for (let index = 0; index < countArg('interceptors'); index++) server.use(mapping ? (request, next) => next(request).pipe(map((event) => event)) : (request, next) => next(request));
   const [clientEnd, serverEnd] = createMemoryPair();
   server.accept(serverEnd);
-  const client = await createClient({ ...clientInfo, era: 'legacy' }).connect(clientEnd);
+  const rxmcpClient = createClient({ ...clientInfo, era: 'legacy' });
+  for (let index = 0; index < countArg('client-interceptors'); index++) rxmcpClient.use((request, next) => next(request));
+  const client = await rxmcpClient.connect(clientEnd);
   const call = (a: object): Promise<CallResult> => client.callTool('echo', a as JsonObject);
   await checkEcho(`rxmcp (${schema})`, call);
   return {

@@ -3,7 +3,10 @@
  * (sampling, elicitation, roots), connects over any transport, and returns a session handle whose calls
  * are Observables with Promise helpers.
  */
-import type { HandlerTable, NotificationHandler, RequestHandler, SessionView } from '../actors/handler-types.ts';
+import type { NotificationHandler, RequestHandler, SessionView } from '../actors/handler-types.ts';
+import { InterceptionPoint } from '../actors/interception-point.ts';
+import type { Interceptor, InterceptorScope } from '../actors/interceptors.ts';
+import type { InterceptableHandlerTable } from '../actors/outgoing-request.ts';
 import { checkRoots, type ClientRequestHandlers, type FormElicitationHandler, type RootsSource, type SamplingHandler, type UrlElicitationHandler, clientRequestHandlers } from '../actors/features/client-requests.ts';
 import type { JsonObject } from '../core/jsonrpc.ts';
 import type { ClientCapabilities, Icon } from '../core/protocol/index.ts';
@@ -51,6 +54,13 @@ export interface ConnectOptions {
 }
 
 export interface McpClient {
+  /**
+   * Adds an interceptor around the requests this client sends (direction `outgoing`: `callTool$`, `readResource`,
+   * raw `session.request$`..., each modern input round its own request) and those it serves (`incoming`:
+   * sampling, elicitation, roots, in both eras), or those `scope` names. The first one added is the outermost;
+   * it applies to sessions connected before and after. Without interceptors requests take their plain path.
+   */
+  use(interceptor: Interceptor, scope?: InterceptorScope): { remove(): void };
   connect(transport: Transport, options?: ConnectOptions): Promise<ClientSession>;
   /** Replaces the roots and tells every connected server (`notifications/roots/list_changed`). */
   setRoots(roots: RootsSource): void;
@@ -85,7 +95,8 @@ export function createClient(options: ClientOptions): McpClient {
       'notifications/subscriptions/acknowledged',
     ].map((method) => [method, route(method)]),
   );
-  const handlers: HandlerTable = { requests, notifications };
+  const handlers: InterceptableHandlerTable = { requests, notifications };
+  const interception = new InterceptionPoint([requests], handlers);
   const capabilities: ClientCapabilities = Object.freeze({
     ...(options.sampling === undefined ? {} : { sampling: options.samplingTools === true ? { tools: {} } : {} }),
     ...(options.elicitation === undefined
@@ -108,6 +119,9 @@ export function createClient(options: ClientOptions): McpClient {
     ...(options.icons === undefined ? {} : { icons: options.icons as unknown as JsonObject[] }),
   };
   return {
+    use(interceptor, scope) {
+      return interception.use(interceptor, scope);
+    },
     async connect(transport, connectOptions = {}) {
       const onClosed: SessionRuntimeOptions['onClosed'] = (session) => {
         const handle = byView.get(session);

@@ -15,6 +15,8 @@
  */
 import { Subject } from 'rxjs';
 import { ServerCatalog } from '../actors/features/catalog.ts';
+import type { RequestHandler } from '../actors/handler-types.ts';
+import { InterceptionPoint } from '../actors/interception-point.ts';
 import type { Implementation } from '../core/protocol/capabilities.ts';
 import { LEGACY_REVISIONS } from '../core/protocol/versions.ts';
 import { nextTurn } from '../core/next-turn.ts';
@@ -63,6 +65,11 @@ export function createServer(options: ServerOptions): McpServer {
     clock: options.session?.clock,
     tools: { tool: (name) => catalog.tools.get(name), wrapToolContext: (wrap) => features.wrapToolContext(wrap) },
   });
+  // Interceptors rewrap both eras' tables in place (the modern one is a Map that modern.ts built from the legacy one).
+  const interception = new InterceptionPoint(
+    modern === undefined ? [features.table.requests] : [features.table.requests, modern.handlers as Map<string, RequestHandler>],
+    features.table,
+  );
   const acceptor = createSessionAcceptor({
     serverInfo,
     capabilities,
@@ -74,6 +81,9 @@ export function createServer(options: ServerOptions): McpServer {
 
   return {
     ...catalogRegistrar(catalog),
+    use(interceptor, scope) {
+      return interception.use(interceptor, scope);
+    },
     notifyResourceUpdated(uri) {
       fanOut.changeHere({ type: 'resource-updated', uri });
     },
@@ -84,9 +94,10 @@ export function createServer(options: ServerOptions): McpServer {
       logLevels.log(open.all, level, data, logger);
     },
     accept(transport, runtime) {
-      return open.add(acceptor.accept(transport, open.runtimeFor(runtime)));
+      return open.add(acceptor.accept(transport, open.runtimeFor(runtime)), transport.kind);
     },
     sessions: open.all,
+    sessions$: open.events.events$,
     eras,
     changes: fanOut.feed,
     async close() {

@@ -13,7 +13,8 @@ import { promptHandlers } from '../actors/features/prompts-feature.ts';
 import { resourceHandlers } from '../actors/features/resources-feature.ts';
 import type { TasksFeature } from '../actors/features/tasks-feature.ts';
 import { toolHandlers } from '../actors/features/tools-feature.ts';
-import type { HandlerTable, NotificationHandler, RequestContext, RequestHandler } from '../actors/handler-types.ts';
+import type { NotificationHandler, RequestContext, RequestHandler } from '../actors/handler-types.ts';
+import type { InterceptableHandlerTable } from '../actors/outgoing-request.ts';
 import { ErrorCode } from '../core/error-codes.ts';
 import type { McpSession } from '../session/session-core.ts';
 import type { SessionLogLevels } from './session-logging.ts';
@@ -33,7 +34,8 @@ export interface FeatureHandlerSetup {
 }
 
 export interface FeatureHandlers {
-  readonly table: HandlerTable;
+  /** Its request map is rewrapped in place when interceptors are added (server.use). */
+  readonly table: InterceptableHandlerTable & { readonly requests: Map<string, RequestHandler> };
   /**
    * Decorates the contexts `tools/call` makes for its handlers (the modern tasks extension binds a call that
    * became a task to its context). Decorations apply in order, to calls made from then on.

@@ -3,7 +3,9 @@
  * (`ServerOptions.session`) under the ones passed to `accept`, with an `onClosed` that takes the session out of the
  * set and lets the other parts forget it (its tasks, its subscriptions) before the caller's own `onClosed` runs.
  */
+import type { LocalError } from '../core/errors.ts';
 import type { McpSession, SessionRuntimeOptions } from '../session/session-core.ts';
+import { SessionEvents } from './session-events.ts';
 
 export class OpenSessions {
   private readonly open = new Set<McpSession>();
@@ -13,9 +15,12 @@ export class OpenSessions {
    */
   private readonly merged = new WeakMap<SessionRuntimeOptions, SessionRuntimeOptions>();
   private readonly defaultRuntime: SessionRuntimeOptions;
-  private readonly onClosed = (session: McpSession): void => {
+  /** `server.sessions$`: costs nothing while unobserved. */
+  readonly events = new SessionEvents();
+  private readonly onClosed = (session: McpSession, reason: LocalError | undefined): void => {
     this.open.delete(session);
     this.forget(session);
+    this.events.closed(session, reason);
   };
 
   /**
@@ -31,8 +36,10 @@ export class OpenSessions {
     return this.open;
   }
 
-  add(session: McpSession): McpSession {
+  /** @param kind the kind of the transport it was accepted on */
+  add(session: McpSession, kind?: string): McpSession {
     this.open.add(session);
+    this.events.accepted(session, kind);
     return session;
   }
 
@@ -53,7 +60,7 @@ export class OpenSessions {
       ...this.defaults,
       ...runtime,
       onClosed: own === undefined ? onClosed : (session, reason) => {
-        onClosed(session);
+        onClosed(session, reason);
         own(session, reason);
       },
     };

@@ -3,6 +3,8 @@
  * the wiring (create-server.ts) so the parts that implement one slice of `McpServer` can name it without a cycle.
  */
 import type { PromptGetter, ResourceReader, TemplateReader, ToolHandler } from '../actors/features/catalog.ts';
+import type { Observable } from 'rxjs';
+import type { Interceptor, InterceptorScope } from '../actors/interceptors.ts';
 import type { TaskStore } from '../core/catalog/task-store.ts';
 import type { Icon } from '../core/protocol/content.ts';
 import type { LoggingLevel } from '../core/protocol/logging.ts';
@@ -12,6 +14,7 @@ import type { ChangeFeedPort } from '../core/server-change.ts';
 import type { Transport } from '../core/transport.ts';
 import type { McpSession, SessionRuntimeOptions } from '../session/session-core.ts';
 import type { ModernOptions } from './modern.ts';
+import type { ServerSessionEvent } from './session-events.ts';
 import type { ArgsOf, PromptDefinition, ResourceDefinition, SchemaInput, TemplateDefinition, ToolDefinition } from './types.ts';
 
 export interface ServerOptions {
@@ -65,6 +68,12 @@ export interface McpServer {
   resource(definition: ResourceDefinition, read: ResourceReader): Registration;
   resourceTemplate(definition: TemplateDefinition, read: TemplateReader): Registration;
   prompt(definition: PromptDefinition, get: PromptGetter): Registration;
+  /**
+   * Adds an interceptor around the requests this server serves (direction `incoming`, both eras) and the requests
+   * it sends to clients (`outgoing`: sampling, elicitation, roots in the legacy era), or those `scope` names. The
+   * first one added is the outermost. Without interceptors requests take their plain path, at no cost.
+   */
+  use(interceptor: Interceptor, scope?: InterceptorScope): Registration;
   /** Tells every session subscribed to `uri` that it changed. */
   notifyResourceUpdated(uri: string): void;
   /** Tells a client that the URL-mode elicitation it was given has completed (2025-11-25). */
@@ -75,6 +84,8 @@ export interface McpServer {
   accept(transport: Transport, runtime?: SessionRuntimeOptions): McpSession;
   /** The sessions open now. */
   readonly sessions: ReadonlySet<McpSession>;
+  /** Sessions opening (handshake done, or taken as modern) and closing, from the moment of subscribing; free unobserved. */
+  readonly sessions$: Observable<ServerSessionEvent>;
   /** The protocol eras this server serves. */
   readonly eras: 'both' | 'legacy' | 'modern';
   /** Its changes, for media that carry them to other processes serving the same name (NATS). */

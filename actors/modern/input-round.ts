@@ -59,6 +59,8 @@ export class RequestInputRound implements InputRound {
   private readonly counters = new Map<InputMethod, number>();
   private readonly used: Record<string, unknown> = {};
   private sink: InputRoundSink | undefined;
+  /** Set when interceptors run the handler: the `input_required` answer is then the result of their chain. */
+  private diverted: ((result: JsonObject) => void) | undefined;
 
   constructor(
     private readonly envelope: RequestEnvelope,
@@ -71,6 +73,11 @@ export class RequestInputRound implements InputRound {
   /** Connects the round to the request it belongs to (they are created together). */
   attach(sink: InputRoundSink): void {
     this.sink = sink;
+  }
+
+  /** Delivers the `input_required` answer to `answer` instead of the request (interceptors see it as the result). */
+  divert(answer: (result: JsonObject) => void): void {
+    this.diverted = answer;
   }
 
   ask(method: InputMethod, params: JsonObject | undefined, key?: string): Promise<JsonObject> {
@@ -106,7 +113,9 @@ export class RequestInputRound implements InputRound {
     const pending = this.pending;
     if (sink === undefined || pending === undefined || roundState(this.snapshot) !== 'inputRequired') return;
     const requestState = sink.seal({ answers: this.used, round: this.round + 1 });
-    sink.answer({ resultType: 'input_required', inputRequests: pending, requestState });
+    const result = { resultType: 'input_required', inputRequests: pending, requestState };
+    if (this.diverted === undefined) sink.answer(result);
+    else this.diverted(result);
   }
 }
 

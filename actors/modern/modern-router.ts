@@ -64,7 +64,7 @@ export function routeModernRequest(
     if (!(opened instanceof Error)) round = opened;
     else return reject(opened.toObject());
   }
-  const scope = new RequestScope(serving, envelope, round, serving.untimed.has(method) ? Infinity : undefined);
+  const scope = new RequestScope(serving, envelope, round, serving.untimed.has(method) ? Infinity : undefined, origin?.principal);
   const request = new IncomingRequest(session, id, method, params, token, route, scope);
   round?.attach({
     seal: (inputs) => serving.seal(method, params, origin?.principal, inputs),
@@ -98,6 +98,8 @@ class RequestScope implements ModernScope {
     readonly envelope: RequestEnvelope,
     readonly inputs: InputRound | undefined,
     readonly timeoutMs: number | undefined,
+    /** Who the transport authenticated the caller as (interceptors read it). */
+    readonly principal: string | undefined,
   ) {
     this.view = { role: 'server', revision: envelope.revision, peerInfo: envelope.clientInfo, peerCapabilities: envelope.clientCapabilities };
   }

@@ -1,0 +1,207 @@
+/**
+ * Interceptors: the request path's extension point, in the shape of Angular's `HttpInterceptor`. An interceptor
+ * gets the request and `next`, and returns the Observable of the request's events (progress, then one result):
+ * it may rewrite the request, answer it itself, map or drop progress, map the result or the error, add a timeout
+ * or a retry, and it sees cancellation as unsubscription.
+ *
+ * Chains are composed when `use` is called, never per request: a method with no matching interceptor keeps its
+ * raw handler, so a server or client without interceptors runs exactly the code it ran before they existed.
+ * The first interceptor registered is the outermost one.
+ */
+import type { Observable } from 'rxjs';
+import type { JsonObject, RequestId } from '../core/jsonrpc.ts';
+import type { AnyCapabilities, Implementation } from '../core/protocol/capabilities.ts';
+import type { Revision } from '../core/protocol/versions.ts';
+import type { RequestEvent } from './handler-types.ts';
+
+/** `incoming`: a request this side serves. `outgoing`: a request this side sends. */
+export type InterceptedDirection = 'incoming' | 'outgoing';
+
+/** What an interceptor may learn about the session a request travels on. */
+export interface InterceptedSession {
+  /** This side's role. */
+  readonly role: 'client' | 'server';
+  readonly era: 'legacy' | 'modern';
+  readonly revision: Revision | undefined;
+  readonly peerInfo: Implementation | undefined;
+  readonly peerCapabilities: AnyCapabilities | undefined;
+  /**
+   * Who the transport authenticated the caller as (the Streamable HTTP `authenticate` option), where the request
+   * carries it: incoming modern-era (2026-07-28) requests. Undefined otherwise.
+   */
+  readonly principal: string | undefined;
+}
+
+/** What `with` may change: new params (their `_meta` included), or only the `_meta`. */
+export interface RequestChanges {
+  readonly params?: JsonObject | undefined;
+  readonly meta?: JsonObject | undefined;
+}
+
+/** One request as interceptors see it. Immutable: `with` makes a changed copy to pass to `next`. */
+export interface InterceptedRequest {
+  readonly direction: InterceptedDirection;
+  readonly method: string;
+  readonly params: JsonObject | undefined;
+  /** The request's `params._meta`. */
+  readonly meta: JsonObject | undefined;
+  /**
+   * The JSON-RPC id of an incoming request. Undefined for outgoing requests (the id is chosen when the request is
+   * sent, and a retry is sent with a new one) and for the input requests a modern client answers locally.
+   */
+  readonly id: RequestId | undefined;
+  /** The tool or prompt name, or the resource URI, for the methods that name one. */
+  readonly target: string | undefined;
+  readonly session: InterceptedSession;
+  /** Aborted when the request is cancelled (by the peer, the session closing, a timeout or an unsubscription). */
+  readonly signal: AbortSignal;
+  /** A copy with other params or another `_meta`. */
+  with(changes: RequestChanges): InterceptedRequest;
+}
+
+/** Passes a request on to the next interceptor, or to the handler (incoming) or the peer (outgoing). */
+export type InterceptorNext = (request: InterceptedRequest) => Observable<RequestEvent>;
+
+export type Interceptor = (request: InterceptedRequest, next: InterceptorNext) => Observable<RequestEvent>;
+
+/**
+ * Which requests an interceptor sees. Every criterion given must hold; a list matches any of its entries.
+ * `tool`, `prompt` and `resource` match the request's target (and imply their methods).
+ */
+export interface InterceptorScope {
+  readonly direction?: InterceptedDirection;
+  readonly method?: string | readonly string[];
+  /** Tool names (`tools/call`). */
+  readonly tool?: string | readonly string[];
+  /** Prompt names (`prompts/get`). */
+  readonly prompt?: string | readonly string[];
+  /** Resource URIs (`resources/read`, `resources/subscribe`, `resources/unsubscribe`). */
+  readonly resource?: string | readonly string[];
+}
+
+/** The methods whose params name a target, and the member that names it. */
+const TARGETS: ReadonlyMap<string, 'name' | 'uri'> = new Map([
+  ['tools/call', 'name'],
+  ['prompts/get', 'name'],
+  ['resources/read', 'uri'],
+  ['resources/subscribe', 'uri'],
+  ['resources/unsubscribe', 'uri'],
+]);
+
+/** The target a request's params name (tool or prompt name, resource URI), if its method has one. */
+export function targetOf(method: string, params: JsonObject | undefined): string | undefined {
+  const member = TARGETS.get(method);
+  if (member === undefined) return undefined;
+  const value = params?.[member];
+  return typeof value === 'string' ? value : undefined;
+}
+
+const listOf = (value: string | readonly string[] | undefined): readonly string[] | undefined =>
+  value === undefined ? undefined : typeof value === 'string' ? [value] : value;
+
+/** A scope compiled once: what is known from the method, and the per-request check of the target. */
+class CompiledScope {
+  private readonly direction: InterceptedDirection | undefined;
+  private readonly methods: ReadonlySet<string> | undefined;
+  private readonly tools: ReadonlySet<string> | undefined;
+  private readonly prompts: ReadonlySet<string> | undefined;
+  private readonly resources: ReadonlySet<string> | undefined;
+
+  constructor(scope: InterceptorScope | undefined) {
+    this.direction = scope?.direction;
+    const methods = listOf(scope?.method);
+    this.methods = methods === undefined ? undefined : new Set(methods);
+    const set = (list: readonly string[] | undefined): ReadonlySet<string> | undefined => (list === undefined ? undefined : new Set(list));
+    this.tools = set(listOf(scope?.tool));
+    this.prompts = set(listOf(scope?.prompt));
+    this.resources = set(listOf(scope?.resource));
+  }
+
+  private get targeted(): boolean {
+    return this.tools !== undefined || this.prompts !== undefined || this.resources !== undefined;
+  }
+
+  /** Whether requests of `method` in `direction` may match (the target is checked per request). */
+  covers(direction: InterceptedDirection, method: string): boolean {
+    if (this.direction !== undefined && this.direction !== direction) return false;
+    if (this.methods !== undefined && !this.methods.has(method)) return false;
+    if (!this.targeted) return true;
+    return (this.tools !== undefined && method === 'tools/call')
+      || (this.prompts !== undefined && method === 'prompts/get')
+      || (this.resources !== undefined && TARGETS.get(method) === 'uri');
+  }
+
+  /** Whether the scope depends on the target (then each request of a covered method is checked). */
+  get needsTarget(): boolean {
+    return this.targeted;
+  }
+
+  matchesTarget(method: string, target: string | undefined): boolean {
+    if (target === undefined) return false;
+    if (method === 'tools/call') return this.tools?.has(target) === true;
+    if (method === 'prompts/get') return this.prompts?.has(target) === true;
+    return this.resources?.has(target) === true;
+  }
+}
+
+interface Registered {
+  readonly interceptor: Interceptor;
+  readonly given: InterceptorScope | undefined;
+  readonly scope: CompiledScope;
+}
+
+/** The chain of one method and direction, ending in `terminal`; composed once. */
+export type Chain = (request: InterceptedRequest) => Observable<RequestEvent>;
+
+/** The interceptors registered with one server or client, in order. */
+export class InterceptorList {
+  private readonly registered: Registered[] = [];
+
+  get size(): number {
+    return this.registered.length;
+  }
+
+  /** @param adopt turns what an interceptor passed on (maybe a spread copy) into a request */
+  constructor(private readonly adopt: (request: InterceptedRequest) => InterceptedRequest) {}
+
+  add(interceptor: Interceptor, scope: InterceptorScope | undefined): void {
+    if (typeof interceptor !== 'function') throw new TypeError('An interceptor is a function (request, next) => Observable<RequestEvent>');
+    this.registered.push({ interceptor, given: scope, scope: new CompiledScope(scope) });
+  }
+
+  /** Takes out the registration made with this interceptor and scope (the last one, if it was made twice). */
+  remove(interceptor: Interceptor, scope: InterceptorScope | undefined): void {
+    for (let index = this.registered.length - 1; index >= 0; index--) {
+      const entry = this.registered[index] as Registered;
+      if (entry.interceptor === interceptor && entry.given === scope) {
+        this.registered.splice(index, 1);
+        return;
+      }
+    }
+  }
+
+  /** Whether any interceptor may see requests of `method` in `direction`. */
+  covers(direction: InterceptedDirection, method: string): boolean {
+    return this.registered.some((entry) => entry.scope.covers(direction, method));
+  }
+
+  /**
+   * The chain for `method` in `direction`: the interceptors that may see it, outermost first, around
+   * `terminal`; undefined when none may.
+   */
+  chain(direction: InterceptedDirection, method: string, terminal: Chain): Chain | undefined {
+    const entries = this.registered.filter((entry) => entry.scope.covers(direction, method));
+    if (entries.length === 0) return undefined;
+    let next: Chain = terminal;
+    for (let index = entries.length - 1; index >= 0; index--) {
+      const { interceptor, scope } = entries[index] as Registered;
+      const following = next;
+      // What an interceptor passes on may be a spread copy: it becomes a request again.
+      const inner: Chain = (request) => following(this.adopt(request));
+      next = scope.needsTarget
+        ? (request) => (scope.matchesTarget(request.method, request.target) ? interceptor(request, inner) : inner(request))
+        : (request) => interceptor(request, inner);
+    }
+    return next;
+  }
+}
