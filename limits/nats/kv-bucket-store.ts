@@ -165,9 +165,13 @@ export class KvBucketStore implements BucketStore {
 
   /** Follows the connection, so takes during an outage decide at once instead of waiting for a timeout each. */
   private async watchConnection(): Promise<void> {
-    for await (const status of this.connection.status()) {
-      if (status.type === 'disconnect') this.connectionDown = true;
-      else if (status.type === 'reconnect') this.connectionDown = false;
+    try {
+      for await (const status of this.connection.status()) {
+        if (status.type === 'disconnect') this.connectionDown = true;
+        else if (status.type === 'reconnect') this.connectionDown = false;
+      }
+    } catch {
+      // The status stream ends with the connection; `isClosed()` covers the rest.
     }
   }
 }

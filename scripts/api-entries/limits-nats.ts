@@ -1,6 +1,6 @@
 /**
- * Rate-limit buckets shared across processes through NATS JetStream KV (needs the nats package). See
- * docs/limits.md.
+ * Rate-limit buckets shared across processes through NATS JetStream KV, on a connection made with the nats
+ * package. See docs/limits.md.
  *
  * @module rxmcp/limits/nats
  */
