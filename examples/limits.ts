@@ -17,7 +17,7 @@ import { createClient, createServer, WireError } from 'rxmcp';
 import { createStreamableHttpClientTransport, createStreamableHttpServer } from 'rxmcp/http';
 import { MemoryBucketStore, TokenBucket, rateLimitExceeded, retryAfterMsOf } from 'rxmcp/limits';
 
-// Three searches at once, then one a second, per caller. A million callers at most are remembered (about 85
+// Three searches at once, then one a second, per caller. A million callers at most are remembered (about 47
 // bytes each plus the key); a caller idle until its bucket is full again is forgotten, which changes nothing.
 const perCaller = new TokenBucket({ capacity: 3, refillPerSecond: 1 });
 const buckets = new MemoryBucketStore({ maxBuckets: 1_000_000 });

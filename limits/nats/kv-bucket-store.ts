@@ -4,8 +4,8 @@
  *
  * A take reads the key, computes the new level, and writes it back only if the key is still at the revision it
  * read (`previousSeq`: JetStream's optimistic concurrency). Another process that wrote first makes the write
- * fail with "wrong last sequence"; the take then starts over, a bounded number of times. A refusal writes
- * nothing. The KV bucket's `max_age` (the `ttlMs` option) drops a key some time after its last write; it must
+ * fail with "wrong last sequence"; the take then starts over, a bounded number of times. A refusal (and a
+ * free take) writes nothing. The KV bucket's `max_age` (the `ttlMs` option) drops a key some time after its last write; it must
  * be at least the slowest limit's fill time, so that a key only disappears once its bucket is full again.
  *
  * When NATS cannot be reached (the connection is down, closed, or an operation times out) the store follows
@@ -126,7 +126,8 @@ export class KvBucketStore implements BucketStore {
         const entry = await this.kv.get(kvKey);
         const stored = entry !== null && entry.operation === 'PUT' ? decodeState(entry.value) : undefined;
         const { state, decision } = bucket.take(stored, costUnits, this.clock.now());
-        if (!decision.allowed) {
+        // A refusal changes nothing, nor does a free take: neither is written.
+        if (!decision.allowed || costUnits === 0) {
           this.sharedCount += 1;
           return decision;
         }
