@@ -13,6 +13,7 @@ export {
   type RateLimitErrorData,
   type RateLimitKeyPart,
   type RateLimitOptions,
+  type RateLimitRefusal,
   type RateLimitRule,
 } from './rate-limit.ts';
 export { TOKEN_UNITS, TokenBucket, type BucketState, type TakeDecision, type TokenBucketRate } from './token-bucket.ts';

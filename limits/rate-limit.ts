@@ -59,6 +59,17 @@ export interface RateLimitOptions {
   readonly anonymousPrincipal?: string | ((request: InterceptedRequest) => string | undefined);
   /** Which requests are limited (default `['incoming']`: what peers ask of us). */
   readonly directions?: readonly ('incoming' | 'outgoing')[];
+  /** Called for each refusal, before the error is raised: for logs and metrics. Must not throw. */
+  readonly onRefused?: (refusal: RateLimitRefusal) => void;
+}
+
+/** What `onRefused` is told. */
+export interface RateLimitRefusal {
+  readonly limit: string;
+  /** The bucket's key (the limit's name, then the key parts, separated by U+001F). */
+  readonly key: string;
+  readonly retryAfterMs: number;
+  readonly request: InterceptedRequest;
 }
 
 /** `error.data` of a -32029 error. */
@@ -130,15 +141,22 @@ function compileRule(rule: RateLimitRule, options: RateLimitOptions): CompiledRu
     };
   } else {
     const parts: readonly RateLimitKeyPart[] = typeof by === 'string' ? [by] : by;
-    keyOf = (request) => {
-      let key = prefix;
-      for (const [index, part] of parts.entries()) {
-        const value = partOf(part, request, anonymous);
-        if (value === undefined) return undefined;
-        key += index === 0 ? value : SEPARATOR + value;
-      }
-      return key;
-    };
+    const [only] = parts;
+    keyOf =
+      parts.length === 1 && only !== undefined
+        ? (request) => {
+            const value = partOf(only, request, anonymous);
+            return value === undefined ? undefined : prefix + value;
+          }
+        : (request) => {
+            let key = prefix;
+            for (let index = 0; index < parts.length; index += 1) {
+              const value = partOf(parts[index] as RateLimitKeyPart, request, anonymous);
+              if (value === undefined) return undefined;
+              key += index === 0 ? value : SEPARATOR + value;
+            }
+            return key;
+          };
   }
   const costOf = compileCost(rule.cost ?? options.cost);
   const detail = `${rule.capacity} at once, ${rule.refillPerSecond} per second`;
@@ -156,6 +174,11 @@ export function rateLimit(options: RateLimitOptions): Interceptor {
   if (names.size !== rules.length) throw new RangeError('Rate limits need distinct names (a name keeps their buckets apart)');
   const store = options.store ?? new MemoryBucketStore();
   const directions = new Set(options.directions ?? ['incoming']);
+  const onRefused = options.onRefused;
+  const refuse = (rule: CompiledRule, key: string, decision: TakeDecision, request: InterceptedRequest): WireError => {
+    onRefused?.({ limit: rule.name, key, retryAfterMs: decision.retryAfterMs, request });
+    return rateLimitExceeded(rule.name, decision.retryAfterMs, rule.detail);
+  };
 
   /** The rules from `index` on; a refusal as the error to answer with; synchronous while the store is. */
   const check = (request: InterceptedRequest, index: number): WireError | undefined | Promise<WireError | undefined> => {
@@ -167,8 +190,8 @@ export function rateLimit(options: RateLimitOptions): Interceptor {
       const cost = rule.bucket.costUnits(rule.costOf(request));
       if (cost === 0) continue;
       const decision = store.take(key, rule.bucket, cost);
-      if (isPromise(decision)) return decision.then((settled) => (settled.allowed ? check(request, i + 1) : refusal(rule, settled)));
-      if (!decision.allowed) return refusal(rule, decision);
+      if (isPromise(decision)) return decision.then((settled) => (settled.allowed ? check(request, i + 1) : refuse(rule, key, settled, request)));
+      if (!decision.allowed) return refuse(rule, key, decision, request);
     }
     return undefined;
   };
@@ -181,8 +204,4 @@ export function rateLimit(options: RateLimitOptions): Interceptor {
       return from(verdict).pipe(mergeMap((error) => (error === undefined ? next(request) : throwError(() => error))));
     });
   };
-}
-
-function refusal(rule: CompiledRule, decision: TakeDecision): WireError {
-  return rateLimitExceeded(rule.name, decision.retryAfterMs, rule.detail);
 }

@@ -103,6 +103,19 @@ describe('rateLimit: admit or refuse', () => {
     assert.equal(await outcome(interceptor, { principal: 'alice' }, chain), 'admitted');
   });
 
+  test('onRefused hears each refusal with the limit, the bucket key and the request', async () => {
+    const refusals: { limit: string; key: string; retryAfterMs: number; id: unknown }[] = [];
+    const { interceptor } = limiter({
+      limits: [{ name: 'per-principal-tool', by: ['principal', 'tool'], capacity: 1, refillPerSecond: 2 }],
+      onRefused: ({ limit, key, retryAfterMs, request }) => refusals.push({ limit, key, retryAfterMs, id: request.id }),
+    });
+    assert.equal(await outcome(interceptor, { principal: 'alice', target: 'search' }), 'admitted');
+    assert.equal(refusals.length, 0);
+    assert.notEqual(await outcome(interceptor, { principal: 'alice', target: 'search' }), 'admitted');
+    assert.equal(refusals.length, 1);
+    assert.deepEqual({ ...refusals[0], id: undefined }, { limit: 'per-principal-tool', key: 'per-principal-tool\u001falice\u001fsearch', retryAfterMs: 500, id: undefined });
+  });
+
   test('the refusal happens at subscription: nothing is taken by an interceptor call never subscribed', async () => {
     const { interceptor } = limiter({ limits: [{ name: 'one', by: 'principal', capacity: 1, refillPerSecond: 1 }] });
     interceptor(request({ principal: 'alice' }), fakeNext().next);
