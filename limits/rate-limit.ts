@@ -158,7 +158,10 @@ function compileRule(rule: RateLimitRule, options: RateLimitOptions): CompiledRu
             return key;
           };
   }
-  const costOf = compileCost(rule.cost ?? options.cost);
+  const cost = rule.cost ?? options.cost;
+  // A cost by method is checked now (a cost above the capacity could never be admitted); a computed one, per request.
+  if (cost !== undefined && typeof cost !== 'function') for (const value of Object.values(cost)) bucket.costUnits(value);
+  const costOf = compileCost(cost);
   const detail = `${rule.capacity} at once, ${rule.refillPerSecond} per second`;
   return { name: rule.name, bucket, keyOf, methods: rule.methods === undefined ? undefined : new Set(rule.methods), costOf, detail };
 }

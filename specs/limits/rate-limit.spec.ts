@@ -226,6 +226,7 @@ describe('rateLimit: costs, methods, directions', () => {
     assert.throws(() => rateLimit({ limits: [{ name: '', by: 'principal', capacity: 1, refillPerSecond: 1 }] }), /name/);
     const twice = { name: 'x', by: 'principal' as const, capacity: 1, refillPerSecond: 1 };
     assert.throws(() => rateLimit({ limits: [twice, twice] }), /distinct names/);
+    assert.throws(() => rateLimit({ cost: { 'tools/call': 3 }, limits: [{ name: 'x', by: 'principal', capacity: 2, refillPerSecond: 1 }] }), /never be admitted/);
   });
 });
 
