@@ -63,6 +63,25 @@ describe('token bucket: burst and refill', () => {
   });
 });
 
+describe('token bucket: writers with skewed clocks (a shared bucket)', () => {
+  test('alternating writers S ms apart over-admit at most S x rate tokens in all, not per alternation', () => {
+    const bucket = new TokenBucket({ capacity: 5, refillPerSecond: 100 });
+    const skew = 50;
+    let state: BucketState | undefined;
+    let admitted = 0;
+    // Real time advances 1 ms per take; writer B's clock is 50 ms ahead of writer A's.
+    for (let real = 0; real < 10_000; real += 1) {
+      const now = real % 2 === 0 ? real : real + skew;
+      const step = bucket.take(state, ONE, now);
+      if (step.decision.allowed) admitted += 1;
+      state = step.state;
+    }
+    // 100 a second over 10 s, plus the burst, plus at most one skew's worth (5 tokens).
+    assert.ok(admitted <= 5 + 1000 + 5, `admitted ${admitted}`);
+    assert.ok(admitted >= 1000, `admitted ${admitted}`);
+  });
+});
+
 describe('token bucket: no drift', () => {
   test('a million one-millisecond steps that take what refilled leave the level exactly where it was', () => {
     // 1 token a second refills 1000 units a millisecond; each step takes 0.001 token (1000 units).
