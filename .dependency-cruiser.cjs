@@ -12,14 +12,17 @@
 //               |
 //            core/                       pure: JSON-RPC, protocol declarations, codecs, errors, limits, the port
 //   transports/                          adapters of the transport port: core only
+//   limits/                              rxmcp/limits (rate limits as an interceptor): core, and actors/ for the
+//                                        interceptor's types; limits/nats/ alone reaches nats. Nothing of ours
+//                                        imports it: it is an add-on a user plugs in.
 //
 // specs/ and bench/ may import anything; nothing else imports them. No cycles anywhere (specs and bench included).
 // Node's modules only in transports/ and cli/; effect only in its bridge and schema adapter; msgpackr only in its
-// codec; nats only in the NATS transport and the commands built on it.
+// codec; nats only in the NATS transport, rxmcp/limits/nats and the commands built on it.
 // Run by `npm run layers`; any `error` violation makes depcruise exit non-zero.
 
 /** Paths of shipped (non-test) code, relative to the repo root. */
-const SHIPPED = '^(core|actors|machines|session|server|client|transports|cli)/|^index\\.ts$';
+const SHIPPED = '^(core|actors|machines|session|server|client|transports|limits|cli)/|^index\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -36,21 +39,44 @@ module.exports = {
       severity: 'error',
       comment: 'core/ is pure and depends on nothing of ours above it.',
       from: { path: '^core/' },
-      to: { path: '^(actors|machines|session|server|client|transports|cli)/|^index\\.ts$' },
+      to: { path: '^(actors|machines|session|server|client|transports|limits|cli)/|^index\\.ts$' },
+    },
+    {
+      name: 'limits-is-an-add-on',
+      severity: 'error',
+      comment:
+        'limits/ (rxmcp/limits) builds on core/ and the interceptor types of actors/; it never reaches into the ' +
+        'engine or the public API, and nothing shipped imports it (a user plugs it in).',
+      from: { path: '^limits/' },
+      to: { path: '^(machines|session|server|client|transports|cli)/|^index\\.ts$' },
+    },
+    {
+      name: 'limits-without-nats',
+      severity: 'error',
+      comment: 'rxmcp/limits never loads nats: only rxmcp/limits/nats (limits/nats/) does.',
+      from: { path: '^limits/', pathNot: '^limits/nats/' },
+      to: { path: '^limits/nats/' },
+    },
+    {
+      name: 'nothing-imports-limits',
+      severity: 'error',
+      comment: 'limits/ is an optional add-on: only itself, specs/, bench/ and scripts/ import it.',
+      from: { pathNot: '^(limits|specs|bench|scripts)/' },
+      to: { path: '^limits/' },
     },
     {
       name: 'transports-only-core',
       severity: 'error',
       comment: 'A transport adapter depends only on core/ (plus node builtins and npm packages).',
       from: { path: '^transports/' },
-      to: { path: '^(actors|machines|session|server|client|cli)/|^index\\.ts$' },
+      to: { path: '^(actors|machines|session|server|client|limits|cli)/|^index\\.ts$' },
     },
     {
       name: 'actors-only-core-and-machines',
       severity: 'error',
       comment: 'actors/ depend only on core/ and machines/ (the request round and task lifecycle they step).',
       from: { path: '^actors/' },
-      to: { path: '^(session|server|client|transports|cli)/|^index\\.ts$' },
+      to: { path: '^(session|server|client|transports|limits|cli)/|^index\\.ts$' },
     },
     {
       name: 'machines-only-core',
@@ -153,9 +179,9 @@ module.exports = {
       severity: 'error',
       comment:
         'effect, nats and msgpackr are optional peers: only the entry points that need them import them ' +
-        '(rxmcp/nats, rxmcp/msgpack, rxmcp/effect, the bridge and gateway commands); elsewhere only a dynamic ' +
+        '(rxmcp/nats, rxmcp/limits/nats, rxmcp/msgpack, rxmcp/effect, the bridge and gateway commands); elsewhere only a dynamic ' +
         'import (an Effect returned by a handler) or a type-only one, so `import "rxmcp"` loads none of them.',
-      from: { path: SHIPPED, pathNot: '^(transports/nats/|cli/(bridge|gateway)/|core/codecs/msgpack\\.ts$|core/schema/effect-schema\\.ts$)' },
+      from: { path: SHIPPED, pathNot: '^(transports/nats/|limits/nats/|cli/(bridge|gateway)/|core/codecs/msgpack\\.ts$|core/schema/effect-schema\\.ts$)' },
       to: { dependencyTypes: ['npm-peer'], dependencyTypesNot: ['dynamic-import', 'type-only'] },
     },
     {

@@ -29,7 +29,7 @@ import type {
   SessionView,
 } from './handler-types.ts';
 import { type RequestRunner, finalParams, interceptedRequest, runIntercepted } from './intercepted-request.ts';
-import type { Chain, InterceptedRequest, InterceptedSession, InterceptorList } from './interceptors.ts';
+import { type Chain, type InterceptedRequest, type InterceptedSession, type InterceptorList, interceptedSessionId } from './interceptors.ts';
 import { RequestInputRound } from './modern/input-round.ts';
 import { looksLikeProgress, normaliseProgress } from './progress.ts';
 
@@ -77,6 +77,9 @@ function sessionOf(context: RequestContext): InterceptedSession {
     peerInfo: view.peerInfo,
     peerCapabilities: view.peerCapabilities,
     principal: modern?.principal,
+    get id() {
+      return era === 'legacy' ? interceptedSessionId(view) : undefined;
+    },
   };
 }
 

@@ -13,7 +13,7 @@ import type { JsonObject } from '../core/jsonrpc.ts';
 import { MODERN_REVISIONS } from '../core/protocol/versions.ts';
 import type { RequestEvent } from './handler-types.ts';
 import { type RequestRunner, finalParams, interceptedRequest, runIntercepted } from './intercepted-request.ts';
-import type { Chain, InterceptedRequest, InterceptedSession, InterceptorList } from './interceptors.ts';
+import { type Chain, type InterceptedRequest, type InterceptedSession, type InterceptorList, interceptedSessionId } from './interceptors.ts';
 import type { OutgoingInterception, OutgoingRequestSpec } from './outgoing-request.ts';
 import type { SessionContext } from './session-context.ts';
 
@@ -72,6 +72,9 @@ function sessionOf(session: SessionContext): InterceptedSession {
     peerInfo: view.peerInfo,
     peerCapabilities: view.peerCapabilities,
     principal: undefined,
+    get id() {
+      return era === 'legacy' ? interceptedSessionId(view) : undefined;
+    },
   };
 }
 

@@ -12,6 +12,7 @@ import type { Observable } from 'rxjs';
 import type { JsonObject, RequestId } from '../core/jsonrpc.ts';
 import type { AnyCapabilities, Implementation } from '../core/protocol/capabilities.ts';
 import type { Revision } from '../core/protocol/versions.ts';
+import { randomBase64url } from '../core/crypto/random.ts';
 import type { RequestEvent } from './handler-types.ts';
 
 /** `incoming`: a request this side serves. `outgoing`: a request this side sends. */
@@ -30,6 +31,23 @@ export interface InterceptedSession {
    * carries it: incoming modern-era (2026-07-28) requests. Undefined otherwise.
    */
   readonly principal: string | undefined;
+  /**
+   * An id of the legacy-era session the request travels on, random and stable for the session's life, made when
+   * first read (for per-session keys such as rate limits). Undefined in the modern era, which has no sessions.
+   */
+  readonly id: string | undefined;
+}
+
+const sessionIds = new WeakMap<object, string>();
+
+/** The id of a legacy session, given by the object that stands for it (its view), made on first use. */
+export function interceptedSessionId(session: object): string {
+  let id = sessionIds.get(session);
+  if (id === undefined) {
+    id = randomBase64url(16);
+    sessionIds.set(session, id);
+  }
+  return id;
 }
 
 /** What `with` may change: new params (their `_meta` included), or only the `_meta`. */

@@ -15,6 +15,12 @@ export const ErrorCode = {
   MissingRequiredClientCapability: -32021,
   /** 2026-07-28: the request's protocol version is not supported. */
   UnsupportedProtocolVersion: -32022,
+  /**
+   * rxmcp (implementation-defined server error range): a rate limit refused the request. `data` carries
+   * `{ limit, retryAfterMs }`; over HTTP, a request that is its own POST is answered 429 with `Retry-After`.
+   * The digits echo HTTP 429; no MCP revision uses the code.
+   */
+  RateLimited: -32029,
   /** Example code for a user declining a sampling request. */
   UserRejected: -1,
 } as const;

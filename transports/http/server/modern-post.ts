@@ -6,7 +6,8 @@
  *   server with the message, since only it knows which arguments the tool marks.
  * - The answer is one JSON body when nothing precedes the result; the first related notification (progress, a
  *   log line, a listen acknowledgement) turns it into an SSE stream. A JSON-RPC error that ends a request
- *   before any stream started is sent with its HTTP status (400, or 404 for an unknown method).
+ *   before any stream started is sent with its HTTP status (400, or 404 for an unknown method, or 429 with
+ *   `Retry-After` for a rate-limit refusal, -32029, whose `data.retryAfterMs` gives the wait).
  * - The client closing the connection before the answer is the cancellation.
  */
 import { type Observable, Subject } from 'rxjs';
@@ -47,6 +48,13 @@ export function isModernPost(req: HttpRequest, body: unknown): boolean {
   return claimedRevision(message['params']) !== undefined;
 }
 
+/** `Retry-After` (whole seconds, rounded up) for a -32029 error's `data.retryAfterMs`, if it has one. */
+function retryAfterHeader(error: { readonly data?: unknown }): HeaderMap {
+  const retryAfterMs = (error.data as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
+  if (typeof retryAfterMs !== 'number' || !Number.isFinite(retryAfterMs) || retryAfterMs < 0) return JSON_HEADERS;
+  return { ...JSON_HEADERS, [HEADER.retryAfter]: String(Math.ceil(retryAfterMs / 1000)) };
+}
+
 /** The HTTP status of a JSON-RPC error that ends a modern request before any stream started. */
 function statusOf(code: number): number {
   switch (code) {
@@ -59,6 +67,8 @@ function statusOf(code: number): number {
     case ErrorCode.MissingRequiredClientCapability:
     case ErrorCode.UnsupportedProtocolVersion:
       return 400;
+    case ErrorCode.RateLimited:
+      return 429;
     default:
       return 200;
   }
@@ -169,9 +179,9 @@ export class ModernPostTransport implements Transport {
     this.answered = true;
     const stream = this.stream;
     if (stream === undefined) {
-      const error = (payload as { error?: { code?: unknown } }).error;
+      const error = (payload as { error?: { code?: unknown; data?: unknown } }).error;
       const status = typeof error?.code === 'number' ? statusOf(error.code) : 200;
-      this.res.respond(status, JSON_HEADERS, data);
+      this.res.respond(status, status === 429 && error !== undefined ? retryAfterHeader(error) : JSON_HEADERS, data);
       queueMicrotask(() => void this.close());
       return undefined;
     }
