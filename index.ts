@@ -7,6 +7,7 @@
 export { connectSession, type ClientConfig } from './client/connect-session.ts';
 export { createSessionAcceptor, type ServerConfig, type SessionAcceptor } from './server/session-acceptor.ts';
 export type { CloseOptions, McpSession, SessionRuntimeOptions } from './session/session-core.ts';
+export type { SessionMessage } from './session/message-tap.ts';
 export type { LifecycleState } from './machines/session-lifecycle.ts';
 export type {
   HandlerOutput,

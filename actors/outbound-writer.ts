@@ -21,6 +21,7 @@ import { LocalError } from '../core/errors.ts';
 import { isAnswerPayload } from '../core/jsonrpc.ts';
 import { type ProgressToken, reportedProgressTokenOf } from '../core/progress-token.ts';
 import type { OutboundFrame, Transport } from '../core/transport.ts';
+import type { WirePayload } from '../core/jsonrpc.ts';
 
 export interface OutboundWriterEvents {
   /** The peer is not reading: the queue overflowed or stayed slow too long. The frame was not queued. */
@@ -36,6 +37,11 @@ export interface OutboundWriterEvents {
    * Called once per change, so a session can stop and resume reading around it.
    */
   readonly onWaiting: (waiting: boolean) => void;
+}
+
+/** Sees every frame as it is handed to the transport (a session's message tap, set only while observed). */
+export interface OutboundTap {
+  outbound(payload: WirePayload): void;
 }
 
 /** Held only while the peer is slow. */
@@ -54,6 +60,8 @@ export class OutboundWriter {
   /** Told the session it waits; cleared once every queued frame went out. */
   private holding = false;
   private slow: SlowState | undefined;
+  /** Set only while someone observes the session's messages: unobserved, sending checks this field and no more. */
+  tap: OutboundTap | undefined = undefined;
 
   /**
    * @param answerReserve how far answers may go past `maxQueued` (the session's in-flight cap: every accepted
@@ -118,6 +126,8 @@ export class OutboundWriter {
 
   private send(frame: OutboundFrame): void {
     let accepted: void | Promise<void>;
+    const tap = this.tap;
+    if (tap !== undefined) tap.outbound(frame.payload);
     try {
       accepted = this.transport.send(frame);
     } catch (error) {

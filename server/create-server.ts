@@ -98,6 +98,7 @@ export function createServer(options: ServerOptions): McpServer {
     },
     sessions: open.all,
     sessions$: open.events.events$,
+    messages$: open.messages.messages$,
     eras,
     changes: fanOut.feed,
     async close() {

@@ -6,6 +6,7 @@
 import type { LocalError } from '../core/errors.ts';
 import type { McpSession, SessionRuntimeOptions } from '../session/session-core.ts';
 import { SessionEvents } from './session-events.ts';
+import { ServerMessages } from './server-messages.ts';
 
 export class OpenSessions {
   private readonly open = new Set<McpSession>();
@@ -17,8 +18,11 @@ export class OpenSessions {
   private readonly defaultRuntime: SessionRuntimeOptions;
   /** `server.sessions$`: costs nothing while unobserved. */
   readonly events = new SessionEvents();
+  /** `server.messages$`: costs nothing while unobserved. */
+  readonly messages = new ServerMessages(this.open);
   private readonly onClosed = (session: McpSession, reason: LocalError | undefined): void => {
     this.open.delete(session);
+    this.messages.closed(session);
     this.forget(session);
     this.events.closed(session, reason);
   };
@@ -39,6 +43,7 @@ export class OpenSessions {
   /** @param kind the kind of the transport it was accepted on */
   add(session: McpSession, kind?: string): McpSession {
     this.open.add(session);
+    this.messages.accepted(session);
     this.events.accepted(session, kind);
     return session;
   }

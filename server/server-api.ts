@@ -13,6 +13,7 @@ import type { LegacyRevision } from '../core/protocol/versions.ts';
 import type { ChangeFeedPort } from '../core/server-change.ts';
 import type { Transport } from '../core/transport.ts';
 import type { McpSession, SessionRuntimeOptions } from '../session/session-core.ts';
+import type { SessionMessage } from '../session/message-tap.ts';
 import type { ModernOptions } from './modern.ts';
 import type { ServerSessionEvent } from './session-events.ts';
 import type { ArgsOf, PromptDefinition, ResourceDefinition, SchemaInput, TemplateDefinition, ToolDefinition } from './types.ts';
@@ -86,6 +87,11 @@ export interface McpServer {
   readonly sessions: ReadonlySet<McpSession>;
   /** Sessions opening (handshake done, or taken as modern) and closing, from the moment of subscribing; free unobserved. */
   readonly sessions$: Observable<ServerSessionEvent>;
+  /**
+   * Every frame in and out of every open session (each with its session, direction and time), from the moment of
+   * subscribing, sessions accepted meanwhile included. Opt-in: no session is tapped while nobody observes.
+   */
+  readonly messages$: Observable<SessionMessage<McpSession>>;
   /** The protocol eras this server serves. */
   readonly eras: 'both' | 'legacy' | 'modern';
   /** Its changes, for media that carry them to other processes serving the same name (NATS). */

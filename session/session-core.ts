@@ -35,13 +35,14 @@ import { notificationRefusal } from './notification-rules.ts';
 import { RequestsWeSend } from './requests-we-send.ts';
 import { type ClosingHost, SessionClosing } from './session-closing.ts';
 import { SessionSignals } from './session-signals.ts';
+import { MessageTap, type SessionMessage, type TapHost } from './message-tap.ts';
 import type { CloseOptions, HandshakeSession, HandshakeStrategy, McpSession, SessionRuntimeOptions } from './session-types.ts';
 
 export type { CloseOptions, HandshakeSession, HandshakeStrategy, McpSession, SessionRuntimeOptions } from './session-types.ts';
 
 const noHandlers: HandlerTable = Object.freeze({ requests: new Map(), notifications: new Map() });
 
-export class SessionCore implements SessionContext, McpSession, HandshakeSession, OutboundWriterEvents, LifecycleEffects, ClosingHost {
+export class SessionCore implements SessionContext, McpSession, HandshakeSession, OutboundWriterEvents, LifecycleEffects, ClosingHost, TapHost<McpSession> {
   readonly limits: Limits;
   readonly clock: Clock;
   readonly writer: OutboundWriter;
@@ -57,6 +58,8 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
   // Observers' subjects and the closing sequence are made only when needed: an idle session holds neither.
   private signalsPart: SessionSignals | undefined;
   private closingPart: SessionClosing | undefined;
+  /** The message tap, present only while someone observes `messages$`. */
+  private tapPart: MessageTap<McpSession> | undefined;
   private subscription: Subscription | undefined;
   private keepalive: TimerHandle | undefined;
 
@@ -97,6 +100,8 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
 
   next(frame: InboundFrame): void {
     this.lastActivityAt = this.clock.now();
+    const tap = this.tapPart;
+    if (tap !== undefined && frame.type === 'message') tap.inbound(frame.payload);
     routeFrame(this, frame);
   }
 
@@ -141,6 +146,10 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
     return this.signals.flow$(this.state === 'closed');
   }
 
+  get messages$(): Observable<SessionMessage<McpSession>> {
+    return MessageTap.observe<McpSession>(this, () => this.tapPart, () => this.state === 'closed');
+  }
+
   get closed(): Promise<LocalError | undefined> {
     return this.signals.closed(this.state === 'closed' ? { reason: this.closing.reason } : undefined);
   }
@@ -155,6 +164,10 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
 
   get inFlight(): number {
     return this.incoming.size + this.sent.pending.size;
+  }
+
+  get principal(): string | undefined {
+    return this.transport.principal;
   }
 
   get era(): 'legacy' | 'modern' {
@@ -292,7 +305,27 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
     this.subscription?.unsubscribe();
     this.subscription = undefined;
     this.signalsPart?.complete(reason);
+    const tap = this.tapPart;
+    if (tap !== undefined) {
+      this.attachTap(undefined);
+      tap.complete();
+    }
     this.runtime.onClosed?.(this, reason);
+  }
+
+  // --- TapHost (the message tap) -------------------------------------------------------------------------
+
+  get self(): McpSession {
+    return this;
+  }
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  attachTap(tap: MessageTap<McpSession> | undefined): void {
+    this.tapPart = tap;
+    this.writer.tap = tap;
   }
 
   // --- ClosingHost ----------------------------------------------------------------------------------------

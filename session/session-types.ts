@@ -16,6 +16,7 @@ import type { AnyCapabilities, Implementation } from '../core/protocol/capabilit
 import type { LegacyRevision } from '../core/protocol/versions.ts';
 import type { ExchangeKey } from '../core/transport.ts';
 import type { LifecycleEvent, LifecycleState } from '../machines/session-lifecycle.ts';
+import type { SessionMessage } from './message-tap.ts';
 
 export interface SessionRuntimeOptions {
   /** Overrides of the default limits. */
@@ -75,6 +76,17 @@ export interface McpSession extends SessionView {
    * slow (then once it caught up). Rejects if the session closes first.
    */
   whenWritable(): Promise<void>;
+  /**
+   * Every frame read from the peer (`in`) and handed to the transport (`out`), with the time on the session's
+   * clock, from the moment of subscribing; completes when the session closes. Opt-in: a session nobody taps
+   * holds nothing for it, and unsubscribing releases what the tap held.
+   */
+  readonly messages$: Observable<SessionMessage<McpSession>>;
+  /**
+   * Who the transport authenticated the peer as for the whole connection (the Streamable HTTP `authenticate`
+   * option, for the request that opened the session), if it did.
+   */
+  readonly principal: string | undefined;
   /** Settles when the session has closed, with the reason it closed for, if any. */
   readonly closed: Promise<LocalError | undefined>;
   /** The server's instructions (client sessions). */
