@@ -67,7 +67,7 @@ function interceptedHandler(method: string, handler: RequestHandler, chain: Chai
 }
 
 function sessionOf(context: RequestContext): InterceptedSession {
-  const view: SessionView & { readonly era?: 'legacy' | 'modern' } = context.session;
+  const view: SessionView & { readonly era?: 'legacy' | 'modern'; readonly principal?: string | undefined } = context.session;
   const modern = context.modern as (ModernRequest & PrincipalScope) | undefined;
   const era = modern !== undefined || view.era === 'modern' ? 'modern' : 'legacy';
   return {
@@ -76,7 +76,8 @@ function sessionOf(context: RequestContext): InterceptedSession {
     revision: view.revision ?? (era === 'modern' ? MODERN_REVISIONS[0] : undefined),
     peerInfo: view.peerInfo,
     peerCapabilities: view.peerCapabilities,
-    principal: modern?.principal,
+    // A modern request names its own; a legacy session carries the one that opened it.
+    principal: modern !== undefined ? modern.principal : view.principal,
     get id() {
       return era === 'legacy' ? interceptedSessionId(view) : undefined;
     },

@@ -71,7 +71,8 @@ function sessionOf(session: SessionContext): InterceptedSession {
     revision: session.revision ?? (era === 'modern' ? MODERN_REVISIONS[0] : undefined),
     peerInfo: view.peerInfo,
     peerCapabilities: view.peerCapabilities,
-    principal: undefined,
+    // The peer a server sends to is the client its transport authenticated; a client authenticates nobody.
+    principal: session.role === 'server' ? (view as { readonly principal?: string | undefined }).principal : undefined,
     get id() {
       return era === 'legacy' ? interceptedSessionId(view) : undefined;
     },

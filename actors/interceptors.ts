@@ -27,8 +27,10 @@ export interface InterceptedSession {
   readonly peerInfo: Implementation | undefined;
   readonly peerCapabilities: AnyCapabilities | undefined;
   /**
-   * Who the transport authenticated the caller as (the Streamable HTTP `authenticate` option), where the request
-   * carries it: incoming modern-era (2026-07-28) requests. Undefined otherwise.
+   * Who the transport authenticated the caller as (the Streamable HTTP `authenticate` option): for an incoming
+   * modern-era (2026-07-28) request, the principal of that request; for a legacy-era session, the principal of
+   * the request that opened it (also for the requests a server sends on it). Undefined where nobody was
+   * authenticated, and for a client's requests.
    */
   readonly principal: string | undefined;
   /**

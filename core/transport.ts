@@ -97,6 +97,11 @@ export interface Transport {
    */
   readonly incoming$: Observable<InboundFrame>;
   /**
+   * Who the medium authenticated the peer as for the whole connection (a Streamable HTTP session: the principal
+   * of the request that opened it), if it did. Frames may still name their own sender in their `origin`.
+   */
+  readonly principal?: string | undefined;
+  /**
    * Hands one frame to the medium. Returns `undefined` when the medium took it at once, or a Promise that
    * settles when it did (the caller must wait before sending more: that is backpressure). Rejects with a
    * `ConnectionClosed` {@link LocalError} once the transport is closed.

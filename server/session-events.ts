@@ -22,7 +22,11 @@ export interface ServerSessionEvent {
   readonly transport: string | undefined;
   /** The client's `clientInfo` (legacy; a modern client names itself on each request instead). */
   readonly peerInfo: Implementation | undefined;
-  /** Who the transport authenticated the client as, where the session knows it (not yet: always undefined). */
+  /**
+   * Who the transport authenticated the client as for the session (Streamable HTTP with `authenticate`: the
+   * principal of the request that opened it); undefined where the medium authenticates nobody, and for modern
+   * connections, whose requests each name their own.
+   */
   readonly principal: string | undefined;
   /** Why a session closed, if it closed for a reason. */
   readonly reason?: LocalError | undefined;
@@ -68,7 +72,7 @@ export class SessionEvents {
       revision: session.revision ?? (era === 'modern' ? MODERN_REVISIONS[0] : undefined),
       transport: this.kinds.get(session),
       peerInfo: session.peerInfo,
-      principal: undefined,
+      principal: session.principal,
       ...(reason === undefined ? {} : { reason }),
     };
   }

@@ -24,7 +24,8 @@ export class LegacySseTransport implements Transport {
   private closed = false;
   private closedListener: (() => void) | undefined;
 
-  constructor(private readonly connection: SseConnection, private readonly onClosed: () => void) {
+  /** @param principal who `authenticate` said opened the session (its SSE GET) */
+  constructor(private readonly connection: SseConnection, private readonly onClosed: () => void, readonly principal?: string | undefined) {
     this.incoming$ = this.inbound.asObservable();
     connection.onClose(() => void this.close());
   }
@@ -70,7 +71,7 @@ export function openLegacySession(endpoint: Endpoint, res: HttpResponder, princi
   const id = newSessionId();
   const { clock, sse } = options.transport;
   const connection = new SseConnection(res.openStream(200, SSE_HEADERS), { clock, keepAliveMs: sse.keepAliveMs, drainTimeoutMs: sse.drainTimeoutMs });
-  const transport = new LegacySseTransport(connection, () => registry.remove(id));
+  const transport = new LegacySseTransport(connection, () => registry.remove(id), principal);
   registry.add({ id, principal, kind: 'legacy-sse', transport });
   registry.hold(id, res);
   void connection.event(`${messagesPath}?sessionId=${encodeURIComponent(id)}`, undefined, 'endpoint');

@@ -118,7 +118,7 @@ function startSession(options: EndpointOptions, registry: SessionRegistry, id: s
       // A failed handshake leaves a session that can never operate: end it (its id then answers 404).
       onInitializeFailed: () => void transport.close(),
     },
-    { restored: restored !== undefined },
+    { restored: restored !== undefined, principal },
   );
   let accept: AcceptOptions | undefined;
   if (restored !== undefined) {

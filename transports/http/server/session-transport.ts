@@ -37,6 +37,8 @@ export interface SessionTransportOptions {
    * their events never mix with that process's streams in a shared store.
    */
   readonly restored?: boolean;
+  /** Who `authenticate` said opened the session (the principal of its initialize POST, or of a restore). */
+  readonly principal?: string | undefined;
 }
 
 export class HttpSessionTransport implements Transport {
@@ -47,6 +49,7 @@ export class HttpSessionTransport implements Transport {
    * header of a stateless POST, the record of a restored session).
    */
   revision: LegacyRevision | undefined;
+  readonly principal: string | undefined;
   private readonly inbound = new Subject<InboundFrame>();
   private readonly exchanges = new Map<ExchangeKey, Exchange>();
   private standalone: LogicalStream | undefined;
@@ -70,6 +73,7 @@ export class HttpSessionTransport implements Transport {
   ) {
     this.incoming$ = this.inbound.asObservable();
     this.streamSuffix = options.restored === true ? `_${randomBase64url(6)}` : '';
+    this.principal = options.principal;
   }
 
   /** The client ended the session (DELETE), as opposed to this process letting go of it (expiry, shutdown). */
