@@ -39,8 +39,12 @@ export interface OutboundWriterEvents {
   readonly onWaiting: (waiting: boolean) => void;
 }
 
-/** Sees every frame as it is handed to the transport (a session's message tap, set only while observed). */
-export interface OutboundTap {
+/**
+ * A session's message tap, held by its writer only while someone observes (the one field both paths check): the
+ * writer reports every frame it hands to the transport, the session every frame it reads.
+ */
+export interface MessageTapPort {
+  inbound(payload: unknown): void;
   outbound(payload: WirePayload): void;
 }
 
@@ -60,8 +64,11 @@ export class OutboundWriter {
   /** Told the session it waits; cleared once every queued frame went out. */
   private holding = false;
   private slow: SlowState | undefined;
-  /** Set only while someone observes the session's messages: unobserved, sending checks this field and no more. */
-  tap: OutboundTap | undefined = undefined;
+  /**
+   * Set only while someone observes the session's messages: unobserved, sending checks this field and no more.
+   * Declared, not initialised: a writer never tapped has no slot for it (idle sessions stay as small as before).
+   */
+  declare tap: MessageTapPort | undefined;
 
   /**
    * @param answerReserve how far answers may go past `maxQueued` (the session's in-flight cap: every accepted

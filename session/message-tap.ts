@@ -5,6 +5,7 @@
  * last unsubscription releases it and takes the tap out of the session again.
  */
 import { Observable, Subject } from 'rxjs';
+import type { MessageTapPort } from '../actors/outbound-writer.ts';
 import type { WirePayload } from '../core/jsonrpc.ts';
 
 /** One frame that passed a session, in either direction. */
@@ -26,7 +27,7 @@ export interface TapHost<S> {
   attachTap(tap: MessageTap<S> | undefined): void;
 }
 
-export class MessageTap<S> {
+export class MessageTap<S> implements MessageTapPort {
   private readonly subject = new Subject<SessionMessage<S>>();
   private observers = 0;
 

@@ -58,8 +58,6 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
   // Observers' subjects and the closing sequence are made only when needed: an idle session holds neither.
   private signalsPart: SessionSignals | undefined;
   private closingPart: SessionClosing | undefined;
-  /** The message tap, present only while someone observes `messages$`. */
-  private tapPart: MessageTap<McpSession> | undefined;
   private subscription: Subscription | undefined;
   private keepalive: TimerHandle | undefined;
 
@@ -100,7 +98,8 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
 
   next(frame: InboundFrame): void {
     this.lastActivityAt = this.clock.now();
-    const tap = this.tapPart;
+    // The message tap lives in the writer (one field for both directions), present only while observed.
+    const tap = this.writer.tap;
     if (tap !== undefined && frame.type === 'message') tap.inbound(frame.payload);
     routeFrame(this, frame);
   }
@@ -147,7 +146,7 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
   }
 
   get messages$(): Observable<SessionMessage<McpSession>> {
-    return MessageTap.observe<McpSession>(this, () => this.tapPart, () => this.state === 'closed');
+    return MessageTap.observe<McpSession>(this, () => this.writer.tap as MessageTap<McpSession> | undefined, () => this.state === 'closed');
   }
 
   get closed(): Promise<LocalError | undefined> {
@@ -305,7 +304,7 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
     this.subscription?.unsubscribe();
     this.subscription = undefined;
     this.signalsPart?.complete(reason);
-    const tap = this.tapPart;
+    const tap = this.writer.tap as MessageTap<McpSession> | undefined;
     if (tap !== undefined) {
       this.attachTap(undefined);
       tap.complete();
@@ -324,7 +323,6 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
   }
 
   attachTap(tap: MessageTap<McpSession> | undefined): void {
-    this.tapPart = tap;
     this.writer.tap = tap;
   }
 
