@@ -82,3 +82,5 @@ export type {
   InterceptedDirection,
   RequestChanges,
 } from './actors/interceptors.ts';
+// The request log: an interceptor over a logger port (pino or console); no dependency, so it is here.
+export { jsonLinesLogger, requestLog, type LoggerPort, type RequestLogEntry, type RequestLogOptions } from './actors/request-log.ts';

@@ -28,7 +28,7 @@ options:
   -p, --port N     the HTTP port (default $PORT, then 3000; 0 picks a free one)
   --host H         the address to listen on (default 127.0.0.1)
   --stdio          speak MCP on stdin/stdout instead of HTTP (stdout carries nothing else)
-  -v, --verbose    log each request to stderr: method, tool, duration, outcome
+  -v, --verbose    log each request to stderr, one JSON line each: method, tool, duration, outcome
   -h, --help       show this help`;
 
 const serveCommand = {

@@ -58,7 +58,17 @@ test('rxmcp serve --stdio --verbose - every stdout line of a session is a JSON-R
   const greet = messages.find((message) => message['id'] === 4) as { result: { content: Array<{ text: string }> } };
   assert.match(greet.result.content[0]?.text ?? '', /^Hello, friend! \(Your client cannot answer questions/);
 
-  assert.match(stderr, /^tools\/call "count": ok in \d+ ms$/m, 'the verbose log names the tool and the outcome');
-  assert.match(stderr, /^resources\/read demo:\/\/echo\/abc: ok in \d+ ms$/m);
-  assert.match(stderr, /^no\/such-method: error -32601 \(/m);
+  // The verbose log: one JSON line per request that reached a handler (the requestLog interceptor).
+  const logged = stderr.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+  const entry = (method: string, target: string) => logged.find((line) => line['method'] === method && line['target'] === target);
+  const count = entry('tools/call', 'count');
+  assert.ok(count !== undefined, `the verbose log names the tool: ${stderr}`);
+  assert.equal(count['outcome'], 'ok');
+  assert.equal(count['level'], 'info');
+  assert.equal(count['id'], 3);
+  assert.equal(count['era'], 'legacy');
+  assert.equal(typeof count['durationMs'], 'number');
+  assert.equal(count['msg'], 'tools/call count');
+  assert.equal(entry('resources/read', 'demo://echo/abc')?.['outcome'], 'ok');
+  assert.equal(entry('prompts/get', 'summarize')?.['outcome'], 'ok');
 });
