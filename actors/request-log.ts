@@ -98,18 +98,16 @@ type Outcome = { readonly result: object } | { readonly error: unknown } | 'canc
 function entryOf(request: InterceptedRequest, durationMs: number, outcome: Outcome): RequestLogEntry {
   const { session } = request;
   const sessionId = session.id;
-  const entry: { -readonly [K in keyof RequestLogEntry]: RequestLogEntry[K] } = {
-    direction: request.direction,
-    method: request.method,
-    era: session.era,
-    durationMs,
-    outcome: 'ok',
-  };
+  // Built in reading order (pino and JSON.stringify keep it), leaving out what does not apply.
+  const entry: { -readonly [K in keyof RequestLogEntry]: RequestLogEntry[K] } = { direction: request.direction, method: request.method } as RequestLogEntry;
   if (request.target !== undefined) entry.target = request.target;
   if (request.id !== undefined) entry.id = request.id;
   if (sessionId !== undefined) entry.sessionId = sessionId;
+  entry.era = session.era;
   if (session.revision !== undefined) entry.revision = session.revision;
   if (session.principal !== undefined) entry.principal = session.principal;
+  entry.durationMs = durationMs;
+  entry.outcome = 'ok';
   if (outcome === 'cancelled') entry.outcome = 'cancelled';
   else if ('result' in outcome) {
     const result = outcome.result as { isError?: unknown; resultType?: unknown };
