@@ -1,6 +1,6 @@
 /**
  * Interceptors over real transports: a server with interceptors in a child process over stdio, over Streamable
- * HTTP in both eras (with an authenticated principal in the modern era) and over NATS in both eras; the client
+ * HTTP in both eras (with an authenticated principal) and over NATS in both eras; the client
  * intercepts its calls and the elicitation it answers.
  */
 import assert from 'node:assert/strict';
@@ -58,7 +58,7 @@ describe('interceptors over transports', () => {
   });
 
   for (const era of ['legacy', 'modern'] as const) {
-    test(`Streamable HTTP, ${era} era: both sides intercept; the modern era carries the authenticated principal`, async () => {
+    test(`Streamable HTTP, ${era} era: both sides intercept; the server's interceptors see the authenticated principal`, async () => {
       const server = interceptedServer();
       const http = createStreamableHttpServer({ server, authenticate: (request) => (request.header('authorization') === 'Bearer ada' ? 'ada' : undefined) });
       const { url } = await http.listen();
@@ -67,7 +67,8 @@ describe('interceptors over transports', () => {
         const transport = createStreamableHttpClientTransport(url, { headers: { authorization: 'Bearer ada' } });
         const session = await interceptingClient(era, seen).connect(transport);
         assert.equal(session.session.era, era);
-        const tag = era === 'modern' ? 'modern,ada' : 'legacy';
+        // A modern request carries its own principal; a legacy session the one of its initialize POST.
+        const tag = `${era},ada`;
         assert.equal(textOf(await session.callTool('echo', { text: 'hi' })), `hi+server(${tag})+client`);
         assert.equal(textOf(await session.callTool('ask')), `hello Ada (asked "${era === 'legacy' ? 'Name, please?' : 'Your name?'}")+server(${tag})+client`);
         const calls = seen.filter((request) => request.method === 'tools/call');
