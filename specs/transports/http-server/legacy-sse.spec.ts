@@ -80,6 +80,8 @@ describe('http server: legacy HTTP+SSE (2024-11-05)', () => {
     await using served = await serve({ legacySse: true, authenticate: (request) => request.header('x-user') });
     const base = served.url.replace(/\/mcp$/, '');
     const client = await connect(base, { 'x-user': 'dora' });
+    // The session carries the principal of the GET that opened it (interceptors and sessions$ read it there).
+    assert.deepEqual([...served.server.sessions].map((session) => session.principal), ['dora']);
     const json = { 'content-type': 'application/json' };
     assert.equal((await rawRequest(`${base}/messages`, { method: 'POST', headers: json, body: '{}' })).status, 400);
     assert.equal((await rawRequest(`${base}/messages?sessionId=nope`, { method: 'POST', headers: json, body: '{}' })).status, 404);
