@@ -107,6 +107,37 @@ describe('session.messages$', () => {
   });
 });
 
+describe('session.messages$ and batches', () => {
+  test('a batch (2025-03-26) passes as one payload each way', async () => {
+    const server = echoServer();
+    const [clientEnd, serverEnd] = createMemoryPair();
+    const session = server.accept(serverEnd);
+    const seen: SessionMessage<McpSession>[] = [];
+    const subscription = session.messages$.subscribe((message) => seen.push(message));
+    const answers: unknown[] = [];
+    clientEnd.incoming$.subscribe((frame) => {
+      if (frame.type === 'message') answers.push(frame.payload);
+    });
+    const initialize = { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'raw', version: '0' } };
+    await clientEnd.send({ payload: { jsonrpc: '2.0', id: 1, method: 'initialize', params: initialize } });
+    await eventually(() => answers.length === 1, 1000, 'initialized');
+    await clientEnd.send({ payload: { jsonrpc: '2.0', method: 'notifications/initialized' } });
+    const batch = [
+      { jsonrpc: '2.0', id: 2, method: 'ping' },
+      { jsonrpc: '2.0', id: 3, method: 'ping' },
+    ] as const;
+    await clientEnd.send({ payload: batch });
+    await eventually(() => answers.length === 2, 1000, 'the batch answered');
+    const last = seen.slice(-2);
+    assert.deepEqual(last.map((message) => [message.direction, Array.isArray(message.payload)]), [['in', true], ['out', true]]);
+    assert.deepEqual(last[0]?.payload, batch);
+    assert.deepEqual(last[1]?.payload, answers[1]);
+    subscription.unsubscribe();
+    await clientEnd.close();
+    await server.close();
+  });
+});
+
 describe('server.messages$', () => {
   test('memory: merges the sessions open when subscribed and those accepted later; unsubscribing untaps them all', async () => {
     const server = echoServer();
@@ -140,6 +171,23 @@ describe('server.messages$', () => {
     second.unsubscribe();
     await early.client.close();
     await late.client.close();
+    await server.close();
+  });
+
+  test('memory, modern era: the requests of a connection without a handshake, each with its answer', async () => {
+    const server = echoServer();
+    const seen: SessionMessage<McpSession>[] = [];
+    const subscription = server.messages$.subscribe((message) => seen.push(message));
+    const [clientEnd, serverEnd] = createMemoryPair();
+    server.accept(serverEnd);
+    const client = await createClient({ name: 'c', version: '1', era: 'modern' }).connect(clientEnd);
+    const before = seen.length;
+    await client.callTool('echo', { era: 'modern' });
+    await eventually(() => seen.length === before + 2, 1000, 'the call and its answer');
+    assert.deepEqual(describeMessages(seen.slice(before)), ['in tools/call', 'out result']);
+    assert.ok(seen.every((message) => message.session.era === 'modern'));
+    subscription.unsubscribe();
+    await client.close();
     await server.close();
   });
 
