@@ -96,30 +96,37 @@ export function requestLog(options: RequestLogOptions): Interceptor {
 type Outcome = { readonly result: object } | { readonly error: unknown } | 'cancelled';
 
 function entryOf(request: InterceptedRequest, durationMs: number, outcome: Outcome): RequestLogEntry {
-  const { session } = request;
+  const { session, target, id } = request;
   const sessionId = session.id;
-  // Built in reading order (pino and JSON.stringify keep it), leaving out what does not apply.
-  const entry: { -readonly [K in keyof RequestLogEntry]: RequestLogEntry[K] } = { direction: request.direction, method: request.method } as RequestLogEntry;
-  if (request.target !== undefined) entry.target = request.target;
-  if (request.id !== undefined) entry.id = request.id;
-  if (sessionId !== undefined) entry.sessionId = sessionId;
-  entry.era = session.era;
-  if (session.revision !== undefined) entry.revision = session.revision;
-  if (session.principal !== undefined) entry.principal = session.principal;
-  entry.durationMs = durationMs;
-  entry.outcome = 'ok';
-  if (outcome === 'cancelled') entry.outcome = 'cancelled';
-  else if ('result' in outcome) {
+  // In reading order (pino and JSON.stringify keep it), leaving out what does not apply.
+  return {
+    direction: request.direction,
+    method: request.method,
+    ...(target === undefined ? {} : { target }),
+    ...(id === undefined ? {} : { id }),
+    ...(sessionId === undefined ? {} : { sessionId }),
+    era: session.era,
+    ...(session.revision === undefined ? {} : { revision: session.revision }),
+    ...(session.principal === undefined ? {} : { principal: session.principal }),
+    durationMs,
+    ...outcomeOf(outcome, request.direction),
+  };
+}
+
+type OutcomeMembers = Pick<RequestLogEntry, 'outcome' | 'toolError' | 'inputRequired' | 'code' | 'error'>;
+
+function outcomeOf(outcome: Outcome, direction: InterceptedDirection): OutcomeMembers {
+  if (outcome === 'cancelled') return { outcome: 'cancelled' };
+  if ('result' in outcome) {
     const result = outcome.result as { isError?: unknown; resultType?: unknown };
-    if (result.isError === true) entry.toolError = true;
-    if (result.resultType === 'input_required') entry.inputRequired = true;
-  } else {
-    entry.outcome = 'error';
-    const { code, message } = describeError(outcome.error, request.direction);
-    if (code !== undefined) entry.code = code;
-    entry.error = message;
+    return {
+      outcome: 'ok',
+      ...(result.isError === true ? { toolError: true } : {}),
+      ...(result.resultType === 'input_required' ? { inputRequired: true } : {}),
+    };
   }
-  return entry;
+  const { code, message } = describeError(outcome.error, direction);
+  return { outcome: 'error', ...(code === undefined ? {} : { code }), error: message };
 }
 
 function describeError(error: unknown, direction: InterceptedDirection): { code: number | string | undefined; message: string } {
