@@ -14,7 +14,8 @@ import { Observable, type Subscriber, type Subscription, type TeardownLogic, isO
 import { isEffect, onAbort } from '../core/abort.ts';
 import { LocalError } from '../core/errors.ts';
 import type { JsonObject, RequestId } from '../core/jsonrpc.ts';
-import { MODERN_REVISIONS } from '../core/protocol/versions.ts';
+import type { AnyCapabilities, Implementation } from '../core/protocol/capabilities.ts';
+import { MODERN_REVISIONS, type Revision } from '../core/protocol/versions.ts';
 import { isThenable } from '../core/thenable.ts';
 import { finishOutput } from './features/handler-output.ts';
 import type {
@@ -67,21 +68,57 @@ function interceptedHandler(method: string, handler: RequestHandler, chain: Chai
 }
 
 function sessionOf(context: RequestContext): InterceptedSession {
-  const view: SessionView & { readonly era?: 'legacy' | 'modern'; readonly principal?: string | undefined } = context.session;
-  const modern = context.modern as (ModernRequest & PrincipalScope) | undefined;
-  const era = modern !== undefined || view.era === 'modern' ? 'modern' : 'legacy';
-  return {
-    role: view.role,
-    era,
-    revision: view.revision ?? (era === 'modern' ? MODERN_REVISIONS[0] : undefined),
-    peerInfo: view.peerInfo,
-    peerCapabilities: view.peerCapabilities,
-    // A modern request names its own; a legacy session carries the one that opened it.
-    principal: modern !== undefined ? modern.principal : view.principal,
-    get id() {
-      return era === 'legacy' ? interceptedSessionId(view) : undefined;
-    },
-  };
+  return new IncomingSession(context);
+}
+
+/**
+ * The session an incoming request travels on, read from its context when an interceptor asks: most interceptors
+ * read one field or none, so nothing is copied up front (a pass-through then costs one small object).
+ */
+class IncomingSession implements InterceptedSession {
+  constructor(private readonly context: RequestContext) {}
+
+  private get view(): SessionView & { readonly era?: 'legacy' | 'modern'; readonly principal?: string | undefined } {
+    return this.context.session;
+  }
+
+  private get modern(): (ModernRequest & PrincipalScope) | undefined {
+    return this.context.modern as (ModernRequest & PrincipalScope) | undefined;
+  }
+
+  get role(): 'client' | 'server' {
+    return this.view.role;
+  }
+
+  get era(): 'legacy' | 'modern' {
+    return this.modern !== undefined || this.view.era === 'modern' ? 'modern' : 'legacy';
+  }
+
+  get revision(): Revision | undefined {
+    return this.view.revision ?? (this.era === 'modern' ? MODERN_REVISIONS[0] : undefined);
+  }
+
+  get peerInfo(): Implementation | undefined {
+    return this.view.peerInfo;
+  }
+
+  get peerCapabilities(): AnyCapabilities | undefined {
+    return this.view.peerCapabilities;
+  }
+
+  /** A modern request names its own; a legacy session carries the one that opened it. */
+  get principal(): string | undefined {
+    const modern = this.modern;
+    return modern !== undefined ? modern.principal : this.view.principal;
+  }
+
+  get id(): string | undefined {
+    return this.era === 'legacy' ? interceptedSessionId(this.view) : undefined;
+  }
+
+  toJSON(): Omit<InterceptedSession, never> {
+    return { role: this.role, era: this.era, revision: this.revision, peerInfo: this.peerInfo, peerCapabilities: this.peerCapabilities, principal: this.principal, id: this.id };
+  }
 }
 
 /** Runs the raw handler when a request reaches the end of the chain. */
