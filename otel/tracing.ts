@@ -31,6 +31,8 @@ import {
 import type { InterceptedRequest, Interceptor, RequestEvent } from './interceptor-contract.ts';
 import { metaGetter } from './meta-carrier.ts';
 
+type Meta = Record<string, unknown>;
+
 /** The instrumentation scope spans and metrics are reported under. */
 export const INSTRUMENTATION_NAME = 'rxmcp';
 
@@ -38,7 +40,7 @@ export interface TracingOptions {
   /** Where tracers come from (default: the global tracer provider, read per request so it may be set later). */
   readonly tracerProvider?: TracerProvider;
   /** How trace context is read from and written to `_meta` (default: the global propagator). */
-  readonly propagator?: TextMapPropagator;
+  readonly propagator?: TextMapPropagator<Record<string, unknown>>;
   /** Name resource requests `{method} {uri}` (off by default: URIs make names of high cardinality). */
   readonly resourceUriInSpanName?: boolean;
   /** Report progress notifications as span events (default true). */
@@ -47,8 +49,6 @@ export interface TracingOptions {
 
 /** The name of the span event a progress notification becomes. */
 export const PROGRESS_EVENT = 'mcp.progress';
-
-type Meta = Record<string, unknown>;
 
 function tracerOf(options: TracingOptions): Tracer {
   return (options.tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION_NAME);
