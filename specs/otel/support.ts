@@ -56,10 +56,10 @@ export function spansNamed(spans: InMemorySpanExporter, name: string): ReadableS
 }
 
 /** Waits until `predicate` holds (spans of the far side end a little after the near side sees its answer). */
-export async function eventually(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
+export async function eventually(predicate: () => boolean, what = 'the condition', timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
+    if (Date.now() > deadline) throw new Error(`${what} did not hold within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
