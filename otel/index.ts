@@ -4,6 +4,7 @@
  * request and session metrics. Runs wherever rxmcp runs (no Node built-in). See docs/otel.md.
  */
 export { ATTR, CANCELLED, TOOL_ERROR } from './attributes.ts';
+export { type HostFigures, type HostMetricsOptions, hostMetrics } from './host-metrics.ts';
 export { type InstrumentOptions, type Instrumentable, instrument } from './instrument.ts';
 export type { InterceptedRequest, Interceptor, InterceptorScope } from './interceptor-contract.ts';
 export { type MetricsOptions, type SessionEventSource, metrics, sessionMetrics } from './metrics.ts';
