@@ -15,14 +15,17 @@
 //   limits/                              rxmcp/limits (rate limits as an interceptor): core, and actors/ for the
 //                                        interceptor's types; limits/nats/ alone reaches nats. Nothing of ours
 //                                        imports it: it is an add-on a user plugs in.
+//   otel/                                rxmcp/otel (OpenTelemetry as interceptors): core, actors/ for the
+//                                        interceptor's types, @opentelemetry/api. Nothing of ours imports it.
 //
 // specs/ and bench/ may import anything; nothing else imports them. No cycles anywhere (specs and bench included).
 // Node's modules only in transports/ and cli/; effect only in its bridge and schema adapter; msgpackr only in its
-// codec; nats only in the NATS transport, rxmcp/limits/nats and the commands built on it.
+// codec; nats only in the NATS transport, rxmcp/limits/nats and the commands built on it; @opentelemetry/api only
+// in rxmcp/otel.
 // Run by `npm run layers`; any `error` violation makes depcruise exit non-zero.
 
 /** Paths of shipped (non-test) code, relative to the repo root. */
-const SHIPPED = '^(core|actors|machines|session|server|client|transports|limits|cli)/|^index\\.ts$';
+const SHIPPED = '^(core|actors|machines|session|server|client|transports|limits|otel|cli)/|^index\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -39,7 +42,7 @@ module.exports = {
       severity: 'error',
       comment: 'core/ is pure and depends on nothing of ours above it.',
       from: { path: '^core/' },
-      to: { path: '^(actors|machines|session|server|client|transports|limits|cli)/|^index\\.ts$' },
+      to: { path: '^(actors|machines|session|server|client|transports|limits|otel|cli)/|^index\\.ts$' },
     },
     {
       name: 'limits-is-an-add-on',
@@ -65,18 +68,34 @@ module.exports = {
       to: { path: '^limits/' },
     },
     {
+      name: 'otel-is-an-add-on',
+      severity: 'error',
+      comment:
+        'otel/ (rxmcp/otel) builds on core/ and the interceptor types of actors/; it never reaches into the ' +
+        'engine or the public API (servers and clients are taken structurally), and nothing shipped imports it.',
+      from: { path: '^otel/' },
+      to: { path: '^(machines|session|server|client|transports|limits|cli)/|^index\\.ts$' },
+    },
+    {
+      name: 'nothing-imports-otel',
+      severity: 'error',
+      comment: 'otel/ is an optional add-on: only itself, specs/, bench/ and scripts/ import it.',
+      from: { pathNot: '^(otel|specs|bench|scripts)/' },
+      to: { path: '^otel/' },
+    },
+    {
       name: 'transports-only-core',
       severity: 'error',
       comment: 'A transport adapter depends only on core/ (plus node builtins and npm packages).',
       from: { path: '^transports/' },
-      to: { path: '^(actors|machines|session|server|client|limits|cli)/|^index\\.ts$' },
+      to: { path: '^(actors|machines|session|server|client|limits|otel|cli)/|^index\\.ts$' },
     },
     {
       name: 'actors-only-core-and-machines',
       severity: 'error',
       comment: 'actors/ depend only on core/ and machines/ (the request round and task lifecycle they step).',
       from: { path: '^actors/' },
-      to: { path: '^(session|server|client|transports|limits|cli)/|^index\\.ts$' },
+      to: { path: '^(session|server|client|transports|limits|otel|cli)/|^index\\.ts$' },
     },
     {
       name: 'machines-only-core',
@@ -178,10 +197,10 @@ module.exports = {
       name: 'optional-peers-behind-their-entry-points',
       severity: 'error',
       comment:
-        'effect, nats and msgpackr are optional peers: only the entry points that need them import them ' +
-        '(rxmcp/nats, rxmcp/limits/nats, rxmcp/msgpack, rxmcp/effect, the bridge and gateway commands); elsewhere only a dynamic ' +
+        'effect, nats, msgpackr and @opentelemetry/api are optional peers: only the entry points that need them import them ' +
+        '(rxmcp/nats, rxmcp/limits/nats, rxmcp/msgpack, rxmcp/effect, rxmcp/otel, the bridge and gateway commands); elsewhere only a dynamic ' +
         'import (an Effect returned by a handler) or a type-only one, so `import "rxmcp"` loads none of them.',
-      from: { path: SHIPPED, pathNot: '^(transports/nats/|limits/nats/|cli/(bridge|gateway)/|core/codecs/msgpack\\.ts$|core/schema/effect-schema\\.ts$)' },
+      from: { path: SHIPPED, pathNot: '^(transports/nats/|limits/nats/|otel/|cli/(bridge|gateway)/|core/codecs/msgpack\\.ts$|core/schema/effect-schema\\.ts$)' },
       to: { dependencyTypes: ['npm-peer'], dependencyTypesNot: ['dynamic-import', 'type-only'] },
     },
     {

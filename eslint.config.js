@@ -73,12 +73,12 @@ export default tseslint.config(
     },
   },
 
-  // Runtime neutrality: core/, actors/, machines/, session/, server/, client/ and limits/ (not limits/nats/) also run in browsers, Deno and edge workers, which have
+  // Runtime neutrality: core/, actors/, machines/, session/, server/, client/, limits/ (not limits/nats/) and otel/ also run in browsers, Deno and edge workers, which have
   // none of Node's globals (the layer check forbids Node's modules). A runtime's own fast path is reached by
   // feature detection on globalThis (core/bytes.ts, core/next-turn.ts), never by name. The stream framing
   // codecs (NDJSON, length prefix) still lean on Buffer: they serve byte-stream transports (stdio, NATS) only.
   {
-    files: ['core/**/*.ts', 'actors/**/*.ts', 'machines/**/*.ts', 'session/**/*.ts', 'server/**/*.ts', 'client/**/*.ts', 'limits/*.ts'],
+    files: ['core/**/*.ts', 'actors/**/*.ts', 'machines/**/*.ts', 'session/**/*.ts', 'server/**/*.ts', 'client/**/*.ts', 'limits/*.ts', 'otel/*.ts'],
     ignores: ['core/codecs/ndjson.ts', 'core/codecs/length-prefix.ts', 'core/codecs/framing.ts', 'core/codecs/frame-items.ts'],
     rules: {
       'no-restricted-globals': [

@@ -29,7 +29,23 @@ export const NatsHeader = {
   frame: 'Mcp-Frame',
   /** Server to client on errors the binding itself raised before any session saw the message. */
   process: 'Mcp-Process',
+  /**
+   * Client to server: the W3C trace context of a request, mirrored from its `params._meta` (where tracing puts
+   * it, and which stays authoritative) so NATS-level tools (nats-server message tracing, bus taps) see it too.
+   */
+  traceparent: 'traceparent',
+  tracestate: 'tracestate',
 } as const;
+
+/** Sets the trace-context mirrors of a request's `params._meta`, if it carries any. */
+export function mirrorTraceContext(headers: MsgHdrs, params: { readonly [key: string]: unknown } | undefined): void {
+  const meta = params?.['_meta'];
+  if (typeof meta !== 'object' || meta === null) return;
+  const { traceparent, tracestate } = meta as { readonly traceparent?: unknown; readonly tracestate?: unknown };
+  if (typeof traceparent !== 'string' || traceparent === '') return;
+  headers.set(NatsHeader.traceparent, traceparent);
+  if (typeof tracestate === 'string' && tracestate !== '') headers.set(NatsHeader.tracestate, tracestate);
+}
 
 export const MSGPACK_CONTENT_TYPE = 'application/msgpack';
 

@@ -27,7 +27,7 @@ import { type BodyEncoding, codecOfMessage } from '../body-codec.ts';
 import { redeemClaim } from '../claim-check.ts';
 import { fitsPayload, maxPayloadOf } from '../payload-limit.ts';
 import { type ConnectionState, connectionState } from '../connection-state.ts';
-import { isNoResponders, MSGPACK_CONTENT_TYPE, NatsHeader, replyOf } from '../headers.ts';
+import { isNoResponders, MSGPACK_CONTENT_TYPE, mirrorTraceContext, NatsHeader, replyOf } from '../headers.ts';
 import { DEFAULT_PREFIX, type ServerSubjects, isPlainSubject, serverSubjects } from '../subjects.ts';
 
 export interface NatsClientTransportOptions {
@@ -205,6 +205,7 @@ class NatsClientTransport implements Transport {
     if (sessionId !== undefined) headers.set(NatsHeader.sessionId, sessionId);
     else headers.set(NatsHeader.lane, this.lane);
     if (message.method === 'initialize') headers.set(NatsHeader.clientInbox, this.clientInbox);
+    mirrorTraceContext(headers, message.params);
     if (this.state.down) {
       return this.undeliverable(message, new LocalError('TransportFailed', `The NATS connection is down (reconnecting): the ${message.method} request was not sent`));
     }

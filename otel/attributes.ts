@@ -1,0 +1,97 @@
+/**
+ * What a request is called in telemetry, after the OpenTelemetry semantic conventions for MCP: the span name,
+ * the attributes spans and metrics share, and the `error.type` of a failure. Pure: no OpenTelemetry import, so
+ * the names are tested without an SDK.
+ */
+import type { InterceptedRequest } from './interceptor-contract.ts';
+
+/** Attribute names of the MCP semantic conventions (and the JSON-RPC and general ones they reuse). */
+export const ATTR = {
+  methodName: 'mcp.method.name',
+  sessionId: 'mcp.session.id',
+  protocolVersion: 'mcp.protocol.version',
+  resourceUri: 'mcp.resource.uri',
+  toolName: 'gen_ai.tool.name',
+  promptName: 'gen_ai.prompt.name',
+  operationName: 'gen_ai.operation.name',
+  requestId: 'jsonrpc.request.id',
+  jsonrpcVersion: 'jsonrpc.protocol.version',
+  statusCode: 'rpc.response.status_code',
+  errorType: 'error.type',
+} as const;
+
+/** `error.type` of a `tools/call` answered with `isError: true` (a tool's own failure, not a protocol error). */
+export const TOOL_ERROR = 'tool_error';
+/** `error.type` of a request cancelled before it settled (by either side, a timeout or an unsubscription). */
+export const CANCELLED = 'cancelled';
+
+export type AttributeMap = Record<string, string | number | boolean>;
+
+/**
+ * The span name: `{method} {target}` where the target is a tool or prompt name; a resource URI only when asked
+ * (`resourceUriInSpanName`), URIs being of high cardinality; `{method}` otherwise.
+ */
+export function spanNameOf(request: InterceptedRequest, resourceUriInSpanName = false): string {
+  const target = request.target;
+  if (target === undefined) return request.method;
+  if (request.method === 'tools/call' || request.method === 'prompts/get') return `${request.method} ${target}`;
+  return resourceUriInSpanName ? `${request.method} ${target}` : request.method;
+}
+
+/** The low-cardinality attributes of a request, shared by its span and its metrics. */
+export function metricAttributesOf(request: InterceptedRequest): AttributeMap {
+  const attributes: AttributeMap = { [ATTR.methodName]: request.method };
+  const revision = request.session.revision;
+  if (revision !== undefined) attributes[ATTR.protocolVersion] = revision;
+  if (request.target !== undefined) {
+    if (request.method === 'tools/call') {
+      attributes[ATTR.toolName] = request.target;
+      attributes[ATTR.operationName] = 'execute_tool';
+    } else if (request.method === 'prompts/get') {
+      attributes[ATTR.promptName] = request.target;
+    }
+  }
+  return attributes;
+}
+
+/** Everything a request's span carries when it starts. */
+export function spanAttributesOf(request: InterceptedRequest): AttributeMap {
+  const attributes = metricAttributesOf(request);
+  attributes[ATTR.jsonrpcVersion] = '2.0';
+  if (request.target !== undefined && request.method !== 'tools/call' && request.method !== 'prompts/get') {
+    attributes[ATTR.resourceUri] = request.target;
+  }
+  if (request.id !== undefined) attributes[ATTR.requestId] = String(request.id);
+  if (request.session.id !== undefined) attributes[ATTR.sessionId] = request.session.id;
+  return attributes;
+}
+
+/**
+ * The `error.type` of a failure: the JSON-RPC error code as a string (a wire error), the code of one of our
+ * local errors (`RequestTimeout`...), or else the error's name.
+ */
+export function errorTypeOf(error: unknown): string {
+  if (typeof error === 'object' && error !== null) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'number' || (typeof code === 'string' && code !== '')) return String(code);
+    const name = (error as { name?: unknown }).name;
+    if (typeof name === 'string' && name !== '') return name;
+  }
+  return '_OTHER';
+}
+
+/** The JSON-RPC error code of a wire error, as a string; undefined for any other failure. */
+export function statusCodeOf(error: unknown): string | undefined {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'number' ? String(code) : undefined;
+}
+
+/** Whether a `tools/call` result reports the tool's own failure. */
+export function isToolError(method: string, result: unknown): boolean {
+  return method === 'tools/call' && typeof result === 'object' && result !== null && (result as { isError?: unknown }).isError === true;
+}
+
+/** A short message of an error for a span status. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
