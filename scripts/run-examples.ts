@@ -24,7 +24,7 @@ const outDir = join(root, '.tmp', 'examples');
 const RUN_TIMEOUT_MS = 90_000;
 
 /** Examples that talk to a nats-server (they read NATS_URL). */
-const NEEDS_NATS = new Set(['nats-gateway-replicas']);
+const NEEDS_NATS = new Set(['nats-gateway-replicas', 'limits-nats']);
 
 /** What the package is built from: dist/ older than any of these is rebuilt. */
 const SOURCES = ['index.ts', 'core', 'actors', 'machines', 'session', 'server', 'client', 'transports', 'limits', 'otel', 'cli', 'package.json'];
