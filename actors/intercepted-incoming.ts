@@ -72,52 +72,29 @@ function sessionOf(context: RequestContext): InterceptedSession {
 }
 
 /**
- * The session an incoming request travels on, read from its context when an interceptor asks: most interceptors
- * read one field or none, so nothing is copied up front (a pass-through then costs one small object).
+ * The session an incoming request travels on, as plain data (a class with own fields: an object literal with an
+ * accessor cost about 0.6 µs per intercepted call).
  */
 class IncomingSession implements InterceptedSession {
-  constructor(private readonly context: RequestContext) {}
+  readonly role: 'client' | 'server';
+  readonly era: 'legacy' | 'modern';
+  readonly revision: Revision | undefined;
+  readonly peerInfo: Implementation | undefined;
+  readonly peerCapabilities: AnyCapabilities | undefined;
+  readonly principal: string | undefined;
+  readonly id: string | undefined;
 
-  private get view(): SessionView & { readonly era?: 'legacy' | 'modern'; readonly principal?: string | undefined } {
-    return this.context.session;
-  }
-
-  private get modern(): (ModernRequest & PrincipalScope) | undefined {
-    return this.context.modern as (ModernRequest & PrincipalScope) | undefined;
-  }
-
-  get role(): 'client' | 'server' {
-    return this.view.role;
-  }
-
-  get era(): 'legacy' | 'modern' {
-    return this.modern !== undefined || this.view.era === 'modern' ? 'modern' : 'legacy';
-  }
-
-  get revision(): Revision | undefined {
-    return this.view.revision ?? (this.era === 'modern' ? MODERN_REVISIONS[0] : undefined);
-  }
-
-  get peerInfo(): Implementation | undefined {
-    return this.view.peerInfo;
-  }
-
-  get peerCapabilities(): AnyCapabilities | undefined {
-    return this.view.peerCapabilities;
-  }
-
-  /** A modern request names its own; a legacy session carries the one that opened it. */
-  get principal(): string | undefined {
-    const modern = this.modern;
-    return modern !== undefined ? modern.principal : this.view.principal;
-  }
-
-  get id(): string | undefined {
-    return this.era === 'legacy' ? interceptedSessionId(this.view) : undefined;
-  }
-
-  toJSON(): Omit<InterceptedSession, never> {
-    return { role: this.role, era: this.era, revision: this.revision, peerInfo: this.peerInfo, peerCapabilities: this.peerCapabilities, principal: this.principal, id: this.id };
+  constructor(context: RequestContext) {
+    const view: SessionView & { readonly era?: 'legacy' | 'modern'; readonly principal?: string | undefined } = context.session;
+    const modern = context.modern as (ModernRequest & PrincipalScope) | undefined;
+    this.role = view.role;
+    this.era = modern !== undefined || view.era === 'modern' ? 'modern' : 'legacy';
+    this.revision = view.revision ?? (this.era === 'modern' ? MODERN_REVISIONS[0] : undefined);
+    this.peerInfo = view.peerInfo;
+    this.peerCapabilities = view.peerCapabilities;
+    // A modern request names its own; a legacy session carries the one that opened it.
+    this.principal = modern !== undefined ? modern.principal : view.principal;
+    this.id = this.era === 'legacy' ? interceptedSessionId(view) : undefined;
   }
 }
 

@@ -10,7 +10,8 @@ import { Observable, type Subscriber, type Subscription, type TeardownLogic } fr
 import { onAbort } from '../core/abort.ts';
 import { LocalError } from '../core/errors.ts';
 import type { JsonObject } from '../core/jsonrpc.ts';
-import { MODERN_REVISIONS } from '../core/protocol/versions.ts';
+import type { AnyCapabilities, Implementation } from '../core/protocol/capabilities.ts';
+import { MODERN_REVISIONS, type Revision } from '../core/protocol/versions.ts';
 import type { RequestEvent } from './handler-types.ts';
 import { type RequestRunner, finalParams, interceptedRequest, runIntercepted } from './intercepted-request.ts';
 import { type Chain, type InterceptedRequest, type InterceptedSession, type InterceptorList, interceptedSessionId } from './interceptors.ts';
@@ -63,20 +64,30 @@ class InterceptedSend extends Observable<RequestEvent<object>> {
 }
 
 function sessionOf(session: SessionContext): InterceptedSession {
-  const era = session.envelope !== undefined ? 'modern' : 'legacy';
-  const view = session.view;
-  return {
-    role: session.role,
-    era,
-    revision: session.revision ?? (era === 'modern' ? MODERN_REVISIONS[0] : undefined),
-    peerInfo: view.peerInfo,
-    peerCapabilities: view.peerCapabilities,
+  return new OutgoingSession(session);
+}
+
+/** The session a request is sent on, as plain data (a class with own fields, cheaper than a literal with an accessor). */
+class OutgoingSession implements InterceptedSession {
+  readonly role: 'client' | 'server';
+  readonly era: 'legacy' | 'modern';
+  readonly revision: Revision | undefined;
+  readonly peerInfo: Implementation | undefined;
+  readonly peerCapabilities: AnyCapabilities | undefined;
+  readonly principal: string | undefined;
+  readonly id: string | undefined;
+
+  constructor(session: SessionContext) {
+    const view = session.view;
+    this.role = session.role;
+    this.era = session.envelope !== undefined ? 'modern' : 'legacy';
+    this.revision = session.revision ?? (this.era === 'modern' ? MODERN_REVISIONS[0] : undefined);
+    this.peerInfo = view.peerInfo;
+    this.peerCapabilities = view.peerCapabilities;
     // The peer a server sends to is the client its transport authenticated; a client authenticates nobody.
-    principal: session.role === 'server' ? (view as { readonly principal?: string | undefined }).principal : undefined,
-    get id() {
-      return era === 'legacy' ? interceptedSessionId(view) : undefined;
-    },
-  };
+    this.principal = session.role === 'server' ? (view as { readonly principal?: string | undefined }).principal : undefined;
+    this.id = this.era === 'legacy' ? interceptedSessionId(view) : undefined;
+  }
 }
 
 /**

@@ -34,8 +34,9 @@ export interface InterceptedSession {
    */
   readonly principal: string | undefined;
   /**
-   * An id of the legacy-era session the request travels on, random and stable for the session's life, made when
-   * first read (for per-session keys such as rate limits). Undefined in the modern era, which has no sessions.
+   * An id of the legacy-era session the request travels on, random and stable for the session's life, made for
+   * its first intercepted request (for per-session keys such as rate limits). Undefined in the modern era, which
+   * has no sessions.
    */
   readonly id: string | undefined;
 }
