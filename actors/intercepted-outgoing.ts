@@ -10,11 +10,9 @@ import { Observable, type Subscriber, type Subscription, type TeardownLogic } fr
 import { onAbort } from '../core/abort.ts';
 import { LocalError } from '../core/errors.ts';
 import type { JsonObject } from '../core/jsonrpc.ts';
-import type { AnyCapabilities, Implementation } from '../core/protocol/capabilities.ts';
-import { MODERN_REVISIONS, type Revision } from '../core/protocol/versions.ts';
 import type { RequestEvent } from './handler-types.ts';
 import { type RequestRunner, finalParams, interceptedRequest, runIntercepted } from './intercepted-request.ts';
-import { type Chain, type InterceptedRequest, type InterceptedSession, type InterceptorList, interceptedSessionId } from './interceptors.ts';
+import { type Chain, type InterceptedRequest, type InterceptedSession, type InterceptorList, InterceptedSessionFacts } from './interceptors.ts';
 import type { OutgoingInterception, OutgoingRequestSpec } from './outgoing-request.ts';
 import type { SessionContext } from './session-context.ts';
 
@@ -64,30 +62,11 @@ class InterceptedSend extends Observable<RequestEvent<object>> {
 }
 
 function sessionOf(session: SessionContext): InterceptedSession {
-  return new OutgoingSession(session);
-}
-
-/** The session a request is sent on, as plain data (a class with own fields, cheaper than a literal with an accessor). */
-class OutgoingSession implements InterceptedSession {
-  readonly role: 'client' | 'server';
-  readonly era: 'legacy' | 'modern';
-  readonly revision: Revision | undefined;
-  readonly peerInfo: Implementation | undefined;
-  readonly peerCapabilities: AnyCapabilities | undefined;
-  readonly principal: string | undefined;
-  readonly id: string | undefined;
-
-  constructor(session: SessionContext) {
-    const view = session.view;
-    this.role = session.role;
-    this.era = session.envelope !== undefined ? 'modern' : 'legacy';
-    this.revision = session.revision ?? (this.era === 'modern' ? MODERN_REVISIONS[0] : undefined);
-    this.peerInfo = view.peerInfo;
-    this.peerCapabilities = view.peerCapabilities;
-    // The peer a server sends to is the client its transport authenticated; a client authenticates nobody.
-    this.principal = session.role === 'server' ? (view as { readonly principal?: string | undefined }).principal : undefined;
-    this.id = this.era === 'legacy' ? interceptedSessionId(view) : undefined;
-  }
+  const view = session.view;
+  const era = session.envelope !== undefined ? 'modern' : 'legacy';
+  // The peer a server sends to is the client its transport authenticated; a client authenticates nobody.
+  const principal = session.role === 'server' ? (view as { readonly principal?: string | undefined }).principal : undefined;
+  return new InterceptedSessionFacts(view, era, principal);
 }
 
 /**

@@ -11,7 +11,7 @@
 import type { Observable } from 'rxjs';
 import type { JsonObject, RequestId } from '../core/jsonrpc.ts';
 import type { AnyCapabilities, Implementation } from '../core/protocol/capabilities.ts';
-import type { Revision } from '../core/protocol/versions.ts';
+import { MODERN_REVISIONS, type Revision } from '../core/protocol/versions.ts';
 import { randomBase64url } from '../core/crypto/random.ts';
 import type { RequestEvent } from './handler-types.ts';
 
@@ -44,13 +44,38 @@ export interface InterceptedSession {
 const sessionIds = new WeakMap<object, string>();
 
 /** The id of a legacy session, given by the object that stands for it (its view), made on first use. */
-export function interceptedSessionId(session: object): string {
+function interceptedSessionId(session: object): string {
   let id = sessionIds.get(session);
   if (id === undefined) {
     id = randomBase64url(16);
     sessionIds.set(session, id);
   }
   return id;
+}
+
+/**
+ * The session a request travels on, as interceptors see it, for both directions: plain data in own fields
+ * (spreadable, and cheaper per intercepted call than an object literal with an accessor, which cost ~0.6 µs).
+ */
+export class InterceptedSessionFacts implements InterceptedSession {
+  readonly role: 'client' | 'server';
+  readonly revision: Revision | undefined;
+  readonly peerInfo: Implementation | undefined;
+  readonly peerCapabilities: AnyCapabilities | undefined;
+  readonly id: string | undefined;
+
+  /** `view` stands for the session (its legacy id is keyed by it); a modern request without a revision speaks the latest. */
+  constructor(
+    view: { readonly role: 'client' | 'server'; readonly revision: Revision | undefined; readonly peerInfo: Implementation | undefined; readonly peerCapabilities: AnyCapabilities | undefined },
+    readonly era: 'legacy' | 'modern',
+    readonly principal: string | undefined,
+  ) {
+    this.role = view.role;
+    this.revision = view.revision ?? (era === 'modern' ? MODERN_REVISIONS[0] : undefined);
+    this.peerInfo = view.peerInfo;
+    this.peerCapabilities = view.peerCapabilities;
+    this.id = era === 'legacy' ? interceptedSessionId(view) : undefined;
+  }
 }
 
 /** What `with` may change: new params (their `_meta` included), or only the `_meta`. */
