@@ -4,6 +4,7 @@
  */
 import type { Observable } from 'rxjs';
 import type { LocalError } from './errors.ts';
+import type { AuthInfo } from './auth.ts';
 import type { WirePayload } from './jsonrpc.ts';
 import type { Implementation } from './protocol/capabilities.ts';
 import type { Limits } from './limits.ts';
@@ -20,6 +21,8 @@ export type ExchangeKey = string | number;
 /** Who sent a frame, as established by the transport (for example an authenticated principal). */
 export interface FrameOrigin {
   readonly principal?: string;
+  /** The verified identity behind `principal`, when the medium has one (its `principal` equals `principal`). */
+  readonly auth?: AuthInfo;
 }
 
 export type InboundFrame =
@@ -101,6 +104,8 @@ export interface Transport {
    * of the request that opened it), if it did. Frames may still name their own sender in their `origin`.
    */
   readonly principal?: string | undefined;
+  /** The verified identity behind `principal` for the whole connection, when the medium has one. */
+  readonly auth?: AuthInfo | undefined;
   /**
    * Hands one frame to the medium. Returns `undefined` when the medium took it at once, or a Promise that
    * settles when it did (the caller must wait before sending more: that is backpressure). Rejects with a

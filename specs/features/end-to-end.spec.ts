@@ -224,11 +224,21 @@ test('end to end - closing the client mid-call ends the handler, fails nothing t
 
   await pair.session.close();
   await settle();
+  // The closing client answers the sampling request it was still running (one error naming its shutdown), then
+  // ends its session. Over memory the server sees the end first and aborts the handler; over a bus the answer may
+  // come first and the handler ends by that error. Either way the handler ends and nothing is answered twice.
+  // The close's effects follow on the server's own schedule: wait for them, boundedly, then check them all.
+  const handlerEnded = (): boolean => trace.signal?.aborted === true || trace.failure !== undefined;
+  await waitFor(() => handlerEnded() && pair.server.sessions.size === 0, 'the server to see the close', 5000);
   assert.ok(isLocalError(failure, 'ConnectionClosed'), `the pending call failed with ConnectionClosed, got ${String(failure)}`);
-  assert.equal(trace.signal?.aborted, true, "the server handler's signal fired when the transport closed");
+  assert.equal(trace.finished, false, 'the handler did not run to its end');
+  if (trace.signal?.aborted !== true) {
+    assert.match(String((trace.failure as { message?: unknown } | undefined)?.message), /shut down before sampling\/createMessage/, "the handler ended by the client's shutdown answer");
+  }
   assert.equal(stalled[0]?.signal.aborted, true, "the client's sampling handler was stopped by the close");
   assert.equal(pair.serverSession.state, 'closed');
   assert.equal(pair.server.sessions.size, 0, 'the server forgot the session');
-  assert.deepEqual(answersTo(pair.serverSent, requestsOf(pair.clientSent, 'tools/call')[0]?.['id']), []);
+  assert.ok(answersTo(pair.serverSent, requestsOf(pair.clientSent, 'tools/call')[0]?.['id']).length <= 1, 'the call was answered at most once');
+  assert.equal(answersTo(pair.clientSent, requestsOf(pair.serverSent, 'sampling/createMessage')[0]?.['id']).length, 1, 'the sampling request got exactly one answer');
   await pair.finish();
 });
