@@ -17,6 +17,9 @@
 //                                        imports it: it is an add-on a user plugs in.
 //   otel/                                rxmcp/otel (OpenTelemetry as interceptors): core, actors/ for the
 //                                        interceptor's types, @opentelemetry/api. Nothing of ours imports it.
+//   auth/                                rxmcp/auth (the resource-server kit) and rxmcp/auth/client (the OAuth
+//                                        client): core, actors/ for interceptor types, the HTTP transports' ports;
+//                                        oauth4webapi and jose. Only the rxmcp command imports it.
 //
 // specs/ and bench/ may import anything; nothing else imports them. No cycles anywhere (specs and bench included).
 // Node's modules only in transports/ and cli/; effect only in its bridge and schema adapter; msgpackr only in its
@@ -25,7 +28,7 @@
 // Run by `npm run layers`; any `error` violation makes depcruise exit non-zero.
 
 /** Paths of shipped (non-test) code, relative to the repo root. */
-const SHIPPED = '^(core|actors|machines|session|server|client|transports|limits|otel|cli)/|^index\\.ts$';
+const SHIPPED = '^(core|actors|machines|session|server|client|transports|limits|otel|auth|cli)/|^index\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -42,7 +45,7 @@ module.exports = {
       severity: 'error',
       comment: 'core/ is pure and depends on nothing of ours above it.',
       from: { path: '^core/' },
-      to: { path: '^(actors|machines|session|server|client|transports|limits|otel|cli)/|^index\\.ts$' },
+      to: { path: '^(actors|machines|session|server|client|transports|limits|otel|auth|cli)/|^index\\.ts$' },
     },
     {
       name: 'limits-is-an-add-on',
@@ -84,18 +87,34 @@ module.exports = {
       to: { path: '^otel/' },
     },
     {
+      name: 'auth-is-an-add-on',
+      severity: 'error',
+      comment:
+        'auth/ (rxmcp/auth, rxmcp/auth/client) builds on core/, the interceptor types of actors/ and the ports of the ' +
+        'HTTP transports; it never reaches into the engine or the public API (servers and clients are taken structurally).',
+      from: { path: '^auth/' },
+      to: { path: '^(machines|session|server|client|limits|otel|cli)/|^index\\.ts$' },
+    },
+    {
+      name: 'only-the-command-imports-auth',
+      severity: 'error',
+      comment: 'auth/ is an add-on: only itself, the rxmcp command (cli/), specs/, bench/ and scripts/ import it.',
+      from: { pathNot: '^(auth|cli|specs|bench|scripts)/' },
+      to: { path: '^auth/' },
+    },
+    {
       name: 'transports-only-core',
       severity: 'error',
       comment: 'A transport adapter depends only on core/ (plus node builtins and npm packages).',
       from: { path: '^transports/' },
-      to: { path: '^(actors|machines|session|server|client|limits|otel|cli)/|^index\\.ts$' },
+      to: { path: '^(actors|machines|session|server|client|limits|otel|auth|cli)/|^index\\.ts$' },
     },
     {
       name: 'actors-only-core-and-machines',
       severity: 'error',
       comment: 'actors/ depend only on core/ and machines/ (the request round and task lifecycle they step).',
       from: { path: '^actors/' },
-      to: { path: '^(session|server|client|transports|limits|otel|cli)/|^index\\.ts$' },
+      to: { path: '^(session|server|client|transports|limits|otel|auth|cli)/|^index\\.ts$' },
     },
     {
       name: 'machines-only-core',

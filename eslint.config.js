@@ -78,7 +78,7 @@ export default tseslint.config(
   // feature detection on globalThis (core/bytes.ts, core/next-turn.ts), never by name. The stream framing
   // codecs (NDJSON, length prefix) still lean on Buffer: they serve byte-stream transports (stdio, NATS) only.
   {
-    files: ['core/**/*.ts', 'actors/**/*.ts', 'machines/**/*.ts', 'session/**/*.ts', 'server/**/*.ts', 'client/**/*.ts', 'limits/*.ts', 'otel/*.ts'],
+    files: ['core/**/*.ts', 'actors/**/*.ts', 'machines/**/*.ts', 'session/**/*.ts', 'server/**/*.ts', 'client/**/*.ts', 'limits/*.ts', 'otel/*.ts', 'auth/**/*.ts'],
     ignores: ['core/codecs/ndjson.ts', 'core/codecs/length-prefix.ts', 'core/codecs/framing.ts', 'core/codecs/frame-items.ts'],
     rules: {
       'no-restricted-globals': [

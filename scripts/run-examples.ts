@@ -27,7 +27,7 @@ const RUN_TIMEOUT_MS = 90_000;
 const NEEDS_NATS = new Set(['nats-gateway-replicas', 'limits-nats']);
 
 /** What the package is built from: dist/ older than any of these is rebuilt. */
-const SOURCES = ['index.ts', 'core', 'actors', 'machines', 'session', 'server', 'client', 'transports', 'limits', 'otel', 'cli', 'package.json'];
+const SOURCES = ['index.ts', 'core', 'actors', 'machines', 'session', 'server', 'client', 'transports', 'limits', 'otel', 'auth', 'cli', 'package.json'];
 
 type Mode = 'built' | 'sources';
 
