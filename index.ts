@@ -28,7 +28,8 @@ export { ErrorCode } from './core/error-codes.ts';
 export { defaultLimits, type Limits } from './core/limits.ts';
 export { type BackpressureOptions, type BackpressurePolicy, type FlowStatus, defaultBackpressure } from './core/backpressure.ts';
 export { systemClock, type Clock, type TimerHandle } from './core/clock.ts';
-export type { Transport, InboundFrame, OutboundFrame, TransportStatus, ExchangeKey } from './core/transport.ts';
+export type { Transport, InboundFrame, OutboundFrame, TransportStatus, ExchangeKey, FrameOrigin } from './core/transport.ts';
+export { type AuthInfo, AuthRefusal, hasScopes, isAuthRefusal } from './core/auth.ts';
 export type { JsonObject, JsonRpcMessage, JsonRpcRequest, JsonRpcNotification, JsonRpcResponse, RequestId } from './core/jsonrpc.ts';
 export type { ClientCapabilities, ServerCapabilities, Implementation } from './core/protocol/capabilities.ts';
 export {
@@ -58,6 +59,7 @@ export {
 } from './core/catalog/task-store.ts';
 export type { CallToolAsTaskOptions, TaskUpdatesOptions } from './client/tasks.ts';
 export type { ToolDefinition, ResourceDefinition, TemplateDefinition, PromptDefinition, SchemaInput, ArgsOf } from './server/types.ts';
+export type { AccessRule } from './actors/features/access.ts';
 export { createClient, type McpClient, type ClientOptions, type ConnectOptions } from './client/create-client.ts';
 export type { ClientSession, CallToolOptions, ListChange } from './client/session-api.ts';
 export type { ClientFeature, DeclaredClient, FeatureContext } from './actors/features/feature-context.ts';
