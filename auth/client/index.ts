@@ -4,3 +4,11 @@
  */
 export type { Grant, GrantContext } from './grant.ts';
 export type { HttpClientAuth, AuthorizedRequest, AuthResponse } from '../../transports/http/client/auth-port.ts';
+export type { ClientGrant } from './grants/client-grant.ts';
+export type { ClientKey, ClientKeyAlgorithm } from './grants/private-key.ts';
+export type { ClientCredentialsOptions, ClientSecretCredentials, ClientKeyCredentials, PublicClientIdentity } from './grants/client-auth.ts';
+export { clientCredentials } from './grants/client-credentials.ts';
+export { jwtBearer, JWT_BEARER_GRANT, type JwtBearerOptions } from './grants/jwt-bearer.ts';
+export { enterpriseManaged, ID_JAG_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT, type EnterpriseManagedOptions } from './grants/enterprise-managed.ts';
+export { dpop, type DPoPAlgorithm, type DPoPBinding, type DPoPOptions } from './dpop/dpop.ts';
+export { tokenHeaders, type PresentedToken } from './dpop/present-token.ts';
