@@ -40,15 +40,15 @@ export interface DPoPBinding {
 const MAX_NONCES = 100;
 
 export function dpop(options: DPoPOptions = {}): DPoPBinding {
+  /** The nonce each resource server asked for last, and the one our latest proof to it carried. */
   const nonces = new Map<string, string>();
+  const sent = new Map<string, string>();
   let made: Promise<oauth.DPoPHandle> | undefined;
 
-  const remember = (url: URL, nonce: string): boolean => {
-    const known = nonces.get(url.origin);
-    nonces.delete(url.origin);
-    if (nonces.size >= MAX_NONCES) nonces.delete(nonces.keys().next().value as string);
-    nonces.set(url.origin, nonce);
-    return known !== nonce;
+  const remember = (map: Map<string, string>, origin: string, nonce: string): void => {
+    map.delete(origin);
+    if (map.size >= MAX_NONCES) map.delete(map.keys().next().value as string);
+    map.set(origin, nonce);
   };
 
   const handle = (as?: oauth.AuthorizationServer): Promise<oauth.DPoPHandle> => {
@@ -58,8 +58,11 @@ export function dpop(options: DPoPOptions = {}): DPoPBinding {
         [oauth.modifyAssertion]: (_header, payload) => {
           // Only resource requests carry `ath`; token requests keep the nonce the handle learnt from the server.
           if (payload['ath'] === undefined || typeof payload['htu'] !== 'string') return;
-          const nonce = nonces.get(new URL(payload['htu']).origin);
-          if (nonce !== undefined) payload['nonce'] = nonce;
+          const origin = new URL(payload['htu']).origin;
+          const nonce = nonces.get(origin);
+          if (nonce === undefined) return;
+          payload['nonce'] = nonce;
+          remember(sent, origin, nonce);
         },
       });
     })();
@@ -90,14 +93,15 @@ export function dpop(options: DPoPOptions = {}): DPoPBinding {
     },
     observe(response) {
       const nonce = response.header('dpop-nonce');
-      if (nonce !== undefined && nonce !== '') remember(response.url, nonce);
+      if (nonce !== undefined && nonce !== '') remember(nonces, response.url.origin, nonce);
     },
     async challenged(response) {
       const nonce = response.header('dpop-nonce');
       if (response.status !== 401 || nonce === undefined || nonce === '') return false;
       if (!(await isNonceChallenge(response.status, response.header('www-authenticate'), response.url))) return false;
-      // A server repeating the nonce just used is refusing for another reason: no retry for that.
-      return remember(response.url, nonce);
+      remember(nonces, response.url.origin, nonce);
+      // A server naming the nonce our last proof already carried is refusing for another reason: no retry for that.
+      return sent.get(response.url.origin) !== nonce;
     },
   };
 }
