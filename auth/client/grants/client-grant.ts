@@ -4,7 +4,9 @@
  * nothing and reads `clientId` to key its token store. The grant authenticates itself and ignores the context's
  * `client` and `clientAuth`.
  */
+import * as oauth from 'oauth4webapi';
 import type { Grant } from '../grant.ts';
+import type { SettledClient } from '../registration.ts';
 
 export interface ClientGrant extends Grant {
   /** The `client_id` this grant authenticates as at the authorization server. */
@@ -21,4 +23,15 @@ export interface ClientGrant extends Grant {
 /** Attaches the identity to a grant function. */
 export function clientGrant(grant: Grant, identity: Pick<ClientGrant, 'clientId' | 'grantType' | 'final'>): ClientGrant {
   return Object.assign(grant, identity);
+}
+
+/** Whether a grant brings its own client identity. */
+export function isClientGrant(grant: Grant): grant is ClientGrant {
+  const candidate = grant as Partial<ClientGrant>;
+  return typeof candidate.clientId === 'string' && typeof candidate.grantType === 'string';
+}
+
+/** The provider's record of such a grant's client: nothing registered, and no client auth of the provider's (the grant authenticates). */
+export function ownClient(grant: ClientGrant): SettledClient {
+  return { registration: { clientId: grant.clientId }, client: { client_id: grant.clientId }, clientAuth: oauth.None(), source: 'pre-registered' };
 }

@@ -10,7 +10,7 @@ import type { GrantContext } from '../grant.ts';
 import { type ClientCredentialsOptions, clientAuthentication, type PublicClientIdentity } from './client-auth.ts';
 import { type ClientGrant, clientGrant } from './client-grant.ts';
 import { JWT_BEARER_GRANT } from './jwt-bearer.ts';
-import { exchange, postOptions, requestOptions, targetParameters } from './token-request.ts';
+import { exchange, requestOptions, targetParameters } from './token-request.ts';
 
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 export const ID_JAG_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:id-jag';
@@ -52,7 +52,7 @@ export function enterpriseManaged(options: EnterpriseManagedOptions): ClientGran
     const idpAuth = await authenticateAtIdp(idp);
     const issued = await exchange(
       { as: idp, client: idpClient, dpop: undefined },
-      () => oauth.genericTokenEndpointRequest(idp, idpClient, idpAuth, TOKEN_EXCHANGE_GRANT, request, postOptions(context.http)),
+      () => oauth.genericTokenEndpointRequest(idp, idpClient, idpAuth, TOKEN_EXCHANGE_GRANT, request, { ...context.http }),
       // An ID-JAG is no access token: RFC 8693 gives it the token type N_A.
       { n_a: () => undefined },
     );

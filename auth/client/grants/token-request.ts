@@ -31,16 +31,7 @@ export async function exchange(
 
 /** The request options of a token endpoint call: the flow's HTTP options and the DPoP handle when there is one. */
 export function requestOptions(context: Pick<GrantContext, 'dpop' | 'http'>): oauth.TokenEndpointRequestOptions {
-  const http = postOptions(context.http);
-  return context.dpop === undefined ? http : { ...http, DPoP: context.dpop };
-}
-
-/**
- * The flow's HTTP options for a form POST. The context types its custom fetch for any method without a body; the
- * same function serves token requests, whose body oauth4webapi passes through untouched.
- */
-export function postOptions(http: GrantContext['http']): oauth.HttpRequestOptions<'POST', URLSearchParams> {
-  return { ...http } as unknown as oauth.HttpRequestOptions<'POST', URLSearchParams>;
+  return context.dpop === undefined ? { ...context.http } : { ...context.http, DPoP: context.dpop };
 }
 
 /** `resource` and `scope` as the token request carries them (RFC 8707; absent values are left out). */
