@@ -63,13 +63,17 @@ export function authorizationCodeGrant(options: AuthorizationCodeOptions): Grant
 
 async function exchangeCode(context: GrantContext, parameters: URLSearchParams, redirectUri: string, verifier: string): Promise<oauth.TokenEndpointResponse> {
   const { as, client } = context;
-  try {
+  const send = async (): Promise<oauth.TokenEndpointResponse> => {
     const response = await oauth.authorizationCodeGrantRequest(as, client, context.clientAuth, parameters, redirectUri, verifier, {
       ...context.http,
       ...(context.resource === undefined ? {} : { additionalParameters: { resource: context.resource } }),
       ...(context.dpop === undefined ? {} : { DPoP: context.dpop }),
     });
-    return await oauth.processAuthorizationCodeResponse(as, client, response);
+    return oauth.processAuthorizationCodeResponse(as, client, response);
+  };
+  try {
+    // A `use_dpop_nonce` refusal (RFC 9449 §8): the handle kept the nonce; the same request once more carries it.
+    return await send().catch((error: unknown) => (context.dpop !== undefined && oauth.isDPoPNonceError(error) ? send() : Promise.reject(error)));
   } catch (error) {
     if (error instanceof AuthorizationError) throw error;
     throw new AuthorizationError('token', `the token request to ${as.issuer} failed: ${describe(error)}`, { cause: error });

@@ -15,8 +15,11 @@ import type { AuthorizedRequest, AuthResponse, HttpClientAuth } from '../../tran
 import { type AuthorizationUrlHandler, authorizationCodeGrant, describe } from './authorization-code.ts';
 import { parseChallenges, pickChallenge } from './challenge.ts';
 import { type ResourceDiscovery, canonicalResource, discoverAuthorizationServer, discoverResource } from './discovery.ts';
+import type { DPoPBinding } from './dpop/dpop.ts';
+import { tokenHeaders } from './dpop/present-token.ts';
 import { AuthorizationError } from './errors.ts';
 import type { Grant, GrantContext } from './grant.ts';
+import { isClientGrant, ownClient } from './grants/client-grant.ts';
 import { type OAuthHttpOptions, type OAuthRequestOptions, oauthHttp } from './http.ts';
 import { type ClientMetadata, type PreRegisteredClient, type SettledClient, settleClient } from './registration.ts';
 import type { ClientRegistration } from './store.ts';
@@ -47,8 +50,11 @@ export interface OAuthClientOptions extends OAuthHttpOptions {
   readonly maxAuthorizations?: number;
   /** Refresh a token this long before it expires (default 60 s). */
   readonly refreshSkewMs?: number;
-  /** A DPoP handle per authorization server, for sender-constrained tokens (RFC 9449); none: Bearer tokens. */
-  readonly dpop?: (as: oauth.AuthorizationServer, client: oauth.Client) => oauth.DPoPHandle | undefined;
+  /**
+   * Sender-constrained tokens (RFC 9449): `dpop()` (a generated key) or `dpop({ keyPair })`. Proofs go on token
+   * requests and on every MCP request; nonces from both servers are honoured. None: Bearer tokens.
+   */
+  readonly dpop?: DPoPBinding;
 }
 
 export interface OAuthClient extends HttpClientAuth {
@@ -109,11 +115,12 @@ class McpOAuthClient implements OAuthClient {
     }
     const tokens = state.tokens;
     if (tokens === undefined) return {};
-    if (tokens.tokenType.toLowerCase() === 'dpop' && state.dpop !== undefined) return this.dpopHeaders(state.dpop, tokens.accessToken, request);
-    return { authorization: `Bearer ${tokens.accessToken}` };
+    return tokenHeaders({ access_token: tokens.accessToken, token_type: tokens.tokenType }, request, this.options.dpop);
   }
 
-  challenged(response: AuthResponse): Promise<boolean> {
+  async challenged(response: AuthResponse): Promise<boolean> {
+    // A DPoP nonce demanded by the resource server: the same token again, with a proof carrying it.
+    if (this.options.dpop !== undefined && (await this.options.dpop.challenged(response))) return true;
     const state = this.stateOf(response.url);
     if (state.flow !== undefined) return state.flow;
     const flow = this.cure(state, response).finally(() => {
@@ -124,9 +131,9 @@ class McpOAuthClient implements OAuthClient {
   }
 
   observe(response: AuthResponse): void {
+    this.options.dpop?.observe(response);
     const state = this.servers.get(canonicalResource(response.url).href);
     if (state === undefined) return;
-    // DPoP-Nonce from the resource server: not handled here yet (the DPoP grant extension's part).
     if (response.status >= 200 && response.status < 300) state.attempts = 0;
   }
 
@@ -204,8 +211,9 @@ class McpOAuthClient implements OAuthClient {
     if (grant === undefined) {
       throw new AuthorizationError('interaction', `${state.url.href} needs authorization and this OAuth client has no grant (give redirectUri and onAuthorizationUrl, or a grant)`);
     }
-    state.client ??= await settleClient(as, this.store, this.registrationOptions(), this.http);
-    state.dpop ??= this.options.dpop?.(as, state.client.client);
+    // A grant with its own client identity (client credentials, workload identity, enterprise-managed) registers nothing.
+    state.client ??= isClientGrant(grant) ? ownClient(grant) : await settleClient(as, this.store, this.registrationOptions(), this.http);
+    state.dpop ??= await this.options.dpop?.handle(as);
     const scope = this.scopeFor(state, as, challenge?.scope, stepUp ? rejected : undefined);
     state.attempts += 1;
     const context: GrantContext = {
@@ -301,22 +309,5 @@ class McpOAuthClient implements OAuthClient {
         throw new AuthorizationError('token', `refreshing the token at ${as.issuer} failed: ${describe(error)}`, { cause: error });
       }
     }
-  }
-
-  /** `Authorization: DPoP <token>` and a fresh proof, made by oauth4webapi (captured, not sent). */
-  private async dpopHeaders(dpop: oauth.DPoPHandle, accessToken: string, request: AuthorizedRequest): Promise<Readonly<Record<string, string>>> {
-    let captured: Record<string, string> = {};
-    await oauthApi.protectedResourceRequest(accessToken, request.method, request.url, undefined, undefined, {
-      DPoP: dpop,
-      [oauthApi.allowInsecureRequests]: true,
-      [oauthApi.customFetch]: (_url, init) => {
-        captured = { ...(init.headers as Record<string, string>) };
-        return Promise.resolve(new Response(null, { status: 204 }));
-      },
-    });
-    const headers: Record<string, string> = {};
-    if (captured['authorization'] !== undefined) headers['authorization'] = captured['authorization'];
-    if (captured['dpop'] !== undefined) headers['dpop'] = captured['dpop'];
-    return headers;
   }
 }

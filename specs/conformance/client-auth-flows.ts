@@ -7,6 +7,7 @@
 import { followAuthorizationRedirect, oauthClient } from '../../auth/client/index.ts';
 import type { HttpClientAuth } from '../../auth/client/index.ts';
 import type { ClientSession } from '../../client/session-api.ts';
+import { extensionAuth } from './client-auth-extension-flows.ts';
 
 /** The URL the suite expects as the client id when the authorization server takes metadata documents. */
 const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
@@ -37,6 +38,8 @@ export function authFor(scenario: string, scenarioContext: object): HttpClientAu
     clientMetadataUrl: CLIENT_METADATA_URL,
     clientMetadata: { client_name: 'rxmcp-conformance-client' },
     ...(preRegistered === undefined ? {} : { preRegistered }),
+    // The extension scenarios' grant (client credentials, JWT bearer, ID-JAG) or DPoP: client-auth-extension-flows.ts.
+    ...extensionAuth(scenario, scenarioContext as Readonly<Record<string, unknown>>),
   });
 }
 
