@@ -25,7 +25,7 @@
  * offered to the listen streams that asked for the task by id ({@link ModernTasksFeature.watch}); the status
  * notification is `notifications/tasks` carrying the task as `tasks/get` would give it.
  */
-import { Observable, Subject, filter } from 'rxjs';
+import { type Observable, Subject, filter } from 'rxjs';
 import { type Settled, followOutput } from './follow-output.ts';
 import { type TaskStore, TaskStoreError } from '../../core/catalog/task-store.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
