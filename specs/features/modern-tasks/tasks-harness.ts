@@ -145,6 +145,11 @@ function tasksClient(raw: RawConnection): TasksClient {
 
 function checkScoped(message: unknown, sent: ReadonlyMap<RequestId, { method: string; params: JsonObject }>): string[] {
   if (!isRecord(message)) return ['not a JSON object'];
+  if (message['method'] === 'notifications/tasks') {
+    // The extension's status notification: the notification envelope, and the task as tasks/get gives it.
+    const { _meta: _ignored, ...task } = isRecord(message['params']) ? message['params'] : {};
+    return [...loadRevisionSchema(MODERN).check('JSONRPCNotification', message), ...extensionShape('tasks/get', { ...task, resultType: 'complete' })];
+  }
   if ('method' in message || 'error' in message) return validateMessage(MODERN, message, { role: 'server' });
   const request = sent.get(message['id'] as RequestId);
   if (request === undefined) return [`answers id ${JSON.stringify(message['id'])}, which was never sent (or not by this spec)`];
@@ -245,15 +250,7 @@ export function checkConversation(clientSent: readonly unknown[], serverSent: re
     if (!isRecord(meta) || meta['io.modelcontextprotocol/protocolVersion'] !== MODERN) errors.push('the request carries the 2026-07-28 envelope');
     report(message, errors);
   }
-  for (const message of flat(serverSent)) {
-    if (isRecord(message) && message['method'] === 'notifications/tasks') {
-      const params = isRecord(message['params']) ? message['params'] : {};
-      const { _meta: _ignored, ...task } = params;
-      report(message, [...schema.check('JSONRPCNotification', message), ...extensionShape('tasks/get', { ...task, resultType: 'complete' })]);
-      continue;
-    }
-    report(message, checkScoped(message, requests));
-  }
+  for (const message of flat(serverSent)) report(message, checkScoped(message, requests));
   if (requests.size === 0) problems.push('the client sent no request, so nothing was checked');
   return problems;
 }
