@@ -57,6 +57,7 @@ export {
   type TaskTtlPolicy,
 } from './core/catalog/task-store.ts';
 export type { CallToolAsTaskOptions, TaskUpdatesOptions } from './client/tasks.ts';
+export type { TaskFollowOptions } from './client/task-follower.ts';
 export type { ToolDefinition, ResourceDefinition, TemplateDefinition, PromptDefinition, SchemaInput, ArgsOf } from './server/types.ts';
 export { createClient, type McpClient, type ClientOptions, type ConnectOptions } from './client/create-client.ts';
 export type { ClientSession, CallToolOptions, ListChange } from './client/session-api.ts';

@@ -52,11 +52,6 @@ function isStatus(value: unknown): value is TaskStatus {
   return (TASK_STATUSES as readonly unknown[]).includes(value);
 }
 
-/** Whether a result is the extension's task answer (flat `CreateTaskResult`). */
-export function isTaskAnswer(result: JsonObject): boolean {
-  return result['resultType'] === 'task';
-}
-
 function malformed(what: string): LocalError {
   return new LocalError('ProtocolViolation', `The server's task is malformed: ${what}`);
 }
