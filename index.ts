@@ -58,6 +58,7 @@ export {
   type TaskTtlPolicy,
 } from './core/catalog/task-store.ts';
 export type { CallToolAsTaskOptions, TaskUpdatesOptions } from './client/tasks.ts';
+export type { TaskFollowOptions } from './client/task-follower.ts';
 export type { ToolDefinition, ResourceDefinition, TemplateDefinition, PromptDefinition, SchemaInput, ArgsOf } from './server/types.ts';
 export type { AccessRule } from './actors/features/access.ts';
 export { createClient, type McpClient, type ClientOptions, type ConnectOptions } from './client/create-client.ts';

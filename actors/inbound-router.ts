@@ -260,6 +260,16 @@ function routeProgress(session: SessionContext, params: JsonObject | undefined):
   const token = params?.['progressToken'];
   const pending = typeof token === 'number' ? session.outgoing.get(token) : undefined;
   if (params === undefined || pending === undefined) {
+    // No request of ours is waiting for it, but the side may want it: a task's progress arrives on a listen
+    // stream after the request that made the task was answered.
+    const handler = params === undefined ? undefined : session.handlers.notifications.get('notifications/progress');
+    if (handler !== undefined && params !== undefined) {
+      try {
+        return handler(params, session.view);
+      } catch (error) {
+        return session.diagnose({ type: 'handler-error', detail: `notifications/progress: ${error instanceof Error ? error.message : String(error)}` });
+      }
+    }
     return session.diagnose({ type: 'dropped-progress', detail: `progress for unknown token ${JSON.stringify(token)}` });
   }
   pending.onProgress(params);

@@ -36,6 +36,8 @@ export interface ClientConfig extends SessionRuntimeOptions {
   readonly era?: 'auto' | 'legacy' | 'modern';
   /** How long the `auto` probe waits before taking the server for a legacy one (default 5000 ms). */
   readonly probeTimeoutMs?: number;
+  /** What the modern envelope declares, when it declares more than `initialize` would (2026-07-28 extensions). */
+  readonly modernCapabilities?: ClientCapabilities;
 }
 
 /** Opens a session over `transport` and completes the handshake (or the modern discovery). */
@@ -106,7 +108,7 @@ async function connectAuto(session: SessionCore, config: ClientConfig): Promise<
 function envelopeOf(config: ClientConfig): JsonObject {
   return Object.freeze({
     [MetaKey.protocolVersion]: MODERN_REVISION,
-    [MetaKey.clientCapabilities]: config.capabilities as JsonObject,
+    [MetaKey.clientCapabilities]: (config.modernCapabilities ?? config.capabilities) as JsonObject,
     [MetaKey.clientInfo]: config.clientInfo as unknown as JsonObject,
   });
 }

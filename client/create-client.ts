@@ -15,6 +15,8 @@ import type { Transport } from '../core/transport.ts';
 import { type ClientSession, ClientSessionImpl } from './session-api.ts';
 import { connectSession } from './connect-session.ts';
 import { inputAnswerer } from './rounds.ts';
+import type { TaskFollowOptions } from './task-follower.ts';
+import { TASKS_EXTENSION } from '../core/protocol/modern-tasks.ts';
 import type { SessionRuntimeOptions } from '../session/session-core.ts';
 
 export interface ClientOptions {
@@ -46,6 +48,13 @@ export interface ClientOptions {
   readonly era?: 'auto' | 'legacy' | 'modern';
   /** How long the `auto` probe waits before taking the server for a legacy one (default 5000 ms). */
   readonly probeTimeoutMs?: number;
+  /**
+   * Declares the tasks extension (`io.modelcontextprotocol/tasks`) on every 2026-07-28 request (never
+   * otherwise): a server may then answer `tools/call` with a task, which `callTool$` / `callTool` follow to its
+   * end (status by listen or polling, input with `tasks/update`, `tasks/cancel` on unsubscribe). `true` takes
+   * the defaults. The legacy era's 2025-11-25 tasks need no option (`callToolAsTask`).
+   */
+  readonly tasks?: boolean | TaskFollowOptions;
 }
 
 export interface ConnectOptions {
@@ -68,6 +77,11 @@ export interface McpClient {
 }
 
 const MAX_REMEMBERED_PEERS = 256;
+
+/** The capabilities with the tasks extension declared (a 2026-07-28 extension: the modern envelope only). */
+function withTasks(capabilities: ClientCapabilities): ClientCapabilities {
+  return Object.freeze({ ...capabilities, extensions: { ...capabilities.extensions, [TASKS_EXTENSION]: {} } });
+}
 
 export function createClient(options: ClientOptions): McpClient {
   let roots = options.roots;
@@ -93,6 +107,9 @@ export function createClient(options: ClientOptions): McpClient {
       'notifications/elicitation/complete',
       'notifications/tasks/status',
       'notifications/subscriptions/acknowledged',
+      // The tasks extension, on listen streams: a task's status, and its handler's progress.
+      'notifications/tasks',
+      'notifications/progress',
     ].map((method) => [method, route(method)]),
   );
   const handlers: InterceptableHandlerTable = { requests, notifications };
@@ -110,6 +127,7 @@ export function createClient(options: ClientOptions): McpClient {
     ...(roots === undefined ? {} : { roots: { listChanged: true } }),
     ...options.capabilities,
   });
+  const taskFollow = options.tasks === undefined || options.tasks === false ? undefined : options.tasks === true ? {} : options.tasks;
   const clientInfo = {
     name: options.name,
     version: options.version,
@@ -141,6 +159,7 @@ export function createClient(options: ClientOptions): McpClient {
         ...(connectOptions.signal === undefined ? {} : { signal: connectOptions.signal }),
         ...(connectOptions.initializeTimeoutMs === undefined ? {} : { initializeTimeoutMs: connectOptions.initializeTimeoutMs }),
         era: options.era ?? (transport.remote !== undefined && eraByPeer.get(transport.remote) === 'legacy' ? 'legacy' : 'auto'),
+        ...(taskFollow === undefined ? {} : { modernCapabilities: withTasks(capabilities) }),
         ...(options.probeTimeoutMs === undefined ? {} : { probeTimeoutMs: options.probeTimeoutMs }),
       });
       // Remembered per peer: a server known to be legacy is not probed again (a bounded memory).
@@ -148,7 +167,7 @@ export function createClient(options: ClientOptions): McpClient {
         if (eraByPeer.size >= MAX_REMEMBERED_PEERS) eraByPeer.delete(eraByPeer.keys().next().value as string);
         eraByPeer.set(transport.remote, session.era);
       }
-      const handle = new ClientSessionImpl(session, inputAnswerer(requests, session));
+      const handle = new ClientSessionImpl(session, inputAnswerer(requests, session), session.era === 'modern' ? taskFollow : undefined);
       byView.set(session, handle);
       sessions.add(handle);
       if (session.state === 'closed') handle.onClosed();

@@ -30,6 +30,12 @@ export function inputAnswerer(handlers: ReadonlyMap<string, RequestHandler>, vie
   };
 }
 
+function badResultType(type: unknown): string {
+  // A task where none may be (the extension not declared, or a method that never becomes one) is invalid too.
+  if (type === 'task') return 'The server answered with a task (resultType "task"), which this request cannot take (the tasks extension is not declared, or the method is not one a task may answer)';
+  return `The server answered with an unknown resultType ${JSON.stringify(type)}`;
+}
+
 async function settle(output: HandlerOutput, signal: AbortSignal): Promise<unknown> {
   if (isObservable(output)) return lastValueFrom(output);
   if (isEffect(output)) {
@@ -39,6 +45,12 @@ async function settle(output: HandlerOutput, signal: AbortSignal): Promise<unkno
   }
   return output;
 }
+
+/**
+ * Follows a task a round was answered with (`resultType: "task"`, the tasks extension): given only where the
+ * client declared the extension and the method may become a task (client/task-follower.ts).
+ */
+export type TaskFollower<R> = (created: JsonObject) => Observable<RequestEvent<R>>;
 
 /** What a round's answer means to the machine: its `resultType`, and whether one more round is allowed. */
 function classify(result: JsonObject, rounds: number, maxRounds: number): RoundEvent {
@@ -54,12 +66,13 @@ function classify(result: JsonObject, rounds: number, maxRounds: number): RoundE
  * (machines/request-round.ts) says what an answer leads to; this driver does the sending and the answering.
  * Unsubscribing cancels the round in flight and any input handler still running.
  */
-export function withInputRounds<R extends object>(send: RoundSender<R>, answer: InputAnswerer, maxRounds = DEFAULT_MAX_ROUNDS): Observable<RequestEvent<R>> {
+export function withInputRounds<R extends object>(send: RoundSender<R>, answer: InputAnswerer, maxRounds = DEFAULT_MAX_ROUNDS, onTask?: TaskFollower<R>): Observable<RequestEvent<R>> {
   return new Observable<RequestEvent<R>>((subscriber) => {
     // Only a request that needs input runs handlers that could be aborted: most never make the controller.
     let controller: AbortController | undefined;
     let snapshot = initialRound;
     let current: Subscription | undefined;
+    let following: Subscription | undefined;
     let rounds = 0;
     const fail = (error: unknown): void => {
       snapshot = stepRound(snapshot, { type: 'FAIL' });
@@ -71,6 +84,12 @@ export function withInputRounds<R extends object>(send: RoundSender<R>, answer: 
         next: (event) => {
           if (event.type !== 'result') return subscriber.next(event);
           const result = event.result as JsonObject;
+          if (result['resultType'] === 'task' && onTask !== undefined) {
+            // The round is over (the request was answered); the task it became is followed from here.
+            snapshot = stepRound(snapshot, { type: 'COMPLETE' });
+            following = onTask(result).subscribe(subscriber);
+            return undefined;
+          }
           const outcome = classify(result, rounds, maxRounds);
           snapshot = stepRound(snapshot, outcome);
           switch (roundState(snapshot)) {
@@ -80,7 +99,7 @@ export function withInputRounds<R extends object>(send: RoundSender<R>, answer: 
             case 'failed':
               return subscriber.error(
                 outcome.type === 'BAD_RESULT'
-                  ? new LocalError('ProtocolViolation', `The server answered with an unknown resultType ${JSON.stringify(result['resultType'])}`)
+                  ? new LocalError('ProtocolViolation', badResultType(result['resultType']))
                   : new LocalError('ProtocolViolation', `The server still needed input after ${maxRounds} rounds`),
               );
             case 'inputRequired':
@@ -121,6 +140,7 @@ export function withInputRounds<R extends object>(send: RoundSender<R>, answer: 
       snapshot = stepRound(snapshot, { type: 'CANCEL' });
       controller?.abort(new LocalError('RequestAborted', 'The caller stopped waiting'));
       current?.unsubscribe();
+      following?.unsubscribe();
     };
   });
 }

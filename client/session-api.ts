@@ -28,7 +28,9 @@ import { type CallToolAsTaskOptions, ClientTasks, type TaskUpdatesOptions } from
 import { ToolOutputValidators } from '../core/schema/tool-output-validators.ts';
 import type { McpSession, SessionCore } from '../session/session-core.ts';
 import { ResultCache } from './cache.ts';
-import { type InputAnswerer, withInputRounds } from './rounds.ts';
+import { DEFAULT_MAX_ROUNDS, type InputAnswerer, withInputRounds } from './rounds.ts';
+import { type TaskFollowOptions, type TaskFollowPort, followTask } from './task-follower.ts';
+import { TASKS_EXTENSION } from '../core/protocol/modern-tasks.ts';
 import { ToolParamHeaders } from '../core/protocol/tool-param-headers.ts';
 import { MetaKey, type SubscriptionFilter } from '../core/protocol/modern.ts';
 import { LocalError } from '../core/errors.ts';
@@ -112,6 +114,8 @@ export class ClientSessionImpl implements ClientSession {
     readonly session: McpSession,
     /** Answers a modern server's input requests with this client's handlers. */
     private readonly inputs?: InputAnswerer,
+    /** Set when the client declared the tasks extension: how it follows the tasks its calls become. */
+    private readonly taskFollow?: TaskFollowOptions,
   ) {
     this.cache = new ResultCache(session.clock);
     const of = (method: string): Observable<JsonObject> =>
@@ -204,10 +208,35 @@ export class ClientSessionImpl implements ClientSession {
       if (mirror === undefined) return this.session.request$<R>(method, params, options);
       return this.core.requestWith$<R>({ method, params, options: withProgress, mirror });
     }
+    // The id of the round sent last: a task keeps its request's progress token, which is that id.
+    let sent: number | undefined;
+    const follow = this.taskFollow;
     return withInputRounds<R>(
-      (extra) => this.core.requestWith$<R>({ method, params: extra === undefined ? params : { ...params, ...extra }, options: withProgress, ...(mirror === undefined ? {} : { mirror }) }),
+      (extra) =>
+        this.core.requestWith$<R>({
+          method,
+          params: extra === undefined ? params : { ...params, ...extra },
+          options: withProgress,
+          ...(mirror === undefined ? {} : { mirror }),
+          onSent: (id) => (sent = id),
+        }),
       inputs,
+      DEFAULT_MAX_ROUNDS,
+      // The extension lets only tools/call become a task; a task answering anything else is invalid.
+      follow === undefined || method !== 'tools/call'
+        ? undefined
+        : (created) => followTask<R>(created, this.taskPort, inputs, follow, withProgress.progress === true ? sent : undefined, options.signal),
     );
+  }
+
+  /** What following a task needs of this session (client/task-follower.ts). */
+  private get taskPort(): TaskFollowPort {
+    return {
+      clock: this.session.clock,
+      request: (method, params, signal) => this.session.request(method, params, signal === undefined ? {} : { signal }),
+      // Status notifications only where the server declared the extension (it then serves taskIds on listens).
+      listen$: (filter) => (this.serverCapabilities?.extensions?.[TASKS_EXTENSION] === undefined ? undefined : this.listen$(filter)),
+    };
   }
 
   /** The Promise form of {@link call$}. */

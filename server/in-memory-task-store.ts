@@ -45,6 +45,11 @@ export class InMemoryTaskStore implements TaskStore {
   private readonly tasks = new Map<string, StoredTask>();
   /** Each owner's tasks in creation order (the order `list` pages through). */
   private readonly byOwner = new Map<string, Map<string, StoredTask>>();
+  /**
+   * The name each owner's list has in its cursors: a random one, since an owner key (a principal) may be long or
+   * hold the cursor's separator. Dropped with the owner's last task.
+   */
+  private readonly listNames = new Map<string, string>();
   private nextSeq = 1;
 
   constructor(options: InMemoryTaskStoreOptions = {}) {
@@ -187,7 +192,13 @@ export class InMemoryTaskStore implements TaskStore {
   }
 
   private listName(owner: string): string {
-    return `tasks/${owner}`;
+    let name = this.listNames.get(owner);
+    if (name === undefined) {
+      name = `tasks/${randomUuid()}`;
+      // Only owners holding tasks keep a name (an empty owner's cursor has nothing to page through).
+      if (this.byOwner.has(owner)) this.listNames.set(owner, name);
+    }
+    return name;
   }
 
   private lookup(owner: string, taskId: string): StoredTask | undefined {
@@ -229,7 +240,10 @@ export class InMemoryTaskStore implements TaskStore {
     this.tasks.delete(taskId);
     const own = this.byOwner.get(stored.owner);
     own?.delete(taskId);
-    if (own?.size === 0) this.byOwner.delete(stored.owner);
+    if (own?.size === 0) {
+      this.byOwner.delete(stored.owner);
+      this.listNames.delete(stored.owner);
+    }
     const waiters = stored.waiters;
     stored.waiters = undefined;
     if (waiters !== undefined) for (const wake of waiters) wake();

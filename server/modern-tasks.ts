@@ -8,7 +8,11 @@ import type { Observable } from 'rxjs';
 import type { RequestContext, RequestHandler } from '../actors/handler-types.ts';
 import type { ToolEntry } from '../actors/features/catalog.ts';
 import type { FeatureContext } from '../actors/features/feature-context.ts';
-import { TASKS_EXTENSION_CAPABILITY, createModernTasksFeature } from '../actors/features/modern-tasks-feature.ts';
+import { type ModernTasksFeature, TASKS_EXTENSION_CAPABILITY, createModernTasksFeature } from '../actors/features/modern-tasks-feature.ts';
+import { isJsonObject } from '../core/protocol/guards.ts';
+import { declaresTasks } from '../core/protocol/modern-tasks.ts';
+import type { JsonObject } from '../core/jsonrpc.ts';
+import type { Tool } from '../core/protocol/tools.ts';
 import type { TaskStore } from '../core/catalog/task-store.ts';
 import { InMemoryTaskStore } from './in-memory-task-store.ts';
 import type { Clock } from '../core/clock.ts';
@@ -51,12 +55,17 @@ const DEFAULT_POLL_INTERVAL_MS = 1000;
 
 /**
  * Puts the extension's handlers into the modern handler table (or keeps the legacy task handlers out of it
- * when it is not enabled). Returns whether it is enabled.
+ * when it is not enabled). Returns the feature when it is enabled. Either way `tools/list` shows a tool's
+ * `execution.taskSupport` only to a request that declared the extension of a server that enables it: to anyone
+ * else it means nothing (no call of theirs can become a task).
  */
-export function installModernTasks(handlers: Map<string, RequestHandler>, setup: ModernTasksSetup): boolean {
+export function installModernTasks(handlers: Map<string, RequestHandler>, setup: ModernTasksSetup): ModernTasksFeature | undefined {
   for (const method of LEGACY_TASK_METHODS) handlers.delete(method);
   const { options, tools } = setup;
-  if (options === undefined || tools === undefined) return false;
+  const enabled = options !== undefined && tools !== undefined;
+  const list = handlers.get('tools/list');
+  if (list !== undefined) handlers.set('tools/list', taskSupportShownTo(list, enabled));
+  if (!enabled) return undefined;
   const ownStore = options.store === undefined;
   const store = options.store ?? new InMemoryTaskStore({
     maxTasks: options.maxTasks ?? 10_000,
@@ -79,7 +88,33 @@ export function installModernTasks(handlers: Map<string, RequestHandler>, setup:
     feature.close();
     if (ownStore) (store as InMemoryTaskStore).close();
   });
-  return true;
+  return feature;
+}
+
+/** Wraps `tools/list` so that `execution.taskSupport` is listed only where it applies (see above). */
+function taskSupportShownTo(list: RequestHandler, enabled: boolean): RequestHandler {
+  // One stripped copy per cached page result, so a list still costs the same for every request.
+  const stripped = new WeakMap<object, JsonObject>();
+  return (params, request) => {
+    const result = list(params, request);
+    if (enabled && declaresTasks(request.modern?.envelope.clientCapabilities)) return result;
+    if (!isJsonObject(result) || !Array.isArray(result['tools'])) return result;
+    const tools = result['tools'] as readonly Tool[];
+    if (!tools.some((tool) => tool.execution?.taskSupport !== undefined)) return result;
+    let copy = stripped.get(result);
+    if (copy === undefined) {
+      copy = Object.freeze({ ...result, tools: tools.map(withoutTaskSupport) as unknown as JsonObject[] });
+      stripped.set(result, copy);
+    }
+    return copy;
+  };
+}
+
+function withoutTaskSupport(tool: Tool): Tool {
+  if (tool.execution?.taskSupport === undefined) return tool;
+  const { taskSupport: _support, ...execution } = tool.execution;
+  const { execution: _execution, ...rest } = tool;
+  return Object.keys(execution).length === 0 ? rest : { ...rest, execution };
 }
 
 /** The modern capabilities with the extension declared. */

@@ -70,7 +70,8 @@ export function createModernServing(setup: ModernServingSetup): ModernServing {
   const supported: readonly ModernRevision[] = MODERN_REVISIONS;
   const handlers = new Map(setup.handlers);
   // --- tasks extension (SEP-2663) ---
-  const tasksExtension = installModernTasks(handlers, { options: setup.options.tasks, tools: setup.tools, clock: setup.clock, ending$: setup.ending$ });
+  const tasksFeature = installModernTasks(handlers, { options: setup.options.tasks, tools: setup.tools, clock: setup.clock, ending$: setup.ending$ });
+  const tasksExtension = tasksFeature !== undefined;
   const derived = new WeakMap<ServerCapabilities, ServerCapabilities>();
   const capabilities = (): ServerCapabilities => {
     const legacy = setup.capabilities();
@@ -96,7 +97,10 @@ export function createModernServing(setup: ModernServingSetup): ModernServing {
     return result;
   };
   handlers.set('server/discover', discover);
-  handlers.set('subscriptions/listen', listenHandler({ changes$: setup.changes$, ending$: setup.ending$, capabilities }, setup.options.maxResourceSubscriptions ?? 1000));
+  handlers.set(
+    'subscriptions/listen',
+    listenHandler({ changes$: setup.changes$, ending$: setup.ending$, capabilities, ...(tasksFeature === undefined ? {} : { tasks: tasksFeature }) }, setup.options.maxResourceSubscriptions ?? 1000),
+  );
   const options = setup.options;
   return new ModernServing({
     supported,

@@ -6,13 +6,18 @@
  *
  * Changes come from a stream of server changes, so whatever feeds that stream (this process's catalog, or a
  * bus carrying other processes' changes) reaches every listener the same way.
+ *
+ * With the tasks extension, a filter may also name `taskIds`: the listen then carries `notifications/tasks`
+ * for those of the tasks its caller owns (and the progress and log messages of their handlers), and the
+ * acknowledgement lists the ids agreed. Naming tasks without declaring the extension is -32021.
  */
-import type { Observable } from 'rxjs';
+import type { Observable, Subscription } from 'rxjs';
 import { ErrorCode } from '../../core/error-codes.ts';
 import { WireError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
 import type { ServerCapabilities } from '../../core/protocol/capabilities.ts';
 import { MetaKey, type SubscriptionFilter, readSubscriptionFilter } from '../../core/protocol/modern.ts';
+import { isJsonObject } from '../../core/protocol/guards.ts';
 import type { RequestContext, RequestHandler } from '../handler-types.ts';
 
 import type { ServerChange } from '../../core/server-change.ts';
@@ -24,7 +29,13 @@ export interface ListenRuntime {
   /** Emits when the server shuts down: open listens end with a complete result. */
   readonly ending$: Observable<unknown>;
   readonly capabilities: () => ServerCapabilities;
+  /** The tasks extension, when the server enables it (see modern-tasks-feature.ts). */
+  readonly tasks?: {
+    watch(request: RequestContext, taskIds: readonly string[]): Promise<{ readonly taskIds: readonly string[]; readonly notices$: Notices }>;
+  };
 }
+
+type Notices = Observable<{ readonly method: string; readonly params: JsonObject }>;
 
 /** What of the filter this server can deliver: it never promises notifications it will not send. */
 function honoured(filter: SubscriptionFilter, capabilities: ServerCapabilities): SubscriptionFilter {
@@ -58,14 +69,26 @@ export function listenHandler(runtime: ListenRuntime, maxResourceSubscriptions: 
     if ((filter.resourceSubscriptions?.length ?? 0) > maxResourceSubscriptions) {
       throw new WireError(ErrorCode.InvalidParams, `Invalid params: a listen may name at most ${maxResourceSubscriptions} resources`);
     }
+    if ((filter.taskIds?.length ?? 0) > maxResourceSubscriptions) {
+      throw new WireError(ErrorCode.InvalidParams, `Invalid params: a listen may name at most ${maxResourceSubscriptions} tasks`);
+    }
     const agreed = honoured(filter, runtime.capabilities());
-    const meta: JsonObject = { [MetaKey.subscriptionId]: request.id };
-    request.notify('notifications/subscriptions/acknowledged', { notifications: agreed as JsonObject, _meta: meta });
-    return serveListen(runtime, request, agreed, meta);
+    const taskIds = filter.taskIds;
+    // A server without the extension cannot deliver task notifications: it leaves them out of what it agrees to.
+    if (taskIds === undefined || runtime.tasks === undefined) return acknowledge(runtime, request, agreed, undefined);
+    return runtime.tasks.watch(request, taskIds).then((watch) =>
+      acknowledge(runtime, request, watch.taskIds.length === 0 ? agreed : { ...agreed, taskIds: watch.taskIds }, watch.taskIds.length === 0 ? undefined : watch.notices$),
+    );
   };
 }
 
-function serveListen(runtime: ListenRuntime, request: RequestContext, filter: SubscriptionFilter, meta: JsonObject): Promise<JsonObject> {
+function acknowledge(runtime: ListenRuntime, request: RequestContext, agreed: SubscriptionFilter, notices$: Notices | undefined): Promise<JsonObject> {
+  const meta: JsonObject = { [MetaKey.subscriptionId]: request.id };
+  request.notify('notifications/subscriptions/acknowledged', { notifications: agreed as JsonObject, _meta: meta });
+  return serveListen(runtime, request, agreed, meta, notices$);
+}
+
+function serveListen(runtime: ListenRuntime, request: RequestContext, filter: SubscriptionFilter, meta: JsonObject, notices$: Notices | undefined): Promise<JsonObject> {
   const uris = new Set(filter.resourceSubscriptions);
   return new Promise((resolve) => {
     const changes = runtime.changes$.subscribe((change) => {
@@ -73,8 +96,13 @@ function serveListen(runtime: ListenRuntime, request: RequestContext, filter: Su
       if (method === undefined) return;
       request.notify(method, change.type === 'resource-updated' ? { uri: change.uri, _meta: meta } : { _meta: meta });
     });
+    const tasks: Subscription | undefined = notices$?.subscribe((notice) => {
+      const own = notice.params['_meta'];
+      request.notify(notice.method, { ...notice.params, _meta: { ...(isJsonObject(own) ? own : undefined), ...meta } });
+    });
     const end = (): void => {
       changes.unsubscribe();
+      tasks?.unsubscribe();
       ending.unsubscribe();
       request.signal.removeEventListener('abort', end);
       request.shutdown?.removeEventListener('abort', complete);

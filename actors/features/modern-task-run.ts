@@ -9,12 +9,14 @@
  *   `tasks/cancel` or when the server closes), and its client input parks the task in `input_required` until
  *   `tasks/update` brings the answers. Nothing is replayed: the handler stays suspended in this process, so a
  *   task's input is served by the process that runs it. Progress and logs have no request to travel on any
- *   more and are dropped.
+ *   more: they go to the host, which hands them to the listen streams that watch the task.
  */
 import type { AuthInfo } from '../../core/auth.ts';
 import type { Observable } from 'rxjs';
 import { throwError } from 'rxjs';
 import { onAbort } from '../../core/abort.ts';
+import { isProgressToken } from '../../core/progress-token.ts';
+import { normaliseProgress } from '../progress.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
 import { LocalError, WireError } from '../../core/errors.ts';
 import type { JsonObject, RequestId } from '../../core/jsonrpc.ts';
@@ -44,6 +46,8 @@ export interface TaskRunHost {
   escalate(run: ToolCallRun): Promise<boolean>;
   /** Records that the task waits for input (or no longer does). Resolves once the store says so. */
   moveTo(run: ToolCallRun, status: 'working' | 'input_required'): Promise<void>;
+  /** A notification of the task's handler (progress, a log message) once the call is a task. */
+  notice(run: ToolCallRun, method: string, params: JsonObject): void;
 }
 
 interface PendingInput {
@@ -73,12 +77,15 @@ export class ToolCallRun implements RequestContext, InputRound {
   private readonly counters = new Map<InputMethod, number>();
   private readonly pending = new Map<string, PendingInput>();
   private chain: Promise<unknown> = Promise.resolve();
+  private lastProgress = -Infinity;
 
   constructor(
     private readonly host: TaskRunHost,
     private readonly call: RequestContext,
     readonly envelope: RequestEnvelope,
     readonly support: 'optional' | 'required',
+    /** Whose task it is: the principal of the request that created it (see modern-tasks-feature.ts). */
+    readonly owner: string,
   ) {
     this.modern = { envelope, inputs: this };
     // Until the call is a task, the request's end (cancelled, answered with input_required, timed out) ends it.
@@ -177,11 +184,18 @@ export class ToolCallRun implements RequestContext, InputRound {
   // --- RequestContext ---------------------------------------------------------------------------------
 
   progress(update: ProgressUpdate): void {
-    if (this.phase === 'request') this.call.progress(update);
+    if (this.phase === 'request') return this.call.progress(update);
+    // The request's progress token stays the task's: a listener watching the task gets its progress.
+    const token = this.call.meta?.['progressToken'];
+    const report = normaliseProgress(update);
+    if (this.finished || !isProgressToken(token) || report === undefined || report.progress <= this.lastProgress) return;
+    this.lastProgress = report.progress;
+    this.host.notice(this, 'notifications/progress', { progressToken: token, ...report });
   }
 
   notify(method: string, params?: JsonObject): void {
-    if (this.phase === 'request') this.call.notify(method, params);
+    if (this.phase === 'request') return this.call.notify(method, params);
+    if (!this.finished) this.host.notice(this, method, params ?? {});
   }
 
   whenWritable(): Promise<void> {

@@ -15,10 +15,17 @@
  * the error inlined. `tasks/cancel` is cooperative and idempotent: the task is `cancelled` in the store before
  * the ack, the handler's signal aborts, and whatever the handler does after that is not recorded.
  *
- * Ownership: the modern era has no session, and handlers do not see the caller's authenticated principal, so
- * every modern task belongs to one owner and anyone who knows a task id can reach it. Task ids are random
- * UUIDs (122 random bits), so they cannot be guessed.
+ * Ownership: a task belongs to the principal of the request that created it (what the transport authenticated
+ * the caller as: HTTP `authenticate`, a NATS identity). `tasks/get|update|cancel` and listens from another
+ * principal find no such task (-32602, exactly as for an unknown id). Callers nobody authenticated share one
+ * owner, "anonymous": anyone who knows such a task's id can reach it, and task ids are random UUIDs (122 random
+ * bits), so they cannot be guessed.
+ *
+ * Watching: every change of a task (and, once a call is a task, its handler's progress and log messages) is
+ * offered to the listen streams that asked for the task by id ({@link ModernTasksFeature.watch}); the status
+ * notification is `notifications/tasks` carrying the task as `tasks/get` would give it.
  */
+import { type Observable, Subject, filter } from 'rxjs';
 import { type Settled, followOutput } from './follow-output.ts';
 import { type TaskStore, TaskStoreError } from '../../core/catalog/task-store.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
@@ -61,13 +68,40 @@ export interface ModernTasksFeature {
   context(base: (request: RequestContext) => FeatureContext): (request: RequestContext) => FeatureContext;
   /** Aborts every running task (the server is closing). */
   close(): void;
+  /**
+   * A listen stream's interest in tasks (`notifications.taskIds`): the ids among `taskIds` that this request's
+   * principal owns, and the notifications about them (`notifications/tasks`, and progress and log messages of
+   * their handlers), until unsubscribed. Throws -32021 when the request did not declare the extension.
+   */
+  watch(request: RequestContext, taskIds: readonly string[]): Promise<TaskWatch>;
+}
+
+/** What a listen gets for the tasks it asked about. */
+export interface TaskWatch {
+  /** The ids it will hear about (those its principal owns), in the order asked, without duplicates. */
+  readonly taskIds: readonly string[];
+  readonly notices$: Observable<{ readonly method: string; readonly params: JsonObject }>;
+}
+
+/** A notification about one task, for whoever watches it. */
+interface TaskNotice {
+  readonly owner: string;
+  readonly taskId: string;
+  readonly method: string;
+  readonly params: JsonObject;
 }
 
 /** The `capabilities.extensions` entry a server declares when it enables the extension. */
 export const TASKS_EXTENSION_CAPABILITY: Readonly<Record<string, JsonObject>> = Object.freeze({ [TASKS_EXTENSION]: Object.freeze({}) });
 
-/** Every modern task belongs to this owner (see the module comment). */
-const OWNER = 'io.modelcontextprotocol/tasks';
+/** The owner of the tasks of callers nobody authenticated (see the module comment). */
+const ANONYMOUS = 'anonymous';
+
+/** The owner key of a request's tasks: its principal (prefixed, so no principal can be named "anonymous"). */
+function ownerOf(request: RequestContext): string {
+  const principal = (request.modern as { readonly principal?: string | undefined } | undefined)?.principal;
+  return principal === undefined ? ANONYMOUS : `principal:${principal}`;
+}
 
 
 function noop(): void {}
@@ -114,6 +148,8 @@ class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
   private readonly running = new Map<string, ToolCallRun>();
   /** How each run's request is answered (once). */
   private readonly answers = new WeakMap<ToolCallRun, { resolve(result: JsonObject): void; reject(error: unknown): void }>();
+  /** Notifications about tasks, for the listens that watch them (computed only while one does). */
+  private readonly notices = new Subject<TaskNotice>();
   private closed = false;
 
   constructor(private readonly options: ModernTasksFeatureOptions) {
@@ -132,8 +168,36 @@ class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
       this.running.delete(taskId);
       run.abort(reason);
       // Its work will never end now: a store that outlives the server must not show it running.
-      this.store.setResult(OWNER, taskId, 'failed', { type: 'error', error: toWireError(reason) }, reason.message).catch(noop);
+      this.store.setResult(run.owner, taskId, 'failed', { type: 'error', error: toWireError(reason) }, reason.message).catch(noop);
     }
+    this.notices.complete();
+  }
+
+  async watch(request: RequestContext, taskIds: readonly string[]): Promise<TaskWatch> {
+    this.requireExtension('a listen for task notifications', request);
+    const owner = ownerOf(request);
+    const wanted = [...new Set(taskIds)];
+    const found = await Promise.all(wanted.map((taskId) => this.store.get(owner, taskId)));
+    const agreed = wanted.filter((_, index) => found[index] !== undefined);
+    const ids = new Set(agreed);
+    return {
+      taskIds: agreed,
+      notices$: this.notices.pipe(filter((notice) => notice.owner === owner && ids.has(notice.taskId))),
+    };
+  }
+
+  notice(run: ToolCallRun, method: string, params: JsonObject): void {
+    const taskId = run.taskId;
+    if (taskId !== undefined && this.notices.observed) this.notices.next({ owner: run.owner, taskId, method, params });
+  }
+
+  /** Tells the watchers of a task that changed (a status or its message) what `tasks/get` now answers. */
+  private changed(owner: string, task: Task): void {
+    if (!this.notices.observed) return;
+    this.detailed(owner, task).then((detailed) => {
+      const { resultType: _complete, ...params } = detailed;
+      this.notices.next({ owner, taskId: task.taskId, method: 'notifications/tasks', params: params as unknown as JsonObject });
+    }, noop);
   }
 
   context(base: (request: RequestContext) => FeatureContext): (request: RequestContext) => FeatureContext {
@@ -163,7 +227,7 @@ class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
         return inner(params, request);
       }
       const start = taskStartOf(entry.handler) ?? (support === 'required' ? 'at-once' : 'on-demand');
-      const run = new ToolCallRun(this, request, envelope, support);
+      const run = new ToolCallRun(this, request, envelope, support, ownerOf(request));
       return new Promise<JsonObject>((resolve, reject) => {
         this.answers.set(run, { resolve, reject });
         if (start === 'on-demand') {
@@ -183,13 +247,13 @@ class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
     if (this.closed || run.requestGone) return false;
     let task: Task;
     try {
-      task = await this.store.create(OWNER, { ttl: this.options.ttlMs, pollInterval: this.options.pollIntervalMs });
+      task = await this.store.create(run.owner, { ttl: this.options.ttlMs, pollInterval: this.options.pollIntervalMs });
     } catch (error) {
       throw fromStoreError(error);
     }
     if (run.requestGone || this.closed) {
       // Nobody learnt of this task: it is cancelled at once (and expires with its ttl).
-      await this.store.cancel(OWNER, task.taskId, 'The request that would have created the task ended first').catch(noop);
+      await this.store.cancel(run.owner, task.taskId, 'The request that would have created the task ended first').catch(noop);
       return false;
     }
     run.becameTask(task.taskId);
@@ -245,18 +309,23 @@ class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
     let step: () => Promise<unknown>;
     if (settled.type === 'value' && isJsonObject(value)) {
       // A tool that ran and reported an error is still `completed`: `failed` is for protocol errors.
-      step = () => this.store.setResult(OWNER, taskId, 'completed', { type: 'result', result: value });
+      step = () => this.store.setResult(run.owner, taskId, 'completed', { type: 'result', result: value });
     } else {
       const error = toWireError(settled.type === 'error' ? settled.error : new LocalError('ProtocolViolation', 'The tool returned a non-object result'));
-      step = () => this.store.setResult(OWNER, taskId, 'failed', { type: 'error', error }, error.message);
+      step = () => this.store.setResult(run.owner, taskId, 'failed', { type: 'error', error }, error.message);
     }
-    run.serial(step).catch(noop);
+    run.serial(step).then((change) => this.reportChange(run.owner, change), noop);
   }
 
   moveTo(run: ToolCallRun, status: 'working' | 'input_required'): Promise<void> {
     const taskId = run.taskId;
     if (taskId === undefined || run.finished) return Promise.resolve();
-    return run.serial(() => this.store.updateStatus(OWNER, taskId, status)).then(noop, noop);
+    return run.serial(() => this.store.updateStatus(run.owner, taskId, status)).then((change) => this.reportChange(run.owner, change), noop);
+  }
+
+  private reportChange(owner: string, change: unknown): void {
+    const moved = change as { readonly task: Task; readonly changed: boolean } | undefined;
+    if (moved?.changed === true) this.changed(owner, moved.task);
   }
 
   // --- tasks/* --------------------------------------------------------------------------------------------
@@ -264,15 +333,22 @@ class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
   private async get(params: JsonObject | undefined, request: RequestContext): Promise<DetailedTask> {
     this.requireExtension('tasks/get', request);
     const taskId = readTaskId(params);
-    const task = await this.store.get(OWNER, taskId);
+    const owner = ownerOf(request);
+    const task = await this.store.get(owner, taskId);
     if (task === undefined) throw unknownTask(taskId);
+    return this.detailed(owner, task);
+  }
+
+  /** The task as `tasks/get` gives it: with its pending input, its result or its error inlined. */
+  private async detailed(owner: string, task: Task): Promise<DetailedTask> {
+    const taskId = task.taskId;
     const detailed: DetailedTask = { ...wireTask(task), resultType: 'complete' };
     if (task.status === 'input_required') {
       const inputRequests = this.running.get(taskId)?.inputRequests();
       return inputRequests === undefined ? detailed : { ...detailed, inputRequests };
     }
     if (task.status !== 'completed' && task.status !== 'failed') return detailed;
-    const outcome = (await this.store.result(OWNER, taskId))?.outcome;
+    const outcome = (await this.store.result(owner, taskId))?.outcome;
     if (outcome?.type === 'result') return { ...detailed, result: { ...outcome.result, resultType: 'complete' } };
     if (outcome?.type === 'error') {
       const { code, message, data } = outcome.error;
@@ -286,7 +362,7 @@ class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
     const taskId = readTaskId(params);
     const responses = params?.['inputResponses'];
     if (!isJsonObject(responses)) throw invalidParams('"inputResponses" must be an object of answers by input request key');
-    const task = await this.store.get(OWNER, taskId);
+    const task = await this.store.get(ownerOf(request), taskId);
     if (task === undefined) throw unknownTask(taskId);
     // A task that waits for nothing (any more) has no use for answers: they are ignored, as unknown keys are.
     const run = this.running.get(taskId);
@@ -298,13 +374,15 @@ class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
     this.requireExtension('tasks/cancel', request);
     const taskId = readTaskId(params);
     // Cancelled in the store before the ack; cancelling a task that has ended already is acknowledged alike.
-    const change = await this.store.cancel(OWNER, taskId, 'The task was cancelled by request.');
+    const owner = ownerOf(request);
+    const change = await this.store.cancel(owner, taskId, 'The task was cancelled by request.');
     if (change === undefined) throw unknownTask(taskId);
     const run = this.running.get(taskId);
     if (run !== undefined && change.changed) {
       this.running.delete(taskId);
       run.abort(new LocalError('RequestAborted', 'The task was cancelled'));
     }
+    this.reportChange(owner, change);
     return {};
   }
 

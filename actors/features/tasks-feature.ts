@@ -9,9 +9,12 @@
  * tool waits on the client (elicitation, sampling, roots), the task is `input_required`. Every status change
  * after creation is announced with `notifications/tasks/status` (optional in the spec, sent here).
  *
- * Tasks belong to the session that created them (the owner key is one random string per session): another
- * session asking for one gets -32602 exactly as for an unknown id, and `tasks/list` shows a session its own
- * tasks only. They are deleted when the session closes (nobody could reach them any more).
+ * Tasks belong to the authorization context they were created in. Where the transport authenticated the
+ * caller (HTTP `authenticate`, a NATS identity), that is its principal: the principal's tasks are reachable from
+ * any of its sessions (`tasks/list` lists them all) and from no other principal's; a task whose session closes
+ * while it runs is aborted and kept as `failed` until its ttl. Where nobody was authenticated, it is the session
+ * (one random owner key per session): another session gets -32602 exactly as for an unknown id, and the tasks are
+ * deleted when the session closes (nobody could reach them any more).
  */
 import type { AuthInfo } from '../../core/auth.ts';
 import { type Settled, followOutput } from './follow-output.ts';
@@ -90,6 +93,11 @@ function fromStoreError(error: unknown): unknown {
 function withRelated(params: JsonObject | undefined, related: JsonObject): JsonObject {
   const meta = params?.['_meta'];
   return { ...params, _meta: { ...(typeof meta === 'object' && meta !== null ? (meta as JsonObject) : undefined), ...related } };
+}
+
+/** Who the transport authenticated a (legacy) session's peer as, if it did. */
+function principalOf(session: SessionView): string | undefined {
+  return (session as SessionView & { readonly principal?: string | undefined }).principal;
 }
 
 /** Tasks exist from 2025-11-25 (legacy era), as the method table says. */
@@ -236,13 +244,16 @@ class TaskFeatureImpl implements TasksFeature {
   sessionClosed(session: SessionView): void {
     const owner = this.owners.get(session);
     if (owner === undefined) return;
-    const reason = new LocalError('ConnectionClosed', 'The session that owns the task closed');
+    const reason = new LocalError('ConnectionClosed', 'The session that ran the task closed');
+    const principal = principalOf(session) !== undefined;
     for (const run of [...this.running.values()]) {
-      if (run.owner !== owner) continue;
+      if (run.session !== session) continue;
       this.running.delete(run.taskId);
       run.abort(reason);
+      // A principal's task outlives the session: its other sessions see how it ended.
+      if (principal) this.store.setResult(owner, run.taskId, 'failed', { type: 'error', error: toWireError(reason) }, reason.message).catch(noop);
     }
-    this.store.deleteOwner(owner).catch(noop);
+    if (!principal) this.store.deleteOwner(owner).catch(noop);
   }
 
   /** Moves a running task between `working` and `input_required`, and says so. */
@@ -400,7 +411,12 @@ class TaskFeatureImpl implements TasksFeature {
 
   private ownerOf(session: SessionView): string {
     let owner = this.owners.get(session);
-    if (owner === undefined) this.owners.set(session, (owner = randomUuid()));
+    if (owner === undefined) {
+      const principal = principalOf(session);
+      // Prefixed, so that no principal's name can be mistaken for a session's random key.
+      owner = principal === undefined ? `session:${randomUuid()}` : `principal:${principal}`;
+      this.owners.set(session, owner);
+    }
     return owner;
   }
 

@@ -45,4 +45,6 @@ export interface SubscriptionFilter {
   readonly promptsListChanged?: boolean;
   readonly resourcesListChanged?: boolean;
   readonly resourceSubscriptions?: readonly string[];
+  /** Tasks extension (`io.modelcontextprotocol/tasks`): `notifications/tasks` for these task ids. */
+  readonly taskIds?: readonly string[];
 }

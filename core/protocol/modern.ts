@@ -148,5 +148,7 @@ export function readSubscriptionFilter(params: JsonObject | undefined): Subscrip
   }
   const uris = filter['resourceSubscriptions'];
   if (uris !== undefined && !(Array.isArray(uris) && uris.every((uri) => typeof uri === 'string'))) return undefined;
+  const taskIds = filter['taskIds'];
+  if (taskIds !== undefined && !(Array.isArray(taskIds) && taskIds.every((id) => typeof id === 'string'))) return undefined;
   return filter as SubscriptionFilter;
 }

@@ -79,11 +79,17 @@ describe('server feature handlers', () => {
   });
 
   test('both eras serve the one tools/call and tools/list: nothing is built again for the modern era', () => {
-    const { catalog, features } = setup();
+    const { catalog, features, register } = setup();
     const modern = modernOver(catalog, features);
-    for (const method of ['tools/call', 'tools/list', 'resources/read', 'prompts/get']) {
+    for (const method of ['tools/call', 'resources/read', 'prompts/get']) {
       assert.equal(modern.handlers.get(method), features.table.requests.get(method), method);
     }
+    // tools/list is only filtered (execution.taskSupport is for requests declaring the tasks extension): with
+    // no tool that has task support, the modern answer is the legacy handler's own cached page, as it is.
+    register.tool({ name: 'plain' }, () => 'ok');
+    const { session } = fakeSession();
+    const legacyPage = features.table.requests.get('tools/list')?.(undefined, fakeRequest('tools/list', session));
+    assert.equal(modern.handlers.get('tools/list')?.(undefined, fakeRequest('tools/list', session)), legacyPage);
   });
 
   test('the modern tasks extension wraps the one tools/call and decorates its contexts in place', async () => {

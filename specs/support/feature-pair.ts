@@ -58,6 +58,8 @@ export interface RawConnection {
   /** Sends `initialize` then `notifications/initialized`; returns the initialize response. */
   initialize(protocolVersion?: string, capabilities?: JsonObject): Promise<WireResponse>;
   call(method: string, params?: JsonObject): Promise<WireResponse>;
+  /** Sends a request without waiting for its answer (a listen, answered only when it ends); returns its id. */
+  send(method: string, params?: JsonObject): RequestId;
 }
 
 export interface FeatureHarness extends AsyncDisposable {
@@ -174,6 +176,11 @@ export function featureServer(options: Partial<ServerOptions> = {}): FeatureHarn
         void peerEnd.send({ payload: params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params } });
         return within(answer, WAIT_MS, `the answer to raw ${method}`);
       };
+      const send = (method: string, params?: JsonObject): RequestId => {
+        const id = `raw-${++rawIds}`;
+        void peerEnd.send({ payload: params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params } });
+        return id;
+      };
       return {
         // Over NATS the server side exists once the first request arrived.
         get session() {
@@ -189,6 +196,7 @@ export function featureServer(options: Partial<ServerOptions> = {}): FeatureHarn
           return response;
         },
         call,
+        send,
       };
     },
     assertClean() {

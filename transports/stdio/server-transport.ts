@@ -8,9 +8,13 @@
  * - stdout failing (EPIPE: the client stopped reading) ends the transport with a `ConnectionClosed` reason.
  * - `close()` stops reading stdin (it is paused, so it no longer keeps the process alive) and writing
  *   stdout; it never ends or destroys either stream, which belong to the process.
+ * - A `subscriptions/listen` the server ends (2026-07-28) is preceded by the `notifications/cancelled` naming it
+ *   that stdio asks for (open-listens.ts).
  */
 import type { Readable, Writable } from 'node:stream';
 import type { LocalError } from '../../core/errors.ts';
+import type { InboundFrame, OutboundFrame } from '../../core/transport.ts';
+import { OpenListens } from './open-listens.ts';
 import { defaultLimits } from '../../core/limits.ts';
 import { guardConsole } from './console-guard.ts';
 import { PipeTransport } from './pipe-transport.ts';
@@ -40,6 +44,7 @@ export class StdioServerTransport extends PipeTransport {
   private releaseConsole: (() => void) | undefined;
   private readonly closeOnInputEnd: boolean;
   private resolveInputEnded!: () => void;
+  private readonly listens = new OpenListens(1024);
 
   constructor(options: StdioServerTransportOptions = {}) {
     const stdout = options.stdout ?? process.stdout;
@@ -55,6 +60,18 @@ export class StdioServerTransport extends PipeTransport {
     this.closeOnInputEnd = options.closeOnInputEnd ?? true;
     this.inputEnded = new Promise((resolve) => (this.resolveInputEnded = resolve));
     if (options.guardConsole ?? stdout === process.stdout) this.releaseConsole = guardConsole();
+  }
+
+  protected override deliver(frame: InboundFrame): void {
+    if (frame.type === 'message') this.listens.received(frame.payload);
+    super.deliver(frame);
+  }
+
+  override send(frame: OutboundFrame): void | Promise<void> {
+    const notices = this.listens.endedBy(frame.payload);
+    // Written before the result; a failure to write shows on the result's own send.
+    if (notices !== undefined) for (const payload of notices) Promise.resolve(super.send({ payload })).catch(() => undefined);
+    return super.send(frame);
   }
 
   protected override onInputEnd(): void {

@@ -36,6 +36,8 @@ export const tasksMethods: readonly MethodDeclaration[] = [
   notification<TaskStatusNotificationParams>('notifications/tasks/status', {
     legacy: { sender: 'both', since: '2025-11-25', requires: capability('tasks') },
   }),
+  // The extension's status notification: a task as `tasks/get` gives it, on a listen that named the task.
+  notification<DetailedTask>('notifications/tasks', { modern: { sender: 'server', extension: TASKS_EXTENSION } }),
 ];
 
 /** The 2025-11-25 task methods: a modern server must never answer with their legacy handlers. */

@@ -145,6 +145,11 @@ function tasksClient(raw: RawConnection): TasksClient {
 
 function checkScoped(message: unknown, sent: ReadonlyMap<RequestId, { method: string; params: JsonObject }>): string[] {
   if (!isRecord(message)) return ['not a JSON object'];
+  if (message['method'] === 'notifications/tasks') {
+    // The extension's status notification: the notification envelope, and the task as tasks/get gives it.
+    const { _meta: _ignored, ...task } = isRecord(message['params']) ? message['params'] : {};
+    return [...loadRevisionSchema(MODERN).check('JSONRPCNotification', message), ...extensionShape('tasks/get', { ...task, resultType: 'complete' })];
+  }
   if ('method' in message || 'error' in message) return validateMessage(MODERN, message, { role: 'server' });
   const request = sent.get(message['id'] as RequestId);
   if (request === undefined) return [`answers id ${JSON.stringify(message['id'])}, which was never sent (or not by this spec)`];
@@ -203,4 +208,49 @@ function extensionShape(method: string, result: unknown): string[] {
     need(isRecord(requests) && Object.values(requests).every((entry) => isRecord(entry) && typeof entry['method'] === 'string'), 'inputRequests maps keys to input requests');
   }
   return errors;
+}
+
+/**
+ * Checks a whole conversation (what the client sent and what the server sent, as logged on each side) the way
+ * {@link TasksClient.assertClean} checks a server's answers, in both directions: messages outside the extension
+ * against the 2026-07-28 schema (responses against the result of the request they answer); extension requests
+ * (`tasks/*`) against the JSON-RPC request envelope plus their SEP-2663 params; `notifications/tasks` against the
+ * notification envelope plus the task shape `tasks/get` gives. Returns the problems found (and fails on an empty
+ * conversation, which would prove nothing).
+ */
+export function checkConversation(clientSent: readonly unknown[], serverSent: readonly unknown[]): string[] {
+  const requests = new Map<RequestId, { method: string; params: JsonObject }>();
+  const problems: string[] = [];
+  const schema = loadRevisionSchema(MODERN);
+  const report = (message: unknown, errors: readonly string[]): void => {
+    if (errors.length > 0) problems.push(`${JSON.stringify(message)}\n    - ${errors.join('\n    - ')}`);
+  };
+  const flat = (payloads: readonly unknown[]): unknown[] => payloads.flatMap((payload) => (Array.isArray(payload) ? payload : [payload]));
+  for (const message of flat(clientSent)) {
+    if (!isRecord(message)) {
+      report(message, ['not a JSON object']);
+      continue;
+    }
+    const method = message['method'];
+    if (typeof method !== 'string') {
+      report(message, validateMessage(MODERN, message, {}));
+      continue;
+    }
+    const params = (isRecord(message['params']) ? message['params'] : {}) as JsonObject;
+    if ('id' in message) requests.set(message['id'] as RequestId, { method, params });
+    if (!method.startsWith('tasks/')) {
+      report(message, validateMessage(MODERN, message, { role: 'client' }));
+      continue;
+    }
+    const errors = [...schema.check('JSONRPCRequest', message)];
+    if (typeof params['taskId'] !== 'string') errors.push('params.taskId is a string');
+    if (method === 'tasks/update' && !isRecord(params['inputResponses'])) errors.push('params.inputResponses is an object');
+    if (!['tasks/get', 'tasks/update', 'tasks/cancel'].includes(method)) errors.push(`${method} is not a method of the extension`);
+    const meta = params['_meta'];
+    if (!isRecord(meta) || meta['io.modelcontextprotocol/protocolVersion'] !== MODERN) errors.push('the request carries the 2026-07-28 envelope');
+    report(message, errors);
+  }
+  for (const message of flat(serverSent)) report(message, checkScoped(message, requests));
+  if (requests.size === 0) problems.push('the client sent no request, so nothing was checked');
+  return problems;
 }

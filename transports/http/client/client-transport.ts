@@ -18,7 +18,7 @@
  */
 import { BehaviorSubject, type Observable, Subject } from 'rxjs';
 import { LocalError } from '../../../core/errors.ts';
-import { isRequestId, type WirePayload } from '../../../core/jsonrpc.ts';
+import { isRequestId, type RequestId, type WirePayload } from '../../../core/jsonrpc.ts';
 import type { InboundFrame, OutboundFrame, Transport, TransportStatus } from '../../../core/transport.ts';
 import {
   type ClientContext,
@@ -38,6 +38,9 @@ import { type HttpClientEvent, type HttpClientOptions, type ResolvedOptions, res
 import { postMessage } from './post.ts';
 import { release, stop } from './resumption.ts';
 import { renewSession } from './session-renewal.ts';
+
+/** Modern request ids remembered after their POST ended (see `modernIds`). */
+const MAX_REMEMBERED_MODERN_IDS = 1024;
 
 export interface StreamableHttpClientTransport extends Transport {
   readonly kind: 'http';
@@ -80,6 +83,11 @@ class StreamableHttpClient implements StreamableHttpClientTransport, ClientConte
   readonly cursors = new Set<StreamCursor>();
   readonly owed = new Map<string | number, StreamCursor>();
   readonly flights = new Map<string | number, ModernFlight>();
+  /**
+   * Ids of the modern requests sent lately (bounded, oldest first out): a cancellation naming one whose POST has
+   * already finished has nothing to close, and a modern request is never cancelled by a POSTed notification.
+   */
+  private readonly modernIds = new Set<RequestId>();
   mode: WireMode;
   sessionId: string | undefined;
   protocolVersion: string | undefined;
@@ -144,6 +152,10 @@ class StreamableHttpClient implements StreamableHttpClientTransport, ClientConte
     const flight = cancelled === undefined ? undefined : this.flights.get(cancelled);
     if (flight !== undefined) {
       abortFlight(this, flight);
+      return undefined;
+    }
+    if (cancelled !== undefined && this.modernIds.has(cancelled)) {
+      this.emit({ type: 'ignored', reason: `a cancellation of modern request ${JSON.stringify(cancelled)}, already answered` });
       return undefined;
     }
     this.observe(payload);
@@ -226,6 +238,8 @@ class StreamableHttpClient implements StreamableHttpClientTransport, ClientConte
     if (!isModernRequest(payload)) return this.dispatch(payload);
     const flight: ModernFlight = { request: payload, http: undefined, aborted: false };
     this.flights.set(payload.id, flight);
+    this.modernIds.add(payload.id);
+    if (this.modernIds.size > MAX_REMEMBERED_MODERN_IDS) this.modernIds.delete(this.modernIds.values().next().value as RequestId);
     return postModern(this, flight, frame.mirror);
   }
 

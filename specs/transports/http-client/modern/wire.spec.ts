@@ -191,6 +191,25 @@ test('http client, modern - cancelling an in-flight modern request closes its PO
   await driven.transport.close();
 });
 
+test('http client, modern - a cancellation of a modern request whose POST already finished is not POSTed either', async () => {
+  const server = await serve((request, res) => {
+    if (request.method === 'notifications/cancelled') return void res.writeHead(202).end();
+    json(res, 200, { jsonrpc: '2.0', id: idOf(request), result: toolResult('done') });
+  });
+  const driven = drive(server.url);
+  driven.send({ payload: modernRequest('finished', 'tools/call', { name: 'quick' }) });
+  await until(() => driven.responseTo('finished') !== undefined, 'the answer');
+  // The session raced the answer with a cancellation: it has no POST to close, and none is made for it.
+  assert.equal(driven.transport.send({ payload: cancelled('finished') }), undefined);
+  await delay(30);
+  assert.deepEqual(server.of('notifications/cancelled'), [], 'nothing was POSTed for the late cancellation');
+  assert.ok(driven.events.some((event) => event.type === 'ignored' && /finished/.test(event.reason)), 'the transport says it let it go');
+  // A cancellation naming a request this transport never sent as modern still goes out (the legacy way).
+  driven.send({ payload: cancelled('legacy-7') });
+  await until(() => server.of('notifications/cancelled').length === 1, 'the legacy cancellation');
+  await driven.transport.close();
+});
+
 test('http client, modern - close() aborts every open modern POST and reports nothing about them', async () => {
   const server = await serve((request, res) => {
     if (idOf(request) === 'streaming') sse(res)({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } });
