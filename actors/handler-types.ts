@@ -2,6 +2,7 @@
  * The types handler code is written against: what a request handler receives and may return.
  */
 import type { Observable } from 'rxjs';
+import type { AuthInfo } from '../core/auth.ts';
 import type { EffectLike } from '../core/effect-like.ts';
 import type { JsonObject, RequestId } from '../core/jsonrpc.ts';
 import type { AnyCapabilities, Implementation } from '../core/protocol/capabilities.ts';
@@ -69,6 +70,12 @@ export interface RequestContext {
    */
   readonly shutdown?: AbortSignal;
   readonly session: SessionView;
+  /**
+   * Who is calling, as the transport verified it: a legacy-era session's request carries the identity of the
+   * request that brought it (the bearer token on that HTTP POST), else the one the connection was opened with; a
+   * modern-era request its own. Undefined where the medium authenticated nobody.
+   */
+  readonly auth?: AuthInfo | undefined;
   /** Reports progress to the requester (a no-op when it asked for none). Progress must increase. */
   progress(update: ProgressUpdate): void;
   /** Sends a request to the peer on behalf of this request; cancelled with it. */

@@ -4,6 +4,7 @@
  * incoming-request actor, responses and progress to the waiting outgoing request, cancellations to the
  * running request they name.
  */
+import type { AuthInfo } from '../core/auth.ts';
 import { ErrorCode } from '../core/error-codes.ts';
 import { LocalError } from '../core/errors.ts';
 import {
@@ -92,7 +93,7 @@ function routePayload(
         }
       }
       if (session.admits('admit-modern') && modern !== undefined) return routeModernRequest(session, modern, classified.message, route, origin, mirror);
-      return routeRequest(session, classified.message, route);
+      return routeRequest(session, classified.message, route, origin);
     }
     case 'notification':
       if (session.admits('admit-modern')) return routeModernNotification(session, classified.message, (params) => routeCancel(session, params));
@@ -107,7 +108,7 @@ function routePayload(
       return reject(session, route, id, { code: ErrorCode.InvalidRequest, message: `Invalid request: ${classified.reason}` });
     }
     case 'batch':
-      return routeBatch(session, classified.items, exchange, batch);
+      return routeBatch(session, classified.items, exchange, batch, origin);
   }
 }
 
@@ -129,7 +130,7 @@ function eraOfFirstRequest(session: SessionContext, modern: ModernServing, messa
 
 const LEGACY_HINT = 'or, for protocol revisions up to 2025-11-25, open a session with initialize first';
 
-function routeBatch(session: SessionContext, items: readonly unknown[], exchange: ExchangeKey | undefined, outer: BatchResponses | undefined): void {
+function routeBatch(session: SessionContext, items: readonly unknown[], exchange: ExchangeKey | undefined, outer: BatchResponses | undefined, origin: FrameOrigin | undefined): void {
   const route = direct(exchange);
   if (outer !== undefined) return reject(session, { exchange, batch: outer }, undefined, { code: ErrorCode.InvalidRequest, message: 'Invalid request: batches cannot be nested' });
   if (!allowsBatches(session.revision)) {
@@ -145,7 +146,7 @@ function routeBatch(session: SessionContext, items: readonly unknown[], exchange
     // Everything but notifications and responses gets exactly one answer (a result or an error).
     const kind = classify(item).kind;
     if (kind !== 'notification' && kind !== 'response') batch.expect();
-    routePayload(session, item, exchange, batch);
+    routePayload(session, item, exchange, batch, origin);
   }
   batch.seal();
 }
@@ -154,9 +155,15 @@ function reject(session: SessionContext, route: ResponseRoute, id: RequestId | u
   sendResponse(session, route, errorResponse(id, error));
 }
 
-function routeRequest(session: SessionContext, message: JsonRpcRequest, route: ResponseRoute): void {
+function routeRequest(session: SessionContext, message: JsonRpcRequest, route: ResponseRoute, origin: FrameOrigin | undefined): void {
   const { id, method } = message;
   const params = message.params;
+  // A session stays bound to the principal that opened it: a frame the medium attributes to another caller never
+  // reaches it (the HTTP endpoint already answers such a request 404; this holds for every medium).
+  const bound = session.principal;
+  if (bound !== undefined && origin?.principal !== undefined && origin.principal !== bound) {
+    return reject(session, route, id, { code: ErrorCode.InvalidRequest, message: 'Invalid request: this session belongs to another caller' });
+  }
   if (session.incoming.has(id)) {
     // Answered without the id: an error carrying it would be taken as the answer to the running request.
     return reject(session, route, undefined, { code: ErrorCode.InvalidRequest, message: `Invalid request: id ${JSON.stringify(id)} is already in use by a running request` });
@@ -201,7 +208,7 @@ function routeRequest(session: SessionContext, message: JsonRpcRequest, route: R
       }
     }
   }
-  new IncomingRequest(session, id, method, params, token, route).run(handler);
+  new IncomingRequest(session, id, method, params, token, route, undefined, callerOf(session, origin)).run(handler);
 }
 
 function routeNotification(session: SessionContext, message: JsonRpcNotification): void {
@@ -267,4 +274,12 @@ function routeResponse(session: SessionContext, message: JsonRpcResponse): void 
     return session.diagnose({ type: 'dropped-response', detail: `response (${detail}) for unknown id ${JSON.stringify(id)}` });
   }
   pending.onResponse(message as { result?: JsonObject; error?: { code: number; message: string; data?: unknown } });
+}
+
+/**
+ * Who a legacy-era request comes from: the identity the medium verified for this frame (the token on its HTTP
+ * POST, which may be a refreshed one), else the one the connection was opened with.
+ */
+function callerOf(session: SessionContext, origin: FrameOrigin | undefined): AuthInfo | undefined {
+  return origin?.auth ?? session.auth;
 }

@@ -8,6 +8,7 @@
  */
 import { type Observable, type Subscription, isObservable } from 'rxjs';
 import { type EffectOutcome, isEffect, runEffect } from '../core/abort.ts';
+import type { AuthInfo } from '../core/auth.ts';
 import { ErrorCode } from '../core/error-codes.ts';
 import type { TimerHandle } from '../core/clock.ts';
 import { LocalError, toWireError } from '../core/errors.ts';
@@ -71,6 +72,8 @@ export class IncomingRequest implements RequestContext, RunningRequest {
     readonly progressToken: string | number | undefined,
     private readonly route: ResponseRoute,
     private readonly scope?: ModernScope,
+    /** Who is calling (see {@link RequestContext.auth}). */
+    readonly auth?: AuthInfo | undefined,
   ) {}
 
   get modern(): ModernRequest | undefined {

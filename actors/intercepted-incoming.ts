@@ -12,6 +12,7 @@
  */
 import { Observable, type Subscriber, type Subscription, type TeardownLogic, isObservable } from 'rxjs';
 import { isEffect, onAbort } from '../core/abort.ts';
+import type { AuthInfo } from '../core/auth.ts';
 import { LocalError } from '../core/errors.ts';
 import type { JsonObject, RequestId } from '../core/jsonrpc.ts';
 import { isThenable } from '../core/thenable.ts';
@@ -69,8 +70,9 @@ function sessionOf(context: RequestContext): InterceptedSession {
   const view: SessionView & { readonly era?: 'legacy' | 'modern'; readonly principal?: string | undefined } = context.session;
   const modern = context.modern as (ModernRequest & PrincipalScope) | undefined;
   const era = modern !== undefined || view.era === 'modern' ? 'modern' : 'legacy';
-  // A modern request names its own principal; a legacy session carries the one that opened it.
-  return new InterceptedSessionFacts(view, era, modern !== undefined ? modern.principal : view.principal);
+  // A modern request names its own principal; a legacy session carries the one that opened it. The identity is
+  // the request's own in both eras (a legacy request's token may be a refreshed one).
+  return new InterceptedSessionFacts(view, era, modern !== undefined ? modern.principal : view.principal, context.auth);
 }
 
 /** Runs the raw handler when a request reaches the end of the chain. */
@@ -226,6 +228,10 @@ class InterceptedContext implements RequestContext, EventSink {
 
   get session(): SessionView {
     return this.base.session;
+  }
+
+  get auth(): AuthInfo | undefined {
+    return this.base.auth;
   }
 
   get modern(): ModernRequest | undefined {

@@ -65,8 +65,8 @@ function sessionOf(session: SessionContext): InterceptedSession {
   const view = session.view;
   const era = session.envelope !== undefined ? 'modern' : 'legacy';
   // The peer a server sends to is the client its transport authenticated; a client authenticates nobody.
-  const principal = session.role === 'server' ? (view as { readonly principal?: string | undefined }).principal : undefined;
-  return new InterceptedSessionFacts(view, era, principal);
+  const server = session.role === 'server';
+  return new InterceptedSessionFacts(view, era, server ? session.principal : undefined, server ? session.auth : undefined);
 }
 
 /**

@@ -9,6 +9,7 @@
  * The first interceptor registered is the outermost one.
  */
 import type { Observable } from 'rxjs';
+import type { AuthInfo } from '../core/auth.ts';
 import type { JsonObject, RequestId } from '../core/jsonrpc.ts';
 import type { AnyCapabilities, Implementation } from '../core/protocol/capabilities.ts';
 import { MODERN_REVISIONS, type Revision } from '../core/protocol/versions.ts';
@@ -33,6 +34,11 @@ export interface InterceptedSession {
    * authenticated, and for a client's requests.
    */
   readonly principal: string | undefined;
+  /**
+   * The verified identity of the caller, when the transport has one: for an incoming request, that request's own
+   * (see `RequestContext.auth`); for a request a server sends, the connection's. Undefined otherwise.
+   */
+  readonly auth?: AuthInfo | undefined;
   /**
    * An id of the legacy-era session the request travels on, random and stable for the session's life, made for
    * its first intercepted request (for per-session keys such as rate limits). Undefined in the modern era, which
@@ -69,6 +75,7 @@ export class InterceptedSessionFacts implements InterceptedSession {
     view: { readonly role: 'client' | 'server'; readonly revision: Revision | undefined; readonly peerInfo: Implementation | undefined; readonly peerCapabilities: AnyCapabilities | undefined },
     readonly era: 'legacy' | 'modern',
     readonly principal: string | undefined,
+    readonly auth: AuthInfo | undefined = undefined,
   ) {
     this.role = view.role;
     this.revision = view.revision ?? (era === 'modern' ? MODERN_REVISIONS[0] : undefined);

@@ -2,6 +2,7 @@
  * What actors need from the session they work for. The session (machines/) implements it; actors never see
  * the lifecycle machine itself, only the tags of its current state.
  */
+import type { AuthInfo } from '../core/auth.ts';
 import type { Clock } from '../core/clock.ts';
 import type { LocalError } from '../core/errors.ts';
 import type { JsonObject, RequestId } from '../core/jsonrpc.ts';
@@ -56,6 +57,10 @@ export interface SessionContext {
   readonly writer: OutboundWriter;
   readonly handlers: HandlerTable;
   readonly view: SessionView;
+  /** Who the transport authenticated for the whole connection (server side), if it did. */
+  readonly principal: string | undefined;
+  /** The verified identity behind `principal`, when the medium has one. */
+  readonly auth: AuthInfo | undefined;
   readonly outgoing: Map<RequestId, PendingRequest>;
   readonly incoming: Map<RequestId, RunningRequest>;
   readonly revision: LegacyRevision | undefined;

@@ -33,3 +33,28 @@ export function hasScopes(auth: AuthInfo | undefined, required: readonly string[
   for (const scope of required) if (!auth.scopes.includes(scope)) return false;
   return true;
 }
+
+/**
+ * Why a caller is refused before anything runs, as an `authenticate` hook throws it: the HTTP endpoint answers
+ * with `status` and, when given, the `WWW-Authenticate` challenge (RFC 6750 section 3) that tells a client what
+ * to fetch or ask for. Any other error an `authenticate` hook throws is a bare 401.
+ */
+export class AuthRefusal extends Error {
+  override readonly name = 'AuthRefusal';
+
+  constructor(
+    /** 401: no usable credentials (missing, malformed, expired, not for this resource). 403: not enough of them. */
+    readonly status: 401 | 403,
+    /** Why, for the response body and for logs (never the token itself). */
+    message: string,
+    /** The `WWW-Authenticate` value, if any. */
+    readonly challenge?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Whether `error` is an {@link AuthRefusal} (also one from another copy of this module). */
+export function isAuthRefusal(error: unknown): error is AuthRefusal {
+  return error instanceof AuthRefusal || (error instanceof Error && error.name === 'AuthRefusal' && ((error as { status?: unknown }).status === 401 || (error as { status?: unknown }).status === 403));
+}

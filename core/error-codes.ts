@@ -21,6 +21,13 @@ export const ErrorCode = {
    * The digits echo HTTP 429; no MCP revision uses the code.
    */
   RateLimited: -32029,
+  /**
+   * rxmcp (implementation-defined server error range): the caller's token lacks a scope the tool, prompt or
+   * resource requires. `data` carries `{ requiredScopes }`; over HTTP, a request that is its own POST is answered
+   * 403 with `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."` so the client can step up. The
+   * digits echo HTTP 403 (-32003 is taken by other implementations for other meanings).
+   */
+  InsufficientScope: -32043,
   /** Example code for a user declining a sampling request. */
   UserRejected: -1,
 } as const;

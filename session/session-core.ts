@@ -23,6 +23,7 @@ import type { PendingRequest, RunningRequest, SessionContext, SessionDiagnostic 
 import { type FlowStatus, resolveBackpressure } from '../core/backpressure.ts';
 import { type Clock, type TimerHandle, systemClock } from '../core/clock.ts';
 import { LocalError } from '../core/errors.ts';
+import type { AuthInfo } from '../core/auth.ts';
 import { type JsonObject, type RequestId, notification } from '../core/jsonrpc.ts';
 import { type Limits, resolveLimits } from '../core/limits.ts';
 import type { AnyCapabilities, Implementation } from '../core/protocol/capabilities.ts';
@@ -167,6 +168,10 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
 
   get principal(): string | undefined {
     return this.transport.principal;
+  }
+
+  get auth(): AuthInfo | undefined {
+    return this.transport.auth;
   }
 
   get era(): 'legacy' | 'modern' {

@@ -1,6 +1,7 @@
 /**
  * The public face of a session (either role) and the options it is made with; the engine is session-core.ts.
  */
+import type { AuthInfo } from '../core/auth.ts';
 import type { Observable } from 'rxjs';
 import type { PromiseRequestOptions, RequestEvent, RequestOptions, SessionView } from '../actors/handler-types.ts';
 import type { KeepaliveOptions } from '../actors/keepalive.ts';
@@ -87,6 +88,8 @@ export interface McpSession extends SessionView {
    * option, for the request that opened the session), if it did.
    */
   readonly principal: string | undefined;
+  /** The verified identity behind `principal` for the whole connection, when the medium has one. */
+  readonly auth: AuthInfo | undefined;
   /** Settles when the session has closed, with the reason it closed for, if any. */
   readonly closed: Promise<LocalError | undefined>;
   /** The server's instructions (client sessions). */

@@ -4,6 +4,7 @@
  * notifications on the session; the modern era (2026-07-28) answers the same calls with multi round-trip
  * results, so handler code runs unchanged in both.
  */
+import type { AuthInfo } from '../../core/auth.ts';
 import { randomUuid } from '../../core/crypto/random.ts';
 import { LocalError, WireError } from '../../core/errors.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
@@ -21,6 +22,8 @@ import type { InputCallOptions, ModernRequest, ProgressUpdate, RequestContext, S
 export interface FeatureContext {
   readonly signal: AbortSignal;
   readonly session: SessionView;
+  /** Who is calling, as the transport verified it (see `RequestContext.auth`); undefined: nobody was authenticated. */
+  readonly auth: AuthInfo | undefined;
   /** The request's `_meta` (progress token, trace context, related task...). */
   readonly meta: JsonObject | undefined;
   /** Reports progress to the requester (a no-op when it asked for none). Progress must increase. */
@@ -118,6 +121,10 @@ abstract class RequestFeatureContext implements FeatureContext, ClientCaller {
 
   get session(): SessionView {
     return this.request.session;
+  }
+
+  get auth(): AuthInfo | undefined {
+    return this.request.auth;
   }
 
   get meta(): JsonObject | undefined {

@@ -11,6 +11,7 @@
  *   task's input is served by the process that runs it. Progress and logs have no request to travel on any
  *   more and are dropped.
  */
+import type { AuthInfo } from '../../core/auth.ts';
 import type { Observable } from 'rxjs';
 import { throwError } from 'rxjs';
 import { onAbort } from '../../core/abort.ts';
@@ -96,6 +97,10 @@ export class ToolCallRun implements RequestContext, InputRound {
 
   get session(): SessionView {
     return this.call.session;
+  }
+
+  get auth(): AuthInfo | undefined {
+    return this.call.auth;
   }
 
   get signal(): AbortSignal {

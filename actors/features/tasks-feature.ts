@@ -13,6 +13,7 @@
  * session asking for one gets -32602 exactly as for an unknown id, and `tasks/list` shows a session its own
  * tasks only. They are deleted when the session closes (nobody could reach them any more).
  */
+import type { AuthInfo } from '../../core/auth.ts';
 import { type Settled, followOutput } from './follow-output.ts';
 import { Observable, defer, finalize } from 'rxjs';
 import { randomUuid } from '../../core/crypto/random.ts';
@@ -129,6 +130,8 @@ class TaskRun implements RequestContext {
     readonly meta: JsonObject | undefined,
     readonly session: SessionView,
     private readonly peer: TaskPeer,
+    /** The caller of the request that created the task: the work runs on its behalf. */
+    readonly auth: AuthInfo | undefined,
   ) {
     this.related = { [RELATED_TASK_META_KEY]: { taskId } };
     const token = meta?.['progressToken'];
@@ -284,7 +287,7 @@ class TaskFeatureImpl implements TasksFeature {
    * learns the task id before any progress, status or request about it.
    */
   private start(request: RequestContext, ttl: number | null, execute: (context: RequestContext) => FinishedOutput<CallToolResult>): Observable<CreateTaskResult> {
-    const { id, meta, session } = request;
+    const { id, meta, session, auth } = request;
     return new Observable<CreateTaskResult>((subscriber) => {
       const owner = this.ownerOf(session);
       this.store.create(owner, { ttl, pollInterval: this.pollInterval }).then((task) => {
@@ -293,7 +296,7 @@ class TaskFeatureImpl implements TasksFeature {
           this.store.cancel(owner, task.taskId, 'The request that created the task was cancelled').catch(noop);
           return;
         }
-        const run = new TaskRun(this, task.taskId, owner, id, meta, session, this.options.peer(session));
+        const run = new TaskRun(this, task.taskId, owner, id, meta, session, this.options.peer(session), auth);
         this.running.set(task.taskId, run);
         subscriber.next({ task, _meta: { [RELATED_TASK_META_KEY]: { taskId: task.taskId } } });
         subscriber.complete();

@@ -65,7 +65,8 @@ export function routeModernRequest(
     else return reject(opened.toObject());
   }
   const scope = new RequestScope(serving, envelope, round, serving.untimed.has(method) ? Infinity : undefined, origin?.principal);
-  const request = new IncomingRequest(session, id, method, params, token, route, scope);
+  // A modern request carries its own identity; the connection's plays no part.
+  const request = new IncomingRequest(session, id, method, params, token, route, scope, origin?.auth);
   round?.attach({
     seal: (inputs) => serving.seal(method, params, origin?.principal, inputs),
     answer: (result) => request.answerEarly(result),

@@ -14,6 +14,10 @@ export { createStreamableHttpFetchHandler, type StreamableHttpFetchHandler } fro
 export type { LegacySseOptions, RestoredSession, SseOptions, StreamableHttpServerOptions } from './server/options.ts';
 export type { CorsOptions } from './server/cors.ts';
 export type { HealthOptions } from './server/health.ts';
+export type { Authenticated } from './server/options.ts';
+export { AuthRefusal, isAuthRefusal, type AuthInfo } from '../../core/auth.ts';
+export { buildChallenge, type ChallengeDetails, type ProtectedResourceMetadata, type ProtectedResourceOptions } from './server/protected-resource.ts';
+
 export { InMemoryEventStore } from './server/event-store.ts';
 export type { EventStore, InMemoryEventStoreOptions, ReplayResult, StoredEvent } from './server/event-store.ts';
 export { HEADER, MEDIA_TYPE } from './shared/headers.ts';

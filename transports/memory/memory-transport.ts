@@ -14,7 +14,8 @@ import { BehaviorSubject, Observable, type Subscriber } from 'rxjs';
 import type { Codec } from '../../core/codecs/codec.ts';
 import { LocalError } from '../../core/errors.ts';
 import { defaultLimits } from '../../core/limits.ts';
-import type { InboundFrame, OutboundFrame, Transport, TransportStatus } from '../../core/transport.ts';
+import type { AuthInfo } from '../../core/auth.ts';
+import type { FrameOrigin, InboundFrame, OutboundFrame, Transport, TransportStatus } from '../../core/transport.ts';
 
 export interface MemoryPairOptions {
   /** Encode and decode every payload with this codec (off by default: objects cross as they are). */
@@ -23,6 +24,13 @@ export interface MemoryPairOptions {
   readonly maxMessageBytes?: number;
   /** Frames queued for a reader before writers are told to wait. */
   readonly highWaterMark?: number;
+  /**
+   * Who the second transport of the pair (the server's end, by convention `[clientEnd, serverEnd]`) takes its peer
+   * to be, as if the medium had verified it: the transport's `auth` and `principal`, and the `origin` of every
+   * message it receives, so handlers see it as `ctx.auth` in both eras. For embedding a server behind an identity
+   * established elsewhere, and for tests.
+   */
+  readonly serverAuth?: AuthInfo;
 }
 
 export interface MemoryTransport extends Transport {
@@ -47,6 +55,10 @@ class MemoryEndpoint implements MemoryTransport {
   /** Writers waiting for this endpoint's inbox to drain. */
   private drainWaiters: Array<() => void> | undefined;
   private statusSubject: BehaviorSubject<TransportStatus> | undefined;
+  /** Set on the end whose peer was given an identity (`serverAuth`). */
+  principal: string | undefined;
+  auth: AuthInfo | undefined;
+  private origin: FrameOrigin | undefined;
 
   constructor(private readonly options: MemoryPairOptions, private readonly highWaterMark: number) {
     this.incoming$ = new Observable<InboundFrame>((subscriber) => {
@@ -111,9 +123,16 @@ class MemoryEndpoint implements MemoryTransport {
     }
   }
 
+  /** Every message this end receives is attributed to `auth`. */
+  authenticatePeer(auth: AuthInfo): void {
+    this.auth = auth;
+    this.principal = auth.principal;
+    this.origin = { principal: auth.principal, auth };
+  }
+
   private enqueue(frame: InboundFrame): void | Promise<void> {
     if (this.closed) return Promise.reject(closedError());
-    this.inbox.push(frame);
+    this.inbox.push(this.origin !== undefined && frame.type === 'message' ? { ...frame, origin: this.origin } : frame);
     this.scheduleFlush();
     if (this.inbox.length < this.highWaterMark) return undefined;
     this.peer.emitStatus({ type: 'backpressure', queued: this.inbox.length });
@@ -176,5 +195,6 @@ export function createMemoryPair(options: MemoryPairOptions = {}): [MemoryTransp
   const b = new MemoryEndpoint(options, highWaterMark);
   a.peer = b;
   b.peer = a;
+  if (options.serverAuth !== undefined) b.authenticatePeer(options.serverAuth);
   return [a, b];
 }

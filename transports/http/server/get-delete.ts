@@ -9,6 +9,7 @@
  *   its events leave the store, and its id answers 404 from then on (here; other processes that restored it
  *   hold their own copy until it expires there).
  */
+import type { FrameOrigin } from '../../../core/transport.ts';
 import { HEADER, MEDIA_TYPE } from '../shared/headers.ts';
 import { accepts } from '../shared/media-types.ts';
 import type { HttpRequest, HttpResponder } from './http-exchange.ts';
@@ -16,7 +17,7 @@ import { methodNotAllowed, refuse } from './replies.ts';
 import { type Endpoint, sessionFor } from './session-lookup.ts';
 import { resumeStream } from './stream-resume.ts';
 
-export async function handleGet(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, principal: string | undefined): Promise<void> {
+export async function handleGet(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, origin: FrameOrigin | undefined): Promise<void> {
   const { options } = endpoint;
   if (options.stateless) return methodNotAllowed(res, 'POST', 'a stateless endpoint has no GET stream');
   if (!accepts(req.header(HEADER.accept), MEDIA_TYPE.eventStream)) {
@@ -25,7 +26,7 @@ export async function handleGet(endpoint: Endpoint, req: HttpRequest, res: HttpR
   const lastEventId = req.header(HEADER.lastEventId);
   const resuming = lastEventId !== undefined && lastEventId.length > 0 && options.transport.store !== undefined;
   if (!resuming && !options.standaloneGet) return methodNotAllowed(res, 'POST, DELETE', 'this endpoint offers no standalone GET stream');
-  const transport = await sessionFor(endpoint, req, res, principal);
+  const transport = await sessionFor(endpoint, req, res, origin);
   if (transport === undefined) return;
   const headers = { [HEADER.sessionId]: transport.sessionId as string };
   if (resuming) {
@@ -39,9 +40,9 @@ export async function handleGet(endpoint: Endpoint, req: HttpRequest, res: HttpR
   }
 }
 
-export async function handleDelete(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, principal: string | undefined): Promise<void> {
+export async function handleDelete(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, origin: FrameOrigin | undefined): Promise<void> {
   if (endpoint.options.stateless) return methodNotAllowed(res, 'POST', 'a stateless endpoint has no sessions to end');
-  const transport = await sessionFor(endpoint, req, res, principal);
+  const transport = await sessionFor(endpoint, req, res, origin);
   if (transport === undefined) return;
   await transport.end();
   res.respond(200, {});

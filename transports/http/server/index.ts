@@ -11,3 +11,6 @@ export type { HealthOptions } from './health.ts';
 export { InMemoryEventStore } from './event-store.ts';
 export type { EventStore, InMemoryEventStoreOptions, ReplayResult, StoredEvent } from './event-store.ts';
 export type { HttpRequestInfo, NativeRequest } from './http-exchange.ts';
+export type { Authenticated } from './options.ts';
+export { AuthRefusal, isAuthRefusal, type AuthInfo } from '../../../core/auth.ts';
+export { buildChallenge, type ChallengeDetails, type ProtectedResourceMetadata, type ProtectedResourceOptions } from './protected-resource.ts';

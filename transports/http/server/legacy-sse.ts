@@ -4,6 +4,7 @@
  * the URL to POST messages to (`<messagesPath>?sessionId=<id>`); every message the server sends is a
  * `message` event on that one stream. POSTs get 202 at once. Closing the stream ends the session.
  */
+import type { AuthInfo } from '../../../core/auth.ts';
 import { type Observable, Subject } from 'rxjs';
 import { LocalError } from '../../../core/errors.ts';
 import { newSessionId } from '../../../core/ids.ts';
@@ -25,7 +26,13 @@ export class LegacySseTransport implements Transport {
   private closedListener: (() => void) | undefined;
 
   /** @param principal who `authenticate` said opened the session (its SSE GET) */
-  constructor(private readonly connection: SseConnection, private readonly onClosed: () => void, readonly principal?: string | undefined) {
+  constructor(
+    private readonly connection: SseConnection,
+    private readonly onClosed: () => void,
+    readonly principal?: string | undefined,
+    /** The verified identity of the GET that opened the session, when `authenticate` gave one. */
+    readonly auth?: AuthInfo | undefined,
+  ) {
     this.incoming$ = this.inbound.asObservable();
     connection.onClose(() => void this.close());
   }
@@ -64,14 +71,15 @@ export class LegacySseTransport implements Transport {
 }
 
 /** GET on the SSE path: a new session on a new stream. */
-export function openLegacySession(endpoint: Endpoint, res: HttpResponder, principal: string | undefined, messagesPath: string): void {
+export function openLegacySession(endpoint: Endpoint, res: HttpResponder, origin: FrameOrigin | undefined, messagesPath: string): void {
+  const principal = origin?.principal;
   const { options, registry } = endpoint;
   const refusal = sessionRefusal(options, registry);
   if (refusal !== undefined) return refuse(res, 503, refusal, { [HEADER.retryAfter]: '30' });
   const id = newSessionId();
   const { clock, sse } = options.transport;
   const connection = new SseConnection(res.openStream(200, SSE_HEADERS), { clock, keepAliveMs: sse.keepAliveMs, drainTimeoutMs: sse.drainTimeoutMs });
-  const transport = new LegacySseTransport(connection, () => registry.remove(id), principal);
+  const transport = new LegacySseTransport(connection, () => registry.remove(id), principal, origin?.auth);
   registry.add({ id, principal, kind: 'legacy-sse', transport });
   registry.hold(id, res);
   void connection.event(`${messagesPath}?sessionId=${encodeURIComponent(id)}`, undefined, 'endpoint');
@@ -79,7 +87,8 @@ export function openLegacySession(endpoint: Endpoint, res: HttpResponder, princi
 }
 
 /** POST on the messages path: one message for the session named in the query. */
-export async function postLegacyMessage(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, principal: string | undefined): Promise<void> {
+export async function postLegacyMessage(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, origin: FrameOrigin | undefined): Promise<void> {
+  const principal = origin?.principal;
   const id = req.url.searchParams.get('sessionId');
   if (id === null || id.length === 0) return refuse(res, 400, 'Bad Request: the sessionId query parameter is required');
   const entry = endpoint.registry.get<SessionEntry<LegacySseTransport>>(id, principal, 'legacy-sse');
@@ -89,6 +98,6 @@ export async function postLegacyMessage(endpoint: Endpoint, req: HttpRequest, re
   }
   const body = await readJson(req, res, endpoint.options.maxBodyBytes);
   if (body === undefined) return;
-  entry.transport.feed(body.value, principal === undefined ? undefined : { principal });
+  entry.transport.feed(body.value, origin);
   accepted(res);
 }

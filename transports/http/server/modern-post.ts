@@ -27,6 +27,7 @@ import type { Endpoint } from './session-lookup.ts';
 import { answerMode, refuseUnacceptable } from './session-lookup.ts';
 import type { TransportSettings } from './settings.ts';
 import { SseConnection } from './sse-connection.ts';
+import { stepUpHeaders } from './protected-resource.ts';
 
 const EXCHANGE = 'm';
 
@@ -69,6 +70,8 @@ function statusOf(code: number): number {
       return 400;
     case ErrorCode.RateLimited:
       return 429;
+    case ErrorCode.InsufficientScope:
+      return 403;
     default:
       return 200;
   }
@@ -181,7 +184,7 @@ export class ModernPostTransport implements Transport {
     if (stream === undefined) {
       const error = (payload as { error?: { code?: unknown; data?: unknown } }).error;
       const status = typeof error?.code === 'number' ? statusOf(error.code) : 200;
-      this.res.respond(status, status === 429 && error !== undefined ? retryAfterHeader(error) : JSON_HEADERS, data);
+      this.res.respond(status, error === undefined ? JSON_HEADERS : status === 429 ? retryAfterHeader(error) : status === 403 ? stepUpHeaders(error, this.settings) : JSON_HEADERS, data);
       queueMicrotask(() => void this.close());
       return undefined;
     }

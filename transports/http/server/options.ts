@@ -6,13 +6,18 @@ import { type Clock, systemClock } from '../../../core/clock.ts';
 import { defaultLimits } from '../../../core/limits.ts';
 import { LEGACY_REVISIONS, type LegacyRevision } from '../../../core/protocol/versions.ts';
 import type { Implementation } from '../../../core/protocol/capabilities.ts';
+import type { AuthInfo } from '../../../core/auth.ts';
 import type { FrameOrigin, SessionAcceptorPort } from '../../../core/transport.ts';
+import { ProtectedResource, type ProtectedResourceOptions } from './protected-resource.ts';
 import { type HostPolicy, LOOPBACK_HOSTS, LOOPBACK_ORIGINS, createHostCheck, createOriginCheck } from '../shared/host-origin.ts';
 import { type EventStore, InMemoryEventStore } from './event-store.ts';
 import type { HttpRequestInfo } from './http-exchange.ts';
 import type { TransportSettings } from './settings.ts';
 import { type CorsOptions, type CorsPolicy, resolveCors } from './cors.ts';
 import { type HealthOptions, type HealthSettings, resolveHealth } from './health.ts';
+
+/** What `authenticate` may answer: a principal, a verified identity, or nobody (anonymous). */
+export type Authenticated = string | AuthInfo | undefined;
 
 export interface SseOptions {
   /** The `retry:` (ms) sent with priming events and on resumed streams; 0 sends none (default 1000). */
@@ -79,10 +84,19 @@ export interface StreamableHttpServerOptions {
   /** A session without requests or open streams for this long ends (default 30 min; 0 or Infinity: never). */
   readonly idleTimeoutMs?: number;
   /**
-   * Identifies the caller: a principal, or undefined for anonymous. Sessions belong to the principal that
-   * opened them. Throwing refuses the request with 401.
+   * Identifies the caller: a principal, a verified identity ({@link AuthInfo}, which handlers then see as
+   * `ctx.auth`), or undefined for anonymous. Sessions belong to the principal that opened them; each request of
+   * a session carries the identity of its own credentials (a refreshed token) to its handler. Throwing an
+   * `AuthRefusal` answers with its status (401 or 403) and `WWW-Authenticate` challenge; throwing anything else
+   * answers 401 (with a challenge naming `protectedResource`, when given). `bearerAuth` from rxmcp/auth makes one.
    */
-  readonly authenticate?: (request: HttpRequestInfo) => string | undefined | Promise<string | undefined>;
+  readonly authenticate?: (request: HttpRequestInfo) => Authenticated | Promise<Authenticated>;
+  /**
+   * This endpoint as an OAuth protected resource: its RFC 9728 metadata, served at
+   * `/.well-known/oauth-protected-resource` (and suffixed with the resource's and the endpoint's path), named
+   * in the challenges of 401 and 403 answers. `bearerAuth` from rxmcp/auth makes one.
+   */
+  readonly protectedResource?: ProtectedResourceOptions;
   /**
    * Several processes serve the same sessions (replicas behind a load balancer): a request naming a session this
    * process does not hold asks here, and a record brings the session back under the same id, as if it had
@@ -121,6 +135,7 @@ export interface EndpointOptions {
   readonly maxSessions: number;
   readonly idleTimeoutMs: number;
   readonly authenticate: StreamableHttpServerOptions['authenticate'];
+  readonly protectedResource: ProtectedResource | undefined;
   readonly restoreSession: StreamableHttpServerOptions['restoreSession'];
   readonly supportedVersions: readonly LegacyRevision[];
   readonly legacySse: { readonly ssePath: string; readonly messagesPath: string } | undefined;
@@ -139,6 +154,7 @@ export function resolveOptions(options: StreamableHttpServerOptions): EndpointOp
   const legacySse = legacy === undefined ? undefined : { ssePath: legacy.ssePath ?? '/sse', messagesPath: legacy.messagesPath ?? '/messages' };
   const cors = resolveCors(options.cors);
   const originAllowed = createOriginCheck(options.allowedOrigins ?? LOOPBACK_ORIGINS);
+  const protectedResource = options.protectedResource === undefined ? undefined : new ProtectedResource(options.protectedResource, path);
   return {
     server: options.server,
     path,
@@ -153,12 +169,14 @@ export function resolveOptions(options: StreamableHttpServerOptions): EndpointOp
     maxSessions: options.maxSessions ?? 1000,
     idleTimeoutMs: options.idleTimeoutMs ?? 30 * 60_000,
     authenticate: options.authenticate,
+    protectedResource,
     restoreSession: stateless ? undefined : options.restoreSession,
     supportedVersions: options.supportedVersions ?? LEGACY_REVISIONS,
     legacySse,
     clock,
     transport: {
       clock,
+      challenge: protectedResource,
       store,
       stateless,
       sharedSessions: !stateless && options.restoreSession !== undefined,

@@ -18,14 +18,14 @@ import type { HttpSessionTransport } from './session-transport.ts';
 import { handleStatelessPost } from './stateless.ts';
 import { handleModernPost, isModernPost } from './modern-post.ts';
 
-export async function handlePost(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, principal: string | undefined): Promise<void> {
+export async function handlePost(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, origin: FrameOrigin | undefined): Promise<void> {
+  const principal = origin?.principal;
   const { options, registry } = endpoint;
   if (!isJsonContentType(req.header(HEADER.contentType))) {
     return refuse(res, 415, 'Unsupported Media Type: the Content-Type must be application/json');
   }
   const body = await readJson(req, res, options.maxBodyBytes);
   if (body === undefined) return;
-  const origin: FrameOrigin | undefined = principal === undefined ? undefined : { principal };
   const eras = options.server.eras;
   if (eras !== undefined && eras !== 'legacy' && (eras === 'modern' || isModernPost(req, body.value))) {
     return handleModernPost(endpoint, req, res, body.value, origin, endpoint.modern);
@@ -41,10 +41,10 @@ export async function handlePost(endpoint: Endpoint, req: HttpRequest, res: Http
     if (answerMode(req.header(HEADER.accept), options.responseMode) === undefined) return refuseUnacceptable(res);
     const refusal = sessionRefusal(options, registry);
     if (refusal !== undefined) return refuse(res, 503, refusal, { [HEADER.retryAfter]: '30' });
-    transport = openSession(options, registry, principal);
+    transport = openSession(options, registry, origin);
     registry.hold(transport.sessionId as string, res);
   } else {
-    transport = await sessionFor(endpoint, req, res, principal);
+    transport = await sessionFor(endpoint, req, res, origin);
     if (transport === undefined) return;
   }
 

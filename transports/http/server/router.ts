@@ -6,6 +6,7 @@
  */
 import { LocalError, isLocalError } from '../../../core/errors.ts';
 import type { GracefulCloseOptions } from '../../../core/transport.ts';
+import { CallerRefusal, identify } from './caller.ts';
 import { HEADER } from '../shared/headers.ts';
 import { AcceptedConnections } from './accepted-connections.ts';
 import { answerProbe, probeAt } from './health.ts';
@@ -110,6 +111,8 @@ async function route(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, c
   if (origin !== undefined && !options.originAllowed(origin)) return refuse(res, 403, `Forbidden: the Origin ${JSON.stringify(origin)} is not allowed`);
 
   const path = req.url.pathname;
+  // The protected-resource metadata is public: no credentials, and answered even while shutting down.
+  if (options.protectedResource?.paths.has(path) === true) return options.protectedResource.answer(req, res);
   const legacy = options.legacySse;
   const kind: PathKind | undefined = path === options.path ? 'mcp' : legacy?.ssePath === path ? 'sse' : legacy?.messagesPath === path ? 'messages' : undefined;
   if (kind === undefined) return answerOffEndpoint(endpoint, req, res, closing);
@@ -121,31 +124,27 @@ async function route(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, c
   }
   if (closing() && !reachesOpenSession(endpoint, req)) return refuseShutdown(res);
 
-  let principal: string | undefined;
-  try {
-    principal = await options.authenticate?.(req);
-  } catch {
-    return refuse(res, 401, 'Unauthorized');
-  }
+  const caller = await identify(options, req);
+  if (caller instanceof CallerRefusal) return caller.answer(res);
 
   const method = req.method;
   if (kind === 'sse') {
     if (method !== 'GET') return methodNotAllowed(res, methodsAt(options, kind), 'the SSE endpoint takes GET');
-    return openLegacySession(endpoint, res, principal, (legacy as { messagesPath: string }).messagesPath);
+    return openLegacySession(endpoint, res, caller, (legacy as { messagesPath: string }).messagesPath);
   }
   if (kind === 'messages') {
     if (method !== 'POST') return methodNotAllowed(res, methodsAt(options, kind), 'the messages endpoint takes POST');
-    return postLegacyMessage(endpoint, req, res, principal);
+    return postLegacyMessage(endpoint, req, res, caller);
   }
   // A modern-only endpoint has no sessions: GET streams and DELETE do not exist there.
   if (options.server.eras === 'modern' && method !== 'POST') return methodNotAllowed(res, 'POST', `${method} has no meaning in revision 2026-07-28`);
   switch (method) {
     case 'POST':
-      return handlePost(endpoint, req, res, principal);
+      return handlePost(endpoint, req, res, caller);
     case 'GET':
-      return handleGet(endpoint, req, res, principal);
+      return handleGet(endpoint, req, res, caller);
     case 'DELETE':
-      return handleDelete(endpoint, req, res, principal);
+      return handleDelete(endpoint, req, res, caller);
     default:
       return methodNotAllowed(res, options.stateless ? 'POST' : 'GET, POST, DELETE', `${method} is not an MCP method`);
   }
@@ -157,15 +156,10 @@ async function answerOffEndpoint(endpoint: Endpoint, req: HttpRequest, res: Http
   const health = options.health;
   const probe = health === undefined ? undefined : probeAt(health, req.url.pathname);
   if (health === undefined || probe === undefined) return closing() ? refuseShutdown(res) : refuse(res, 404, `Not Found: the MCP endpoint is ${options.path}`);
-  if (health.authenticate && !(await authenticated(options, req))) return refuse(res, 401, 'Unauthorized');
+  if (health.authenticate) {
+    const caller = await identify(options, req);
+    if (caller instanceof CallerRefusal) return caller.answer(res);
+  }
   return answerProbe(probe, health, req, res, () => readinessRefusal(endpoint, closing()));
 }
 
-async function authenticated(options: EndpointOptions, req: HttpRequest): Promise<boolean> {
-  try {
-    await options.authenticate?.(req);
-    return true;
-  } catch {
-    return false;
-  }
-}

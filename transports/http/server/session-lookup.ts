@@ -13,7 +13,7 @@ import { refuse } from './replies.ts';
 import { type SessionRestorer, sessionRefusal } from './session-open.ts';
 import type { SessionRegistry } from './session-registry.ts';
 import type { HttpSessionTransport } from './session-transport.ts';
-import type { Transport } from '../../../core/transport.ts';
+import type { FrameOrigin, Transport } from '../../../core/transport.ts';
 
 /** What every handler gets: the resolved options and the sessions. */
 export interface Endpoint {
@@ -78,7 +78,8 @@ type StreamableEntry = { id: string; principal: string | undefined; kind: 'strea
  * 400 for an unsupported protocol version. An id this process does not hold is first offered to
  * `restoreSession` (503 when this process is full or shutting down).
  */
-export async function sessionFor(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, principal: string | undefined): Promise<HttpSessionTransport | undefined> {
+export async function sessionFor(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, origin: FrameOrigin | undefined): Promise<HttpSessionTransport | undefined> {
+  const principal = origin?.principal;
   const id = req.header(HEADER.sessionId);
   if (id === undefined) {
     refuse(res, 400, 'Bad Request: the Mcp-Session-Id header is required');
@@ -86,7 +87,7 @@ export async function sessionFor(endpoint: Endpoint, req: HttpRequest, res: Http
   }
   const { registry, restorer } = endpoint;
   if (restorer.enabled && !registry.has(id)) {
-    const outcome = await restorer.restore(id, principal);
+    const outcome = await restorer.restore(id, origin);
     if (outcome === 'full') {
       const message = sessionRefusal(endpoint.options, registry) ?? `Service Unavailable: this server holds its maximum of ${endpoint.options.maxSessions} sessions; retry later`;
       refuse(res, 503, message, { [HEADER.retryAfter]: '30' });

@@ -35,8 +35,8 @@ export function readinessRefusal(endpoint: { readonly options: EndpointOptions; 
 }
 
 /** A new session (an initialize request): its transport, registered, then handed to the server. */
-export function openSession(options: EndpointOptions, registry: SessionRegistry, principal: string | undefined): HttpSessionTransport {
-  return startSession(options, registry, newSessionId(), principal, undefined);
+export function openSession(options: EndpointOptions, registry: SessionRegistry, origin: FrameOrigin | undefined): HttpSessionTransport {
+  return startSession(options, registry, newSessionId(), origin, undefined);
 }
 
 export type RestoreOutcome =
@@ -68,10 +68,10 @@ export class SessionRestorer {
     return this.options.restoreSession !== undefined;
   }
 
-  restore(id: string, principal: string | undefined): Promise<RestoreOutcome> {
+  restore(id: string, origin: FrameOrigin | undefined): Promise<RestoreOutcome> {
     let outcome = this.pending.get(id);
     if (outcome === undefined) {
-      outcome = this.attempt(id, principal).finally(() => this.pending.delete(id));
+      outcome = this.attempt(id, origin).finally(() => this.pending.delete(id));
       this.pending.set(id, outcome);
     }
     return outcome;
@@ -82,20 +82,19 @@ export class SessionRestorer {
     this.closed = true;
   }
 
-  private async attempt(id: string, principal: string | undefined): Promise<RestoreOutcome> {
+  private async attempt(id: string, origin: FrameOrigin | undefined): Promise<RestoreOutcome> {
     const hook = this.options.restoreSession;
     if (hook === undefined || !isSessionIdShape(id)) return 'unknown';
     if (this.closed) return 'closed';
     if (this.registry.has(id)) return 'held';
     // Checked first so a full process does no work for nothing; again after, as others may have filled it.
     if (sessionRefusal(this.options, this.registry) !== undefined) return 'full';
-    const origin: FrameOrigin | undefined = principal === undefined ? undefined : { principal };
     const record = await hook(id, origin);
     if (record === undefined || !this.serves(record)) return 'unknown';
     if (this.closed) return 'closed';
     if (this.registry.has(id)) return 'held';
     if (sessionRefusal(this.options, this.registry) !== undefined) return 'full';
-    startSession(this.options, this.registry, id, principal, record);
+    startSession(this.options, this.registry, id, origin, record);
     return 'held';
   }
 
@@ -109,7 +108,8 @@ function isSessionIdShape(id: string): boolean {
   return id.length > 0 && id.length <= 256 && /^[\x21-\x7e]+$/.test(id);
 }
 
-function startSession(options: EndpointOptions, registry: SessionRegistry, id: string, principal: string | undefined, restored: RestoredSession | undefined): HttpSessionTransport {
+function startSession(options: EndpointOptions, registry: SessionRegistry, id: string, origin: FrameOrigin | undefined, restored: RestoredSession | undefined): HttpSessionTransport {
+  const principal = origin?.principal;
   const transport: HttpSessionTransport = new HttpSessionTransport(
     id,
     options.transport,
@@ -118,7 +118,7 @@ function startSession(options: EndpointOptions, registry: SessionRegistry, id: s
       // A failed handshake leaves a session that can never operate: end it (its id then answers 404).
       onInitializeFailed: () => void transport.close(),
     },
-    { restored: restored !== undefined, principal },
+    { restored: restored !== undefined, principal, auth: origin?.auth },
   );
   let accept: AcceptOptions | undefined;
   if (restored !== undefined) {

@@ -11,6 +11,9 @@
  * A request stream's events go on being stored after its client left, and its end is recorded with the store
  * (`endStream`), so a client that resumes it in another process gets all of it.
  */
+import { ErrorCode } from '../../../core/error-codes.ts';
+import { stepUpHeaders } from './protected-resource.ts';
+import type { AuthInfo } from '../../../core/auth.ts';
 import { randomBase64url } from '../../../core/crypto/random.ts';
 import { type Observable, Subject } from 'rxjs';
 import { LocalError } from '../../../core/errors.ts';
@@ -39,6 +42,8 @@ export interface SessionTransportOptions {
   readonly restored?: boolean;
   /** Who `authenticate` said opened the session (the principal of its initialize POST, or of a restore). */
   readonly principal?: string | undefined;
+  /** The verified identity behind `principal`, when `authenticate` gave one. */
+  readonly auth?: AuthInfo | undefined;
 }
 
 export class HttpSessionTransport implements Transport {
@@ -50,6 +55,7 @@ export class HttpSessionTransport implements Transport {
    */
   revision: LegacyRevision | undefined;
   readonly principal: string | undefined;
+  readonly auth: AuthInfo | undefined;
   private readonly inbound = new Subject<InboundFrame>();
   private readonly exchanges = new Map<ExchangeKey, Exchange>();
   private standalone: LogicalStream | undefined;
@@ -74,6 +80,7 @@ export class HttpSessionTransport implements Transport {
     this.incoming$ = this.inbound.asObservable();
     this.streamSuffix = options.restored === true ? `_${randomBase64url(6)}` : '';
     this.principal = options.principal;
+    this.auth = options.auth;
   }
 
   /** The client ended the session (DELETE), as opposed to this process letting go of it (expiry, shutdown). */
@@ -150,7 +157,7 @@ export class HttpSessionTransport implements Transport {
     if (kind === 'request' && this.settings.stateless) return this.undeliverable(payload, refusals.stateless);
     const exchange = frame.exchange === undefined ? undefined : this.exchanges.get(frame.exchange);
     if (exchange instanceof JsonExchange) {
-      if (kind === 'response') return this.answerJson(exchange, data);
+      if (kind === 'response') return this.answerJson(exchange, data, payload);
       if (kind === 'request') return this.undeliverable(payload, refusals.json);
     } else if (exchange !== undefined) {
       return this.toStream(exchange, data, payload, kind);
@@ -337,8 +344,11 @@ export class HttpSessionTransport implements Transport {
     }
   }
 
-  private answerJson(exchange: JsonExchange, data: string): void {
+  private answerJson(exchange: JsonExchange, data: string, payload: WirePayload): void {
     this.complete(exchange);
+    // A lone request refused for a missing scope: 403 with the step-up challenge, as in the modern era.
+    const error = Array.isArray(payload) ? undefined : (payload as { error?: { code?: unknown; data?: unknown } }).error;
+    if (error?.code === ErrorCode.InsufficientScope) return exchange.responder.respond(403, { ...stepUpHeaders(error, this.settings), ...exchange.headers }, data);
     exchange.responder.respond(200, { ...JSON_HEADERS, ...exchange.headers }, data);
   }
 

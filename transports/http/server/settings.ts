@@ -3,6 +3,7 @@
  */
 import type { Clock } from '../../../core/clock.ts';
 import type { EventStore } from './event-store.ts';
+import type { ChallengeDetails } from './protected-resource.ts';
 
 export interface SseSettings {
   /** `retry:` sent with priming events and on resumed connections; 0 sends none. */
@@ -17,6 +18,8 @@ export interface SseSettings {
 
 export interface TransportSettings {
   readonly clock: Clock;
+  /** The endpoint as a protected resource, for the challenge of a 403 `insufficient_scope` answer. */
+  readonly challenge: { challenge(details: ChallengeDetails): string } | undefined;
   /** Undefined when streams are not resumable (no store, or stateless). */
   readonly store: EventStore | undefined;
   readonly sse: SseSettings;
