@@ -52,6 +52,11 @@ export interface OidcProviderOptions {
   readonly dpopNonces?: boolean;
   /** Open dynamic client registration (default true). */
   readonly registration?: boolean;
+  /**
+   * Drop the `scope` a dynamically registered client names (default false: oidc-provider then refuses it any
+   * other scope). Clients that register with the scope of the first challenge cannot step up otherwise.
+   */
+  readonly ignoreRegisteredScope?: boolean;
   /** Refresh token lifetime in seconds (default 3600). */
   readonly refreshTokenTtlSeconds?: number;
 }
@@ -141,6 +146,17 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
       clientAuthSigningAlgValues: ['ES256', 'RS256', 'EdDSA'],
       dPoPSigningAlgValues: ['ES256', 'RS256', 'EdDSA'],
     },
+    ...(options.ignoreRegisteredScope === true
+      ? {
+          extraClientMetadata: {
+            properties: ['rxmcp_unused'],
+            // Runs before the metadata is read: a registration's `scope` is forgotten, so no scope is off limits.
+            validator: (ctx: { oidc?: { route?: string } } | undefined, _key: string, _value: unknown, metadata: Record<string, unknown>) => {
+              if (ctx?.oidc?.route === 'registration') delete metadata['scope'];
+            },
+          },
+        }
+      : {}),
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
     features: {
       devInteractions: { enabled: false },
