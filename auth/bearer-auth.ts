@@ -64,7 +64,7 @@ export interface BearerAuth {
 
 const DEFAULT_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'ES384', 'EdDSA'] as const;
 /** Longer than any token an authorization server issues; anything longer is refused unread. */
-const MAX_TOKEN_CHARS = 16_384;
+const MAX_TOKEN_CHARS = 8192;
 /** RFC 6750 b64token. */
 const TOKEN_SYNTAX = /^[A-Za-z0-9\-._~+/]+=*$/;
 

@@ -19,7 +19,6 @@ import { handleStatelessPost } from './stateless.ts';
 import { handleModernPost, isModernPost } from './modern-post.ts';
 
 export async function handlePost(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, origin: FrameOrigin | undefined): Promise<void> {
-  const principal = origin?.principal;
   const { options, registry } = endpoint;
   if (!isJsonContentType(req.header(HEADER.contentType))) {
     return refuse(res, 415, 'Unsupported Media Type: the Content-Type must be application/json');
