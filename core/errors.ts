@@ -73,7 +73,9 @@ export type LocalErrorCode =
   /** The keepalive saw no answer to its pings. */
   | 'PeerUnresponsive'
   /** The transport failed to deliver. */
-  | 'TransportFailed';
+  | 'TransportFailed'
+  /** The server refused the request (HTTP 401, or 403 with a challenge) and authorization could not cure it. */
+  | 'Unauthorized';
 
 export class LocalError extends Error {
   readonly _tag = 'LocalError' as const;

@@ -5,6 +5,7 @@
  * enterprise-managed token exchange). A grant is a function, so a program can bring its own.
  */
 import type * as oauth from 'oauth4webapi';
+import type { OAuthRequestOptions } from './http.ts';
 
 /** Everything a grant needs, settled by the flow before it runs. */
 export interface GrantContext {
@@ -21,7 +22,7 @@ export interface GrantContext {
   /** The DPoP handle when tokens are sender-constrained (RFC 9449); grants pass it to every token request. */
   readonly dpop: oauth.DPoPHandle | undefined;
   /** The options every oauth4webapi call gets here (fetch, loopback http allowance, timeouts, the signal). */
-  readonly http: oauth.HttpRequestOptions<'GET' | 'POST'>;
+  readonly http: OAuthRequestOptions;
 }
 
 /** Obtains tokens; rejects with an `AuthorizationError` naming what failed. */

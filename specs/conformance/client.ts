@@ -12,6 +12,7 @@ import type { JsonObject } from '../../core/jsonrpc.ts';
 import type { Tool } from '../../core/protocol/index.ts';
 import { type LegacyRevision, LEGACY_REVISIONS, MODERN_REVISIONS } from '../../core/protocol/versions.ts';
 import { createStreamableHttpClientTransport } from '../../transports/http/client/index.ts';
+import { authFor, authorizedFlow, isAuthScenario } from './client-auth-flows.ts';
 
 interface ScenarioContext {
   readonly toolCalls?: readonly { readonly name: string; readonly arguments?: JsonObject }[];
@@ -120,7 +121,7 @@ function scenarioContext(raw: string | undefined): ScenarioContext {
 async function main(): Promise<number> {
   const url = process.argv.at(-1);
   const scenario = process.env['MCP_CONFORMANCE_SCENARIO'] ?? 'initialize';
-  const flow = flows[scenario];
+  const flow = isAuthScenario(scenario) ? authorizedFlow : flows[scenario];
   if (url === undefined || !/^https?:\/\//.test(url)) {
     process.stderr.write('usage: conformance client <server url>\n');
     return 2;
@@ -149,7 +150,8 @@ async function main(): Promise<number> {
     }),
     roots: [{ uri: 'file:///conformance/root', name: 'Conformance Root' }],
   });
-  const session = await client.connect(createStreamableHttpClientTransport(url));
+  const auth = authFor(scenario, context);
+  const session = await client.connect(createStreamableHttpClientTransport(url, auth === undefined ? {} : { auth }));
   try {
     await flow(session, context);
   } finally {

@@ -29,6 +29,7 @@ import {
   isInitializedNotification,
   requestHeaders,
 } from './context.ts';
+import { authorizingEngine } from './authorizing-engine.ts';
 import { type HttpEngine, type HttpRequest, closed, discardBody } from './http-exchange.ts';
 import { Inbox } from './inbox.ts';
 import { openLegacyStream, postLegacy } from './legacy-sse.ts';
@@ -115,7 +116,8 @@ class StreamableHttpClient implements StreamableHttpClientTransport, ClientConte
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`An MCP HTTP endpoint needs an http: or https: URL, got ${url.protocol}`);
     this.options = resolveOptions(options);
     this.mode = this.options.mode === 'auto' ? 'probing' : this.options.mode === 'legacy-sse' ? 'legacy-pending' : 'streamable';
-    this.engine = engine(url, this.options);
+    const carrier = engine(url, this.options);
+    this.engine = this.options.auth === undefined ? carrier : authorizingEngine(carrier, this.options.auth, this.options.maxAuthRetries);
   }
 
   get incoming$(): Observable<InboundFrame> {

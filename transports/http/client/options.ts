@@ -5,6 +5,7 @@ import { type Clock, systemClock } from '../../../core/clock.ts';
 import type { LocalError } from '../../../core/errors.ts';
 import { defaultLimits } from '../../../core/limits.ts';
 import type { TransportStatus } from '../../../core/transport.ts';
+import type { HttpClientAuth } from './auth-port.ts';
 
 /**
  * `auto` (default): Streamable HTTP, falling back to the 2024-11-05 HTTP+SSE transport when the server refuses
@@ -31,6 +32,13 @@ export interface HttpClientOptions {
    * token can be refreshed. The transport's own headers (content type, session id, protocol version) win.
    */
   readonly headers?: Readonly<Record<string, string>> | (() => Readonly<Record<string, string>>);
+  /**
+   * Who authorizes the requests: headers per request, and the answer to a 401 (or a 403 with a challenge), after
+   * which the request is sent again. `rxmcp/auth/client`'s `oauthClient` is one; a program may bring its own.
+   */
+  readonly auth?: HttpClientAuth;
+  /** How many times in a row one request may be refused and sent again after `auth` cured it (default 3). */
+  readonly maxAuthRetries?: number;
   /** Open the optional standalone GET stream once the session is initialized (default true). */
   readonly openGetStream?: boolean;
   /**
@@ -90,6 +98,8 @@ export interface ResolvedOptions {
   readonly closeTimeoutMs: number;
   readonly legacyEndpointTimeoutMs: number;
   readonly clock: Clock;
+  readonly auth: HttpClientAuth | undefined;
+  readonly maxAuthRetries: number;
 }
 
 const noHeaders = Object.freeze({});
@@ -111,6 +121,8 @@ export function resolveOptions(options: HttpClientOptions): ResolvedOptions {
     closeTimeoutMs: nonNegative(options.closeTimeoutMs, 2000, 'closeTimeoutMs'),
     legacyEndpointTimeoutMs: positive(options.legacyEndpointTimeoutMs, 10_000, 'legacyEndpointTimeoutMs'),
     clock: options.clock ?? systemClock,
+    auth: options.auth,
+    maxAuthRetries: nonNegative(options.maxAuthRetries, 3, 'maxAuthRetries'),
   });
 }
 
