@@ -127,9 +127,10 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
     issueRefreshToken: (_ctx: unknown, client: { grantTypeAllowed(grant: string): boolean }) =>
       client.grantTypeAllowed('refresh_token'),
     ttl: {
-      AccessToken: DEFAULT_ACCESS_TTL,
+      // A resource's own lifetime wins (refresh specs use short-lived tokens).
+      AccessToken: resourceTtl,
       AuthorizationCode: 60,
-      ClientCredentials: DEFAULT_ACCESS_TTL,
+      ClientCredentials: resourceTtl,
       Grant: 3600,
       IdToken: 600,
       Interaction: 600,
@@ -226,6 +227,10 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
     [Symbol.asyncDispose]: close,
   };
   return handle;
+}
+
+function resourceTtl(_ctx: unknown, token: { resourceServer?: { accessTokenTTL?: number } }): number {
+  return token.resourceServer?.accessTokenTTL ?? DEFAULT_ACCESS_TTL;
 }
 
 /** An ES256 key for JWT access tokens and ID tokens, and an RS256 one for clients that insist. */

@@ -76,6 +76,7 @@ export async function startProtectedRxmcpServer(
 
   const http = createStreamableHttpServer({
     server,
+    ...(options.path === undefined ? {} : { path: options.path }),
     ...(options.responseMode === undefined ? {} : { responseMode: options.responseMode }),
     ...bearerAuth({
       resource: url,
