@@ -21,6 +21,11 @@ export const ErrorCode = {
    * The digits echo HTTP 429; no MCP revision uses the code.
    */
   RateLimited: -32029,
+  /**
+   * rxmcp (implementation-defined server error range): a NATS-hosted server refused the identity a message carried
+   * (an assertion that does not verify, or none where one is required). The digits echo HTTP 401 (-32001 is taken: the SDKs use it for request timeouts).
+   */
+  IdentityRefused: -32041,
   /** Example code for a user declining a sampling request. */
   UserRejected: -1,
 } as const;

@@ -14,3 +14,5 @@ export type { LegacySessionOptions } from './server/legacy-sessions.ts';
 export type { LaneOptions } from './server/lanes.ts';
 export { NatsHeader } from './headers.ts';
 export { serverSubjects } from './subjects.ts';
+export { type NatsIdentitySigner, type NatsIdentitySignerOptions, createIdentitySigner } from './identity/identity-signer.ts';
+export { type NatsIdentityOptions } from './identity/identity-verifier.ts';

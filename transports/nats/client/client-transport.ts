@@ -56,6 +56,11 @@ export interface NatsClientTransportOptions {
   readonly resumeSession?: string;
   /** On close, keep the legacy session open on the server (another transport will resume it). */
   readonly keepSessionOnClose?: boolean;
+  /**
+   * The identity assertion to send with every message (the `Mcp-Identity` header), asked for each one: a gateway
+   * vouching for the caller it authenticated (docs/nats-binding.md, "Identity across NATS"). Undefined: none.
+   */
+  readonly identity?: () => string | undefined;
 }
 
 interface Pending {
@@ -150,7 +155,7 @@ class NatsClientTransport implements Transport {
     clearInterval(this.timer);
     const sessionId = this.sessionId;
     if (sessionId !== undefined && this.options.keepSessionOnClose !== true && !this.connection.isClosed()) {
-      const frame = natsHeaders();
+      const frame = this.stamped(natsHeaders());
       frame.set(NatsHeader.frame, 'close');
       frame.set(NatsHeader.sessionId, sessionId);
       try {
@@ -161,7 +166,7 @@ class NatsClientTransport implements Transport {
     }
     if (sessionId === undefined && !this.connection.isClosed()) {
       // Modern era: the processes holding this client's lane may let it go now.
-      const frame = natsHeaders();
+      const frame = this.stamped(natsHeaders());
       frame.set(NatsHeader.frame, 'close');
       frame.set(NatsHeader.lane, this.lane);
       try {
@@ -196,7 +201,7 @@ class NatsClientTransport implements Transport {
       return this.undeliverable(message, new LocalError('TransportFailed', `The method ${JSON.stringify(message.method)} cannot be named in a NATS subject`));
     }
     const token = String(this.nextToken++);
-    const headers = natsHeaders();
+    const headers = this.stamped(natsHeaders());
     const standard = standardHeaders(message.params === undefined ? { method: message.method } : { method: message.method, params: message.params });
     for (const key in standard) headers.set(key, standard[key] as string);
     if (mirror !== undefined) for (const key in mirror) headers.set(key, mirror[key] as string);
@@ -227,13 +232,20 @@ class NatsClientTransport implements Transport {
     const requestId = params?.['requestId'];
     const token = requestId === undefined ? undefined : this.tokenById.get(requestId as RequestId);
     if (token !== undefined) this.forget(token);
-    const headers = natsHeaders();
+    const headers = this.stamped(natsHeaders());
     headers.set(NatsHeader.lane, this.lane);
     this.publish(this.subjects.cancel, message, headers, undefined);
   }
 
+  /** `headers` with the identity assertion, when this transport vouches for a caller. */
+  private stamped(headers: MsgHdrs): MsgHdrs {
+    const assertion = this.options.identity?.();
+    if (assertion !== undefined) headers.set(NatsHeader.identity, assertion);
+    return headers;
+  }
+
   private sessionHeaders(): MsgHdrs {
-    const headers = natsHeaders();
+    const headers = this.stamped(natsHeaders());
     if (this.sessionId !== undefined) headers.set(NatsHeader.sessionId, this.sessionId);
     return headers;
   }
