@@ -178,7 +178,14 @@ export function forward(front: Transport, back: Transport, hooks: ForwardHooks =
         initialize = undefined;
         // The back answered the handshake, so the front medium hears its outcome from here (a session would tell it).
         const revision = 'result' in classified.message ? classified.message.result['protocolVersion'] : undefined;
-        front.negotiated?.(isLegacyRevision(revision) ? revision : undefined);
+        if (!isLegacyRevision(revision)) {
+          // A refused handshake: the front ends the session once told, so it is told after the refusal went out
+          // (a send to the front may wait for the event store).
+          const sent = front.send({ payload: frame.payload as never, ...(exchange === undefined ? {} : { exchange }) });
+          toFront(Promise.resolve(sent).finally(() => front.negotiated?.(undefined)));
+          return;
+        }
+        front.negotiated?.(revision);
         if ('result' in classified.message) {
           const result = classified.message.result;
           // The record must exist before the client can reach another replica with the session id.
