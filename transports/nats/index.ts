@@ -16,3 +16,4 @@ export { NatsHeader } from './headers.ts';
 export { serverSubjects } from './subjects.ts';
 export { type NatsIdentitySigner, type NatsIdentitySignerOptions, createIdentitySigner } from './identity/identity-signer.ts';
 export { type NatsIdentityOptions } from './identity/identity-verifier.ts';
+export { type NatsCredentials, natsConnectionOptions } from './connect-options.ts';
