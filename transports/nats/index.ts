@@ -17,3 +17,4 @@ export { serverSubjects } from './subjects.ts';
 export { type NatsIdentitySigner, type NatsIdentitySignerOptions, createIdentitySigner } from './identity/identity-signer.ts';
 export { type NatsIdentityOptions } from './identity/identity-verifier.ts';
 export { type NatsCredentials, natsConnectionOptions } from './connect-options.ts';
+export { type NatsPermissionOptions, type NatsPermissions, type NatsRole, natsPermissions } from './permissions.ts';

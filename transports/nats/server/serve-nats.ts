@@ -143,14 +143,20 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
   };
 
   const queue = options.queue ?? DEFAULT_QUEUE;
+  /** Subscriptions the NATS server refused (no permission): serving does not start without them. */
+  const refused: string[] = [];
+  const guarded = (handle: (msg: Msg) => void) => (error: Error | null, msg: Msg): void => {
+    if (error !== null) refused.push(error.message);
+    else handle(msg);
+  };
   // New work: left first when serving stops. The others stay while what runs here drains.
-  const newWork: Subscription[] = [connection.subscribe(subjects.callWildcard, { queue, callback: (error, msg) => void (error === null && onCall(msg)) })];
+  const newWork: Subscription[] = [connection.subscribe(subjects.callWildcard, { queue, callback: guarded(onCall) })];
   if (eras !== 'modern') {
-    newWork.push(connection.subscribe(subjects.adopt, { queue, callback: (error, msg) => void (error === null && legacy.adopt(msg).catch(() => undefined)) }));
+    newWork.push(connection.subscribe(subjects.adopt, { queue, callback: guarded((msg) => void legacy.adopt(msg).catch(() => undefined)) }));
   }
   const subscriptions: Subscription[] = [
-    connection.subscribe(subjects.cancel, { callback: (error, msg) => void (error === null && onCancel(msg)) }),
-    connection.subscribe(subjects.ping(processId), { callback: (error, msg) => void (error === null && msg.respond(new Uint8Array(0))) }),
+    connection.subscribe(subjects.cancel, { callback: guarded(onCancel) }),
+    connection.subscribe(subjects.ping(processId), { callback: guarded((msg) => msg.respond(new Uint8Array(0))) }),
   ];
   // A legacy session's owner re-checks its sessions after every NATS reconnection (see LegacySessions).
   const stopWatching = records === undefined ? () => undefined : connectionState(connection).on((event) => {
@@ -165,8 +171,17 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
     legacy.sweep();
   }, Math.min(keepaliveMs * 4, 30_000));
   sweeper.unref();
-  // The subscriptions are in place at the NATS server before anyone is told this process serves.
+  // The subscriptions are in place at the NATS server before anyone is told this process serves (a refusal
+  // comes back before the flush's answer).
   await connection.flush();
+  if (refused.length > 0) {
+    for (const subscription of [...newWork, ...subscriptions]) subscription.unsubscribe();
+    stopChanges?.();
+    stopWatching();
+    stopKeepalives();
+    clearInterval(sweeper);
+    throw new Error(`NATS refused the subscriptions serving ${subjects.base} needs: ${refused.join('; ')} (see "Permissions" in docs/nats-binding.md)`);
+  }
 
   let closed: Promise<void> | undefined;
   return {
