@@ -18,6 +18,9 @@ export const natsConnectionFlags = {
   'nats-key': { type: 'string' },
 } as const;
 
+/** The credential flags alone, for commands whose NATS URL comes from elsewhere (a `nats://` target). */
+export const natsCredentialFlags = (({ nats: _url, ...credentials }) => credentials)(natsConnectionFlags);
+
 export const natsConnectionHelp = `NATS connection (each flag also read from the environment variable named; the flag wins):
   --nats URL            the NATS server ($NATS_URL, then nats://127.0.0.1:4222)
   --nats-user U         user name ($NATS_USER), with --nats-password P ($NATS_PASSWORD)
