@@ -6,7 +6,10 @@ import { type StopSignal, onStopSignals } from '../transports/stdio/stop-signals
 import { createSessionHost } from '../server/session-host.ts';
 import { createStreamableHttpServer } from '../transports/http/index.ts';
 import { runStdioServer } from '../transports/stdio/index.ts';
-import { parseCommand, portValue } from './args.ts';
+import { UsageError, parseCommand, portValue } from './args.ts';
+import { type NatsConnectArgs, type NatsTrustArgs, natsConnectionFlags, natsConnectionHelp, natsConnectionOf, natsTrustFlags, natsTrustHelp, natsTrustOf } from './nats-args.ts';
+import { withNats } from './optional-peer.ts';
+import { serverSubjects } from '../transports/nats/subjects.ts';
 import { createDemoServer } from './demo-server.ts';
 import { listenOrExplain } from './listen.ts';
 import { withRequestLog } from './request-log.ts';
@@ -17,9 +20,12 @@ export interface ServeOptions {
   readonly stdio: boolean;
   /** Log each request (method, tool, duration, outcome) to stderr, one line each. */
   readonly verbose: boolean;
+  /** Serve on NATS instead of HTTP (`--nats`): the connection, the name and prefix, the trusted gateways. */
+  readonly nats?: { readonly connection: NatsConnectArgs; readonly name: string; readonly prefix: string; readonly trust: NatsTrustArgs | undefined } | undefined;
 }
 
 export const serveUsage = `usage: rxmcp serve [--port N] [--host H] [--stdio] [--verbose]
+       rxmcp serve --nats URL [--name demo] [--prefix mcp] [NATS and identity options]
 
 Runs the demo server: tools that stream progress, elicit (with a fallback for clients that cannot answer),
 and return structured output; a resource that changes; a template; a prompt.
@@ -29,7 +35,13 @@ options:
   --host H         the address to listen on (default 127.0.0.1)
   --stdio          speak MCP on stdin/stdout instead of HTTP (stdout carries nothing else)
   -v, --verbose    log each request to stderr, one JSON line each: method, tool, duration, outcome
-  -h, --help       show this help`;
+  --nats URL       serve on NATS (docs/nats-binding.md) instead of HTTP, as --name (default demo) under
+                   --prefix (default mcp); legacy sessions are recorded in JetStream KV
+  -h, --help       show this help
+
+${natsConnectionHelp}
+
+${natsTrustHelp}`;
 
 const serveCommand = {
   command: 'rxmcp serve',
@@ -39,6 +51,10 @@ const serveCommand = {
     host: { type: 'string' },
     stdio: { type: 'boolean' },
     verbose: { type: 'boolean', short: 'v' },
+    ...natsConnectionFlags,
+    ...natsTrustFlags,
+    name: { type: 'string' },
+    prefix: { type: 'string' },
   },
 } as const;
 
@@ -48,7 +64,22 @@ export function parseServeArgs(argv: readonly string[]): ServeOptions | undefine
   if (parsed.help) return undefined;
   const { values } = parsed;
   const port = values.port !== undefined ? portValue(serveCommand.command, '--port', values.port) : portValue(serveCommand.command, 'PORT (from the environment)', process.env['PORT'] ?? '3000');
-  return { port, host: values.host ?? '127.0.0.1', stdio: values.stdio === true, verbose: values.verbose === true };
+  const command = serveCommand.command;
+  const natsOnly = Object.keys(values).filter((flag) => flag !== 'nats' && (flag.startsWith('nats-') || flag in natsTrustFlags || flag === 'name' || flag === 'prefix'));
+  if (values.nats === undefined && natsOnly.length > 0) throw new UsageError(command, `--${natsOnly[0]} is for serving on NATS: add --nats URL`);
+  if (values.nats !== undefined && values.stdio === true) throw new UsageError(command, '--nats and --stdio are two different ways to serve: pick one');
+  let nats: ServeOptions['nats'];
+  if (values.nats !== undefined) {
+    const name = values.name ?? 'demo';
+    const prefix = values.prefix ?? 'mcp';
+    try {
+      serverSubjects(prefix, name);
+    } catch (error) {
+      throw new UsageError(command, error instanceof Error ? error.message : String(error));
+    }
+    nats = { connection: natsConnectionOf(command, values), name, prefix, trust: natsTrustOf(command, values) };
+  }
+  return { port, host: values.host ?? '127.0.0.1', stdio: values.stdio === true, verbose: values.verbose === true, ...(nats === undefined ? {} : { nats }) };
 }
 
 /** How long requests in flight may still run once the server is told to stop. */
@@ -74,6 +105,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     demo.stop();
     return;
   }
+  if (options.nats !== undefined) return serveOnNats(options.nats, server, demo.stop, print);
   // One host owns the HTTP sessions: a maximum, idle expiry, and clients that stop reading are dropped.
   const host = createSessionHost(server, { maxSessions: 1000, idleTimeoutMs: 30 * 60_000 });
   const hostEvents = host.events$.subscribe((event) => {
@@ -104,6 +136,31 @@ export async function serve(options: ServeOptions, print: (line: string) => void
   await listening.close();
   await host.close();
   hostEvents.unsubscribe();
+  removeSignals();
+  print('stopped');
+}
+
+/** `serve --nats`: the demo server on NATS until a stop signal, then a graceful close (its sessions end). */
+async function serveOnNats(nats: NonNullable<ServeOptions['nats']>, server: ReturnType<typeof createDemoServer>['server'], stopDemo: () => void, print: (line: string) => void): Promise<void> {
+  const [{ connectNats }, { serveNats }, { readTrustedKeys }] = await withNats(() => Promise.all([import('./bridge/connect.ts'), import('../transports/nats/index.ts'), import('./gateway-keys.ts')]));
+  const identity = nats.trust === undefined ? undefined : { keys: readTrustedKeys(nats.trust.keyFiles), required: nats.trust.required };
+  const connection = await connectNats(nats.connection.url, `rxmcp serve ${nats.prefix}.${nats.name}`, nats.connection.credentials, { maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+  let serving: Awaited<ReturnType<typeof serveNats>>;
+  try {
+    serving = await serveNats(server, { connection, name: nats.name, prefix: nats.prefix, ...(identity === undefined ? {} : { identity }) });
+  } catch (error) {
+    stopDemo();
+    await connection.close();
+    throw error;
+  }
+  print(`rxmcp demo server on NATS ${nats.connection.url} as ${nats.prefix}.${nats.name}${identity === undefined ? '' : `, trusting ${identity.keys.keys.length} gateway key(s)${identity.required ? ', identity required' : ''}`}; Ctrl-C stops`);
+  let removeSignals = (): void => undefined;
+  const signal = await new Promise<StopSignal>((resolve) => (removeSignals = onStopSignals({ graceful: resolve })));
+  print(`stopping (${signal}): requests in flight have ${DRAIN_MS} ms to finish; a second signal ends at once`);
+  stopDemo();
+  await serving.close('end', { drainMs: DRAIN_MS });
+  await server.close();
+  if (!connection.isClosed()) await connection.drain().catch(() => connection.close());
   removeSignals();
   print('stopped');
 }

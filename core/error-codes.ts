@@ -28,6 +28,11 @@ export const ErrorCode = {
    * digits echo HTTP 403 (-32003 is taken by other implementations for other meanings).
    */
   InsufficientScope: -32043,
+  /**
+   * rxmcp (implementation-defined server error range): a NATS-hosted server refused the identity a message carried
+   * (an assertion that does not verify, or none where one is required). The digits echo HTTP 401 (-32001 is taken: the SDKs use it for request timeouts).
+   */
+  IdentityRefused: -32041,
   /** Example code for a user declining a sampling request. */
   UserRejected: -1,
 } as const;

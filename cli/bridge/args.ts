@@ -4,6 +4,8 @@ import type { EnvInheritance } from '../../transports/stdio/index.ts';
 import { DEFAULT_MAX_CHILDREN } from './child-acceptor.ts';
 import type { BridgeEra } from './era-gate.ts';
 import { UsageError, choiceValue, closestFlag, parseCommand, positiveIntegerValue } from '../args.ts';
+import type { NatsCredentials } from '../../transports/nats/connect-options.ts';
+import { type NatsTrustArgs, natsConnectionFlags, natsConnectionHelp, natsConnectionOf, natsTrustFlags, natsTrustHelp, natsTrustOf } from '../nats-args.ts';
 
 export const bridgeUsage = `usage:
   rxmcp bridge to-nats --nats <url> --name <server name> [options] -- <command> [args...]
@@ -20,11 +22,17 @@ export const bridgeUsage = `usage:
       --era legacy|modern        let only this protocol era through (default: whichever the client speaks)
       --silence-ms <n>           a request with no word from the server for this long fails (default 30000)
 
-  --nats defaults to $NATS_URL, then nats://127.0.0.1:4222. The command of to-nats must exist (a program on
-  PATH, or a path) before the bridge starts. -h, --help shows this help.`;
+  The command of to-nats must exist (a program on PATH, or a path) before the bridge starts. -h, --help shows
+  this help.
+
+${natsConnectionHelp}
+
+to-nats ${natsTrustHelp}`;
 
 interface Common {
+  /** The NATS URL. */
   readonly nats: string;
+  readonly natsCredentials: NatsCredentials;
   readonly name: string;
   readonly prefix: string | undefined;
 }
@@ -37,6 +45,8 @@ export interface ToNatsArgs extends Common {
   readonly env: Readonly<Record<string, string>>;
   readonly inheritEnv: EnvInheritance | undefined;
   readonly handover: boolean;
+  /** The gateways whose identity assertions the bridge believes. */
+  readonly trust: NatsTrustArgs | undefined;
 }
 
 export interface FromNatsArgs extends Common {
@@ -48,7 +58,7 @@ export interface FromNatsArgs extends Common {
 export type BridgeArgs = ToNatsArgs | FromNatsArgs;
 
 const common = {
-  nats: { type: 'string' },
+  ...natsConnectionFlags,
   name: { type: 'string' },
   prefix: { type: 'string' },
 } as const;
@@ -63,6 +73,7 @@ const toNatsCommand = {
     env: { type: 'string', multiple: true },
     'inherit-env': { type: 'string' },
     handover: { type: 'boolean' },
+    ...natsTrustFlags,
   },
 } as const;
 
@@ -116,13 +127,14 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeArgs | undefined
       env,
       inheritEnv: inherit === undefined ? undefined : inherit === 'safe' || inherit === 'all' || inherit === 'none' ? inherit : inherit.split(',').filter((entry) => entry !== ''),
       handover: values.handover === true,
+      trust: natsTrustOf(command, values),
     };
   }
   const closest = closestFlag(mode, ['to-nats', 'from-nats']);
   throw new UsageError('rxmcp bridge', `needs to-nats or from-nats, got ${JSON.stringify(mode)}${closest === undefined ? '' : `; did you mean ${closest}?`}`);
 }
 
-function commonOf(command: string, values: { readonly nats?: string | undefined; readonly name?: string | undefined; readonly prefix?: string | undefined }): Common {
+function commonOf(command: string, values: Parameters<typeof natsConnectionOf>[1] & { readonly name?: string | undefined; readonly prefix?: string | undefined }): Common {
   if (values.name === undefined) throw new UsageError(command, 'needs --name <server name>');
   // The binding's own check of the name and prefix, as a usage error.
   try {
@@ -130,5 +142,6 @@ function commonOf(command: string, values: { readonly nats?: string | undefined;
   } catch (error) {
     throw new UsageError(command, error instanceof Error ? error.message : String(error));
   }
-  return { nats: values.nats ?? process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222', name: values.name, prefix: values.prefix };
+  const connection = natsConnectionOf(command, values);
+  return { nats: connection.url, natsCredentials: connection.credentials, name: values.name, prefix: values.prefix };
 }

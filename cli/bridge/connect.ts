@@ -1,9 +1,16 @@
-/** The bridge's NATS connection, with a failure that says where it tried. */
-import { type NatsConnection, connect } from 'nats';
+/** The NATS connection of a command, with its credentials, and a failure that says where it tried. */
+import { type ConnectionOptions, type NatsConnection, connect } from 'nats';
+import { type NatsCredentials, natsConnectionOptions } from '../../transports/nats/connect-options.ts';
 
-export async function connectNats(url: string, name: string): Promise<NatsConnection> {
+export async function connectNats(url: string, name: string, credentials: NatsCredentials = {}, extra: ConnectionOptions = {}): Promise<NatsConnection> {
+  let options: ConnectionOptions;
   try {
-    return await connect({ servers: url, name });
+    options = natsConnectionOptions(credentials, { ...extra, servers: url, name });
+  } catch (error) {
+    throw new Error(`could not connect to NATS at ${url}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+  try {
+    return await connect(options);
   } catch (error) {
     throw new Error(`could not connect to NATS at ${url}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }

@@ -17,7 +17,7 @@ const DRAIN_MS = 10_000;
 
 export async function bridgeFromNats(args: FromNatsArgs, report: (line: string) => void): Promise<number> {
   const subjects = serverSubjects(args.prefix ?? 'mcp', args.name);
-  const connection = await connectNats(args.nats, `rxmcp bridge from-nats ${subjects.base}`);
+  const connection = await connectNats(args.nats, `rxmcp bridge from-nats ${subjects.base}`, args.natsCredentials);
   const nats = natsClientTransport({
     connection,
     name: args.name,

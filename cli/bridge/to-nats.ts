@@ -7,6 +7,7 @@ import { serveNats, serverSubjects } from '../../transports/nats/index.ts';
 import type { ToNatsArgs } from './args.ts';
 import { childAcceptor } from './child-acceptor.ts';
 import { connectNats } from './connect.ts';
+import { readTrustedKeys } from '../gateway-keys.ts';
 import { onStopSignals } from '../../transports/stdio/stop-signals.ts';
 
 /** How long requests in flight may still be answered once the bridge is told to stop. */
@@ -14,7 +15,8 @@ const DRAIN_MS = 10_000;
 
 export async function bridgeToNats(args: ToNatsArgs, report: (line: string) => void): Promise<number> {
   const subjects = serverSubjects(args.prefix ?? 'mcp', args.name);
-  const connection = await connectNats(args.nats, `rxmcp bridge to-nats ${subjects.base}`);
+  const identity = args.trust === undefined ? undefined : { keys: readTrustedKeys(args.trust.keyFiles), required: args.trust.required };
+  const connection = await connectNats(args.nats, `rxmcp bridge to-nats ${subjects.base}`, args.natsCredentials);
   const acceptor = childAcceptor({
     command: args.command,
     args: args.args,
@@ -25,7 +27,7 @@ export async function bridgeToNats(args: ToNatsArgs, report: (line: string) => v
   });
   let serving: Awaited<ReturnType<typeof serveNats>>;
   try {
-    serving = await serveNats(acceptor, { connection, name: args.name, ...(args.prefix === undefined ? {} : { prefix: args.prefix }) });
+    serving = await serveNats(acceptor, { connection, name: args.name, ...(args.prefix === undefined ? {} : { prefix: args.prefix }), ...(identity === undefined ? {} : { identity }) });
   } catch (error) {
     await connection.close();
     throw error;

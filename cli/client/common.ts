@@ -2,6 +2,7 @@
 import { UsageError, choiceValue, positiveIntegerValue } from '../args.ts';
 import { type CliConnection, connectTarget } from './connect.ts';
 import { type Target, parseTarget, targetHelp } from './target.ts';
+import { natsConnectionOf, natsCredentialFlags } from '../nats-args.ts';
 
 export const connectionOptions = {
   era: { type: 'string' },
@@ -9,6 +10,7 @@ export const connectionOptions = {
   header: { type: 'string', multiple: true, short: 'H' },
   timeout: { type: 'string' },
   json: { type: 'boolean' },
+  ...natsCredentialFlags,
 } as const;
 
 export const connectionHelp = `${targetHelp}
@@ -19,6 +21,9 @@ connection options:
   -H, --header 'N: V'      an HTTP header for every request, e.g. -H 'Authorization: Bearer ...' (repeatable)
   --timeout MS             how long connecting may take (default 30000)
   --json                   print JSON (the default when stdout is not a terminal)
+  --nats-user U, --nats-password P, --nats-token T, --nats-nkey FILE, --nats-creds FILE, --nats-ca FILE,
+  --nats-cert FILE --nats-key FILE
+                           NATS credentials for nats:// targets (or $NATS_USER, $NATS_PASSWORD, ...)
   -h, --help               show this help`;
 
 export interface ConnectionValues {
@@ -27,6 +32,14 @@ export interface ConnectionValues {
   readonly header?: string[] | undefined;
   readonly timeout?: string | undefined;
   readonly json?: boolean | undefined;
+  readonly 'nats-user'?: string | undefined;
+  readonly 'nats-password'?: string | undefined;
+  readonly 'nats-token'?: string | undefined;
+  readonly 'nats-nkey'?: string | undefined;
+  readonly 'nats-creds'?: string | undefined;
+  readonly 'nats-ca'?: string | undefined;
+  readonly 'nats-cert'?: string | undefined;
+  readonly 'nats-key'?: string | undefined;
 }
 
 export interface ClientCommandContext {
@@ -43,7 +56,12 @@ export interface ClientCommandContext {
 }
 
 export function clientCommandContext(command: string, values: ConnectionValues, positionals: readonly string[], commandLine: readonly string[] | undefined): ClientCommandContext {
-  const { target, rest } = parseTarget(command, positionals, commandLine, values.prefix);
+  const parsed = parseTarget(command, positionals, commandLine, values.prefix);
+  const rest = parsed.rest;
+  const natsFlag = Object.keys(values).find((flag) => flag.startsWith('nats-'));
+  if (natsFlag !== undefined && parsed.target.kind !== 'nats') throw new UsageError(command, `--${natsFlag} is for nats:// targets`);
+  // The URL is the target's; the flags (and NATS_* variables) give the credentials.
+  const target: Target = parsed.target.kind === 'nats' ? { ...parsed.target, credentials: natsConnectionOf(command, { ...values, nats: parsed.target.servers }).credentials } : parsed.target;
   if (values.prefix !== undefined && target.kind !== 'nats') throw new UsageError(command, '--prefix is for nats:// targets');
   let headers: Record<string, string> | undefined;
   for (const header of values.header ?? []) {

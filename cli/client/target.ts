@@ -4,6 +4,7 @@
  */
 import type { NatsConnection } from 'nats';
 import type { Transport } from '../../core/transport.ts';
+import type { NatsCredentials } from '../../transports/nats/connect-options.ts';
 import { createStreamableHttpClientTransport } from '../../transports/http/index.ts';
 import { serverSubjects } from '../../transports/nats/subjects.ts';
 import { spawnStdioServer } from '../../transports/stdio/index.ts';
@@ -13,7 +14,7 @@ import { resolveCommand } from '../resolve-command.ts';
 
 export type Target =
   | { readonly kind: 'http'; readonly url: string; readonly label: string }
-  | { readonly kind: 'nats'; readonly servers: string; readonly name: string; readonly label: string }
+  | { readonly kind: 'nats'; readonly servers: string; readonly name: string; readonly label: string; readonly credentials?: NatsCredentials }
   | { readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[]; readonly label: string };
 
 export const targetHelp = `<target> is one of:
@@ -67,7 +68,7 @@ export async function openTarget(command: string, target: Target, options: { rea
       return { transport: createStreamableHttpClientTransport(target.url, { ...(options.headers === undefined ? {} : { headers: options.headers }) }), release: async () => undefined };
     case 'nats': {
       const [{ connectNats }, { natsClientTransport }] = await withNats(() => Promise.all([import('../bridge/connect.ts'), import('../../transports/nats/index.ts')]));
-      const connection: NatsConnection = await connectNats(target.servers, `rxmcp ${command}`);
+      const connection: NatsConnection = await connectNats(target.servers, `rxmcp ${command}`, target.credentials);
       const transport = natsClientTransport({ connection, name: target.name, ...(options.prefix === undefined ? {} : { prefix: options.prefix }) });
       return {
         transport,

@@ -9,18 +9,23 @@ import { type StopSignal, onStopSignals } from '../../transports/stdio/stop-sign
 import { serverSubjects } from '../../transports/nats/subjects.ts';
 import { UsageError, parseCommand, portValue } from '../args.ts';
 import { listenOrExplain } from '../listen.ts';
+import { type NatsConnectArgs, natsConnectionFlags, natsConnectionHelp, natsConnectionOf } from '../nats-args.ts';
 import { withNats } from '../optional-peer.ts';
+import { readPrivateKey } from '../gateway-keys.ts';
 
 export interface GatewayArgs {
-  readonly nats: string;
+  readonly nats: NatsConnectArgs;
   readonly name: string;
   readonly prefix: string;
   readonly host: string;
   readonly port: number;
   readonly path: string;
+  /** The file of the private JWK the gateway signs its callers' identity assertions with. */
+  readonly identityKey: string | undefined;
+  readonly identityIssuer: string | undefined;
 }
 
-export const gatewayUsage = `usage: rxmcp gateway --name S [--nats URL] [--prefix P] [--host H] [--port N] [--path /mcp]
+export const gatewayUsage = `usage: rxmcp gateway --name S [--nats URL] [--prefix P] [--host H] [--port N] [--path /mcp] [--identity-key FILE]
 
 Serves the NATS-hosted MCP server S on Streamable HTTP (and HTTP+SSE for 2024-11-05 clients) until SIGINT or
 SIGTERM. Run as many replicas as you like behind a load balancer: they share sessions and SSE events through
@@ -29,19 +34,25 @@ and 503 with the reason while it does not (NATS connection down, shutting down, 
 
 options:
   --name S         the MCP server's name on NATS (required)
-  --nats URL       the NATS server (default $NATS_URL, then nats://127.0.0.1:4222)
   --prefix P       the subject prefix (default mcp)
   --host H         the address to listen on (default 127.0.0.1)
   -p, --port N     the HTTP port (default $PORT, then 3000; 0 picks a free one)
   --path /mcp      the Streamable HTTP endpoint's path (default /mcp)
-  -h, --help       show this help`;
+  --identity-key FILE  a private JWK: vouch for authenticated HTTP callers to the servers with assertions
+                   signed by it (servers trust its public half: --trust-gateway); docs/nats-binding.md
+  --identity-issuer NAME  the assertions' issuer (default rxmcp-gateway)
+  -h, --help       show this help
+
+${natsConnectionHelp}`;
 
 const gatewayCommand = {
   command: 'rxmcp gateway',
   usage: gatewayUsage,
   options: {
+    ...natsConnectionFlags,
     name: { type: 'string' },
-    nats: { type: 'string' },
+    'identity-key': { type: 'string' },
+    'identity-issuer': { type: 'string' },
     prefix: { type: 'string' },
     host: { type: 'string' },
     port: { type: 'string', short: 'p' },
@@ -62,12 +73,15 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayArgs | undefin
   } catch (error) {
     throw new UsageError(command, error instanceof Error ? error.message : String(error));
   }
+  if (values['identity-issuer'] !== undefined && values['identity-key'] === undefined) throw new UsageError(command, '--identity-issuer names the signer of --identity-key FILE: give the key too');
   const path = values.path ?? '/mcp';
   if (!path.startsWith('/')) throw new UsageError(command, `--path must start with "/", got ${JSON.stringify(path)}`);
   const port = values.port !== undefined ? portValue(command, '--port', values.port) : portValue(command, 'PORT (from the environment)', process.env['PORT'] ?? '3000');
   return {
-    nats: values.nats ?? process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222',
+    nats: natsConnectionOf(command, values),
     name: values.name,
+    identityKey: values['identity-key'],
+    identityIssuer: values['identity-issuer'],
     prefix: values.prefix ?? 'mcp',
     host: values.host ?? '127.0.0.1',
     port,
@@ -76,17 +90,16 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayArgs | undefin
 }
 
 export async function runGateway(args: GatewayArgs, print: (line: string) => void): Promise<void> {
-  const [{ connect }, { createGateway }] = await withNats(() => Promise.all([import('nats'), import('./gateway.ts')]));
-  const connection = await connect({ servers: args.nats, maxReconnectAttempts: -1, reconnectTimeWait: 250, name: `rxmcp-gateway-${args.name}` }).catch((error: unknown) => {
-    throw new Error(`could not connect to NATS at ${args.nats}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-  });
-  const gateway = await createGateway({ connection, name: args.name, prefix: args.prefix, http: { path: args.path, legacySse: { ssePath: '/sse', messagesPath: '/messages' } } });
+  const [{ connectNats }, { createGateway }, { createIdentitySigner }] = await withNats(() => Promise.all([import('../bridge/connect.ts'), import('./gateway.ts'), import('../../transports/nats/index.ts')]));
+  const identity = args.identityKey === undefined ? undefined : createIdentitySigner({ key: readPrivateKey(args.identityKey), ...(args.identityIssuer === undefined ? {} : { issuer: args.identityIssuer }) });
+  const connection = await connectNats(args.nats.url, `rxmcp-gateway-${args.name}`, args.nats.credentials, { maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+  const gateway = await createGateway({ connection, name: args.name, prefix: args.prefix, ...(identity === undefined ? {} : { identity }), http: { path: args.path, legacySse: { ssePath: '/sse', messagesPath: '/messages' } } });
   const listening = await listenOrExplain(() => gateway.http.listen(args.port, args.host), args.port, args.host).catch(async (error: unknown) => {
     await gateway.close();
     await connection.close();
     throw error;
   });
-  print(`rxmcp gateway for "${args.name}" on ${args.nats} listening at ${listening.url}`);
+  print(`rxmcp gateway for "${args.name}" on ${args.nats.url} listening at ${listening.url}`);
   let removeSignals = (): void => undefined;
   const signal = await new Promise<StopSignal>((resolve) => (removeSignals = onStopSignals({ graceful: resolve })));
   print(`stopping (${signal}): new requests are refused, requests in flight have ${DRAIN_MS} ms to be answered; a second signal ends at once`);

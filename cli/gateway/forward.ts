@@ -15,6 +15,11 @@ export interface ForwardHooks {
   readonly onInitialized?: (request: JsonObject, result: JsonObject) => void | Promise<void>;
   /** Either side closed; both are closed now. */
   readonly onClosed?: () => void;
+  /**
+   * Runs before each front message goes to the back (the gateway signs the caller's identity assertion here).
+   * Frames stay in order while it works; when it fails, the frame's requests are answered with its reason.
+   */
+  readonly prepare?: (frame: InboundFrame & { readonly type: 'message' }) => void | Promise<void>;
 }
 
 export interface Forwarding {
@@ -80,8 +85,48 @@ export function forward(front: Transport, back: Transport, hooks: ForwardHooks =
     toFront(front.send({ payload: errorResponse(id, { code: ErrorCode.InternalError, message }), ...(exchange === undefined ? {} : { exchange }) }));
   };
 
+  /** The last front frame still being prepared: later ones wait behind it, so the back sees them in order. */
+  let preparing: Promise<void> | undefined;
   const fromFront = (frame: InboundFrame): void => {
     if (frame.type !== 'message') return;
+    const prepare = hooks.prepare;
+    if (prepare === undefined) return forwardFront(frame);
+    const run = (): void | Promise<void> => {
+      let prepared: void | Promise<void>;
+      try {
+        prepared = prepare(frame);
+      } catch (error) {
+        return refuseFrame(frame, error);
+      }
+      if (prepared === undefined) return forwardFront(frame);
+      return prepared.then(() => forwardFront(frame), (error: unknown) => refuseFrame(frame, error));
+    };
+    if (preparing === undefined) {
+      const ran = run();
+      if (ran === undefined) return;
+      const tracked: Promise<void> = ran.finally(() => {
+        if (preparing === tracked) preparing = undefined;
+      });
+      preparing = tracked;
+      return;
+    }
+    const tracked: Promise<void> = preparing.then(run).finally(() => {
+      if (preparing === tracked) preparing = undefined;
+    });
+    preparing = tracked;
+  };
+
+  const refuseFrame = (frame: InboundFrame & { readonly type: 'message' }, error: unknown): void => {
+    const messages = Array.isArray(frame.payload) ? frame.payload : [frame.payload];
+    for (const message of messages) {
+      const classified = classify(message);
+      if (classified.kind !== 'request') continue;
+      exchangeOf.set(classified.message.id, frame.exchange);
+      answerFront(classified.message.id, `The gateway could not vouch for the caller: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+
+  const forwardFront = (frame: InboundFrame & { readonly type: 'message' }): void => {
     const messages = Array.isArray(frame.payload) ? frame.payload : [frame.payload];
     const requests = messages.flatMap((message) => {
       const classified = classify(message);
@@ -133,7 +178,14 @@ export function forward(front: Transport, back: Transport, hooks: ForwardHooks =
         initialize = undefined;
         // The back answered the handshake, so the front medium hears its outcome from here (a session would tell it).
         const revision = 'result' in classified.message ? classified.message.result['protocolVersion'] : undefined;
-        front.negotiated?.(isLegacyRevision(revision) ? revision : undefined);
+        if (!isLegacyRevision(revision)) {
+          // A refused handshake: the front ends the session once told, so it is told after the refusal went out
+          // (a send to the front may wait for the event store).
+          const sent = front.send({ payload: frame.payload as never, ...(exchange === undefined ? {} : { exchange }) });
+          toFront(Promise.resolve(sent).finally(() => front.negotiated?.(undefined)));
+          return;
+        }
+        front.negotiated?.(revision);
         if ('result' in classified.message) {
           const result = classified.message.result;
           // The record must exist before the client can reach another replica with the session id.

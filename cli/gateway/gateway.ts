@@ -13,8 +13,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { NatsConnection } from 'nats';
+import type { AuthInfo } from '../../core/auth.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
-import type { GracefulCloseOptions, Transport } from '../../core/transport.ts';
+import type { FrameOrigin, GracefulCloseOptions, InboundFrame, Transport } from '../../core/transport.ts';
+import type { NatsIdentitySigner } from '../../transports/nats/index.ts';
 import { isLegacyRevision } from '../../core/protocol/versions.ts';
 import { type StreamableHttpServer, type StreamableHttpServerOptions, createStreamableHttpServer } from '../../transports/http/index.ts';
 import { JetStreamEventStore, natsClientTransport } from '../../transports/nats/index.ts';
@@ -40,6 +42,13 @@ export interface GatewayOptions {
   readonly eventStream?: string;
   /** A request that hears nothing from the servers for this long fails (default 30 s). */
   readonly silenceMs?: number;
+  /**
+   * Vouches for the callers the HTTP side authenticated (`http.authenticate`): each message forwarded for one
+   * carries an `Mcp-Identity` assertion signed by this signer, which servers configured with its public key
+   * verify (docs/nats-binding.md, "Identity across NATS"). The caller's token never goes to NATS. Without it,
+   * servers see every caller as anonymous.
+   */
+  readonly identity?: NatsIdentitySigner;
 }
 
 export interface Gateway {
@@ -55,6 +64,39 @@ export interface Gateway {
 /** Whether the HTTP side ended the session itself (DELETE), rather than letting go of it here. */
 function endedByClient(front: Transport): boolean {
   return (front as { readonly endedByClient?: boolean }).endedByClient === true;
+}
+
+/** Who a front frame (or, lacking one, the front connection) was authenticated as: its AuthInfo, or just a principal. */
+function callerOf(origin: FrameOrigin | undefined, front: Transport): AuthInfo | undefined {
+  const auth = origin?.auth ?? front.auth;
+  if (auth !== undefined) return auth;
+  const principal = origin?.principal ?? front.principal;
+  return principal === undefined ? undefined : { principal, scopes: [], claims: {} };
+}
+
+/**
+ * The identity assertion of a front connection's caller, kept current for its back transport: each front frame
+ * (re)computes it before it is forwarded; the back stamps it on what it publishes.
+ */
+function vouching(signer: NatsIdentitySigner | undefined, audience: string, front: Transport): { readonly current: () => string | undefined; readonly prepare?: (frame: InboundFrame & { readonly type: 'message' }) => void | Promise<void> } {
+  if (signer === undefined) return { current: () => undefined };
+  let current: string | undefined;
+  return {
+    current: () => current,
+    prepare: (frame) => {
+      const caller = callerOf(frame.origin, front);
+      if (caller === undefined) {
+        current = undefined;
+        return undefined;
+      }
+      const assertion = signer.assertionFor(caller, audience);
+      if (typeof assertion === 'string') {
+        current = assertion;
+        return undefined;
+      }
+      return assertion.then((signed) => void (current = signed));
+    },
+  };
 }
 
 function sessionIdOf(front: Transport): string | undefined {
@@ -73,12 +115,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
   // Records read by restoreSession, picked up by the accept that follows it for the same session.
   const restored = new Map<string, GatewaySessionRecord>();
-  const back = (extra: { readonly clientInbox?: string; readonly resumeSession?: string } = {}): ReturnType<typeof natsClientTransport> =>
+  const audience = `${prefix}.${name}`;
+  const back = (identity: () => string | undefined, extra: { readonly clientInbox?: string; readonly resumeSession?: string } = {}): ReturnType<typeof natsClientTransport> =>
     natsClientTransport({
       connection,
       name,
       prefix,
       keepSessionOnClose: true,
+      identity,
       ...(options.silenceMs === undefined ? {} : { silenceMs: options.silenceMs }),
       ...extra,
     });
@@ -87,25 +131,30 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     eras: 'both' as const,
     accept(front: Transport, acceptOptions?: { readonly knownEra?: 'modern'; readonly preinitialized?: unknown }): { readonly state: string; close(): Promise<void> } {
       const httpSessionId = sessionIdOf(front);
+      const caller = vouching(options.identity, audience, front);
+      const prepare = caller.prepare === undefined ? {} : { prepare: caller.prepare };
       if (acceptOptions?.knownEra === 'modern' || httpSessionId === undefined) {
         // A modern POST (or an HTTP+SSE connection): its own NATS lane, no record.
-        const forwarding = forward(front, back());
+        const forwarding = forward(front, back(caller.current), prepare);
         return { state: 'forwarding', close: (closeOptions?: GracefulCloseOptions) => forwarding.close(closeOptions) };
       }
       const record = acceptOptions?.preinitialized === undefined ? undefined : restored.get(httpSessionId);
       restored.delete(httpSessionId);
       const clientInbox = record?.clientInbox ?? `${prefix}-gw.${name}.inbox.${randomBytes(12).toString('hex')}`;
-      const nats = back(record === undefined ? { clientInbox } : { clientInbox, resumeSession: record.natsSessionId });
+      const nats = back(caller.current, record === undefined ? { clientInbox } : { clientInbox, resumeSession: record.natsSessionId });
       const forwarding = forward(front, nats, {
+        ...prepare,
         onInitialized: async (request: JsonObject, result: JsonObject) => {
           const revision = result['protocolVersion'];
           const natsSessionId = nats.sessionId;
           if (typeof revision !== 'string' || !isLegacyRevision(revision) || natsSessionId === undefined) return;
           const clientInfo = request['clientInfo'] as { name?: unknown; version?: unknown } | undefined;
+          const principal = callerOf(undefined, front)?.principal;
           await sessions.put(httpSessionId, {
             natsSessionId,
             clientInbox,
             revision,
+            ...(principal === undefined ? {} : { principal }),
             peerCapabilities: (request['capabilities'] ?? {}) as JsonObject,
             ...(typeof clientInfo?.name === 'string' && typeof clientInfo.version === 'string' ? { peerInfo: { name: clientInfo.name, version: clientInfo.version } } : {}),
           }).catch(() => undefined);
@@ -115,7 +164,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
           // DELETE: the session ends for every replica and on the servers.
           void sessions.delete(httpSessionId).catch(() => undefined);
           const natsSessionId = nats.sessionId;
-          if (natsSessionId !== undefined) natsClientTransport({ connection, name, prefix, resumeSession: natsSessionId }).close().catch(() => undefined);
+          if (natsSessionId !== undefined) natsClientTransport({ connection, name, prefix, resumeSession: natsSessionId, identity: caller.current }).close().catch(() => undefined);
         },
       });
       return { state: 'forwarding', close: (closeOptions?: GracefulCloseOptions) => forwarding.close(closeOptions) };
@@ -129,9 +178,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     health: health === false ? false : { ...health, readiness: () => natsReadiness.reason() ?? health?.readiness?.() },
     server: acceptor,
     eventStore: events,
-    restoreSession: async (sessionId) => {
+    restoreSession: async (sessionId, origin) => {
       const record = await sessions.get(sessionId);
-      if (record === undefined) return undefined;
+      // A session is its caller's: another caller (or an anonymous one) restores nothing.
+      if (record === undefined || record.principal !== origin?.principal) return undefined;
       restored.set(sessionId, record);
       return { revision: record.revision, peerCapabilities: record.peerCapabilities, ...(record.peerInfo === undefined ? {} : { peerInfo: record.peerInfo }) };
     },

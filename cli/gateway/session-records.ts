@@ -12,6 +12,8 @@ export interface GatewaySessionRecord extends RestoredSession {
   readonly natsSessionId: string;
   /** Where the servers send this session's requests and notifications (any replica may listen). */
   readonly clientInbox: string;
+  /** Who opened the session (the HTTP side's principal); only that caller restores it. */
+  readonly principal?: string;
 }
 
 const encoder = new TextEncoder();
@@ -36,6 +38,7 @@ export class GatewaySessions {
     try {
       const record = JSON.parse(decoder.decode(entry.value)) as GatewaySessionRecord;
       if (!isLegacyRevision(record.revision) || typeof record.natsSessionId !== 'string' || typeof record.clientInbox !== 'string') return undefined;
+      if (record.principal !== undefined && typeof record.principal !== 'string') return undefined;
       return record;
     } catch {
       return undefined;

@@ -14,6 +14,11 @@ export interface NatsServerOptions {
   readonly maxPayload?: number;
   /** Start with JetStream (default true). */
   readonly jetstream?: boolean;
+  /**
+   * More configuration (authorization, TLS), given the server's directory for files it names; it may also write
+   * files there before the server starts.
+   */
+  readonly config?: (dir: string) => string | Promise<string>;
 }
 
 export interface NatsServerProcess extends AsyncDisposable {
@@ -64,6 +69,7 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
     `listen: 127.0.0.1:${port}`,
     ...(options.maxPayload === undefined ? [] : [`max_payload: ${options.maxPayload}`]),
     ...(options.jetstream === false ? [] : [`jetstream { store_dir: ${JSON.stringify(join(dir, 'js'))} }`]),
+    ...(options.config === undefined ? [] : [await options.config(dir)]),
   ];
   await writeFile(config, `${lines.join('\n')}\n`);
   let child: ChildProcess | undefined;

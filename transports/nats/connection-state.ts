@@ -10,6 +10,17 @@ export interface ConnectionState {
   readonly down: boolean;
   /** Called on each disconnect and reconnect; returns the unsubscribe. */
   on(listener: (event: 'disconnect' | 'reconnect') => void): () => void;
+  /**
+   * Called when the NATS server refuses a publish or a subscription for want of permission (it drops the message
+   * and says so only on the connection); returns the unsubscribe.
+   */
+  onRefused(listener: (refusal: PermissionRefusal) => void): () => void;
+}
+
+/** A permissions violation the NATS server reported. */
+export interface PermissionRefusal {
+  readonly operation: 'publish' | 'subscription';
+  readonly subject: string;
 }
 
 const states = new WeakMap<NatsConnection, ConnectionState>();
@@ -18,6 +29,7 @@ export function connectionState(connection: NatsConnection): ConnectionState {
   const known = states.get(connection);
   if (known !== undefined) return known;
   const listeners = new Set<(event: 'disconnect' | 'reconnect') => void>();
+  const refusalListeners = new Set<(refusal: PermissionRefusal) => void>();
   let down = false;
   const state: ConnectionState = {
     get down() {
@@ -27,10 +39,20 @@ export function connectionState(connection: NatsConnection): ConnectionState {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    onRefused(listener) {
+      refusalListeners.add(listener);
+      return () => refusalListeners.delete(listener);
+    },
   };
   states.set(connection, state);
   void (async () => {
     for await (const status of connection.status()) {
+      const context = (status as { readonly permissionContext?: { readonly operation?: unknown; readonly subject?: unknown } }).permissionContext;
+      if (status.type === 'error' && context !== undefined && (context.operation === 'publish' || context.operation === 'subscription') && typeof context.subject === 'string') {
+        const refusal: PermissionRefusal = { operation: context.operation, subject: context.subject };
+        for (const listener of refusalListeners) listener(refusal);
+        continue;
+      }
       if (status.type !== 'disconnect' && status.type !== 'reconnect') continue;
       down = status.type === 'disconnect';
       for (const listener of listeners) listener(status.type);

@@ -27,6 +27,11 @@ export const NatsHeader = {
   clientInbox: 'Mcp-Client-Inbox',
   /** `keepalive` (server to client, answered by the client) or `close` (client ends its legacy session). */
   frame: 'Mcp-Frame',
+  /**
+   * Gateway to server: who the gateway authenticated the caller as, a short-lived JWS signed by the gateway's key
+   * (docs/nats-binding.md, "Identity across NATS"). Never the caller's token.
+   */
+  identity: 'Mcp-Identity',
   /** Server to client on errors the binding itself raised before any session saw the message. */
   process: 'Mcp-Process',
   /**

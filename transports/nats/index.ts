@@ -14,3 +14,7 @@ export type { LegacySessionOptions } from './server/legacy-sessions.ts';
 export type { LaneOptions } from './server/lanes.ts';
 export { NatsHeader } from './headers.ts';
 export { serverSubjects } from './subjects.ts';
+export { type NatsIdentitySigner, type NatsIdentitySignerOptions, createIdentitySigner } from './identity/identity-signer.ts';
+export { type NatsIdentityOptions } from './identity/identity-verifier.ts';
+export { type NatsCredentials, natsConnectionOptions } from './connect-options.ts';
+export { type NatsPermissionOptions, type NatsPermissions, type NatsRole, natsPermissions } from './permissions.ts';

@@ -26,7 +26,7 @@ import type { InboundFrame, OutboundFrame, Transport } from '../../../core/trans
 import { type BodyEncoding, codecOfMessage } from '../body-codec.ts';
 import { redeemClaim } from '../claim-check.ts';
 import { fitsPayload, maxPayloadOf } from '../payload-limit.ts';
-import { type ConnectionState, connectionState } from '../connection-state.ts';
+import { type ConnectionState, type PermissionRefusal, connectionState } from '../connection-state.ts';
 import { isNoResponders, MSGPACK_CONTENT_TYPE, mirrorTraceContext, NatsHeader, replyOf } from '../headers.ts';
 import { DEFAULT_PREFIX, type ServerSubjects, isPlainSubject, serverSubjects } from '../subjects.ts';
 
@@ -56,6 +56,11 @@ export interface NatsClientTransportOptions {
   readonly resumeSession?: string;
   /** On close, keep the legacy session open on the server (another transport will resume it). */
   readonly keepSessionOnClose?: boolean;
+  /**
+   * The identity assertion to send with every message (the `Mcp-Identity` header), asked for each one: a gateway
+   * vouching for the caller it authenticated (docs/nats-binding.md, "Identity across NATS"). Undefined: none.
+   */
+  readonly identity?: () => string | undefined;
 }
 
 interface Pending {
@@ -101,6 +106,7 @@ class NatsClientTransport implements Transport {
   private readonly state: ConnectionState;
   private nextToken = 0;
   private closed = false;
+  private readonly stopRefusals: () => void;
 
   constructor(private readonly options: NatsClientTransportOptions) {
     this.connection = options.connection;
@@ -115,12 +121,13 @@ class NatsClientTransport implements Transport {
     if (!isPlainSubject(this.clientInbox)) throw new TypeError(`client inbox ${JSON.stringify(this.clientInbox)} is not a plain NATS subject`);
     this.sessionId = options.resumeSession;
     this.state = connectionState(this.connection);
+    this.stopRefusals = this.state.onRefused((refusal) => this.refused(refusal));
     this.incoming$ = this.inbound.asObservable();
     const replyPrefix = `${this.inbox}.r.`;
     this.subscriptions.push(
       this.connection.subscribe(`${this.inbox}.>`, {
         callback: (error, msg) => {
-          if (error !== null) return;
+          if (error !== null) return this.refusedInbox(error);
           if (msg.subject.startsWith(replyPrefix)) this.onReply(msg.subject.slice(replyPrefix.length), msg);
           else if (msg.subject === this.clientInbox) this.onSessionInbox(msg);
         },
@@ -128,7 +135,7 @@ class NatsClientTransport implements Transport {
     );
     if (options.clientInbox !== undefined) {
       this.subscriptions.push(
-        this.connection.subscribe(this.clientInbox, { queue: 'mcp-client', callback: (error, msg) => void (error === null && this.onSessionInbox(msg)) }),
+        this.connection.subscribe(this.clientInbox, { queue: 'mcp-client', callback: (error, msg) => (error === null ? this.onSessionInbox(msg) : this.refusedInbox(error)) }),
       );
     }
     this.timer = setInterval(() => this.checkSilence(), Math.max(10, Math.min(this.silenceMs / 4, 1000)));
@@ -148,9 +155,10 @@ class NatsClientTransport implements Transport {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.timer);
+    this.stopRefusals();
     const sessionId = this.sessionId;
     if (sessionId !== undefined && this.options.keepSessionOnClose !== true && !this.connection.isClosed()) {
-      const frame = natsHeaders();
+      const frame = this.stamped(natsHeaders());
       frame.set(NatsHeader.frame, 'close');
       frame.set(NatsHeader.sessionId, sessionId);
       try {
@@ -161,7 +169,7 @@ class NatsClientTransport implements Transport {
     }
     if (sessionId === undefined && !this.connection.isClosed()) {
       // Modern era: the processes holding this client's lane may let it go now.
-      const frame = natsHeaders();
+      const frame = this.stamped(natsHeaders());
       frame.set(NatsHeader.frame, 'close');
       frame.set(NatsHeader.lane, this.lane);
       try {
@@ -196,7 +204,7 @@ class NatsClientTransport implements Transport {
       return this.undeliverable(message, new LocalError('TransportFailed', `The method ${JSON.stringify(message.method)} cannot be named in a NATS subject`));
     }
     const token = String(this.nextToken++);
-    const headers = natsHeaders();
+    const headers = this.stamped(natsHeaders());
     const standard = standardHeaders(message.params === undefined ? { method: message.method } : { method: message.method, params: message.params });
     for (const key in standard) headers.set(key, standard[key] as string);
     if (mirror !== undefined) for (const key in mirror) headers.set(key, mirror[key] as string);
@@ -227,13 +235,20 @@ class NatsClientTransport implements Transport {
     const requestId = params?.['requestId'];
     const token = requestId === undefined ? undefined : this.tokenById.get(requestId as RequestId);
     if (token !== undefined) this.forget(token);
-    const headers = natsHeaders();
+    const headers = this.stamped(natsHeaders());
     headers.set(NatsHeader.lane, this.lane);
     this.publish(this.subjects.cancel, message, headers, undefined);
   }
 
+  /** `headers` with the identity assertion, when this transport vouches for a caller. */
+  private stamped(headers: MsgHdrs): MsgHdrs {
+    const assertion = this.options.identity?.();
+    if (assertion !== undefined) headers.set(NatsHeader.identity, assertion);
+    return headers;
+  }
+
   private sessionHeaders(): MsgHdrs {
-    const headers = natsHeaders();
+    const headers = this.stamped(natsHeaders());
     if (this.sessionId !== undefined) headers.set(NatsHeader.sessionId, this.sessionId);
     return headers;
   }
@@ -360,6 +375,30 @@ class NatsClientTransport implements Transport {
     this.forget(token);
     const where = sessionId !== undefined ? `session ${sessionId} of "${this.options.name}" (no server process took it over)` : `"${this.options.name}" (${entry.subject})`;
     this.undeliverable(entry.message, new LocalError('TransportFailed', `No MCP server answers on NATS for ${where}`));
+  }
+
+  /**
+   * The NATS server refused a publish of this connection (no permission): the requests sent there fail now with
+   * the reason, instead of waiting out their silence limit for an answer that cannot come.
+   */
+  private refused(refusal: PermissionRefusal): void {
+    if (refusal.operation !== 'publish') return;
+    for (const [token, entry] of this.pending) {
+      if (entry.subject !== refusal.subject && !(refusal.subject === this.subjects.adopt && entry.adoptions > 0)) continue;
+      this.forget(token);
+      this.undeliverable(entry.message, new LocalError('TransportFailed', `NATS refused the ${entry.method} request: this user may not publish to ${refusal.subject} (a permissions violation; see "Permissions" in docs/nats-binding.md)`));
+    }
+  }
+
+  /** The NATS server refused this transport's inbox subscription: nothing can reach it, so it closes saying why. */
+  private refusedInbox(error: Error): void {
+    if (this.closed) return;
+    const reason = new LocalError('TransportFailed', `NATS refused the subscription to this client's inbox (${this.inbox}): ${error.message}; give the user subscribe permission there, or an inboxPrefix it has`);
+    for (const [token, entry] of this.pending) {
+      this.forget(token);
+      this.undeliverable(entry.message, reason);
+    }
+    queueMicrotask(() => void this.close(reason));
   }
 
   private checkSilence(): void {

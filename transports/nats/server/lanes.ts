@@ -5,6 +5,7 @@
  * the client's own request id. A request without a lane gets a one-shot connection that ends with its answer.
  * Lanes are bounded in number and close when idle.
  */
+import type { AuthInfo } from '../../../core/auth.ts';
 import type { Limits } from '../../../core/limits.ts';
 import type { GracefulCloseOptions, SessionAcceptorPort } from '../../../core/transport.ts';
 import { ServedConnection, type ServingHost } from './served-connection.ts';
@@ -37,17 +38,22 @@ export class Lanes {
     return this.lanes.size;
   }
 
-  /** The lane's connection, opened on first use; undefined when the process holds as many lanes as it may. */
-  connectionFor(laneId: string | undefined): ServedConnection | undefined {
-    if (laneId !== undefined) {
-      const found = this.lanes.get(laneId);
+  /**
+   * The lane's connection, opened on first use; undefined when the process holds as many lanes as it may. A lane
+   * belongs to its caller: the same lane id with another identity is another lane (no request of one caller
+   * lands among another's ids, and no cancellation crosses).
+   */
+  connectionFor(laneId: string | undefined, auth: AuthInfo | undefined): ServedConnection | undefined {
+    const laneKey = laneId === undefined ? undefined : keyOf(laneId, auth?.principal);
+    if (laneKey !== undefined) {
+      const found = this.lanes.get(laneKey);
       if (found !== undefined && !found.connection.isClosed) return found.connection;
     }
     if (this.lanes.size >= this.maxLanes) this.sweep(0);
     if (this.lanes.size >= this.maxLanes) return undefined;
     // The server (a session host at its maximum) would refuse a new connection.
     if (this.acceptor.refusal?.() !== undefined) return undefined;
-    const key = laneId ?? `one-shot:${this.host.now()}:${Math.random()}`;
+    const key = laneKey ?? `one-shot:${this.host.now()}:${Math.random()}`;
     // The connection's callbacks need the lane, which needs the connection.
     const made: { lane?: Lane } = {};
     const connection = new ServedConnection(this.host, {
@@ -55,6 +61,7 @@ export class Lanes {
         if (made.lane !== undefined && this.lanes.get(key) === made.lane) this.lanes.delete(key);
       },
       ...(laneId === undefined ? { onIdle: () => queueMicrotask(() => void made.lane?.handle.close()) } : {}),
+      ...(auth === undefined ? {} : { auth }),
     });
     const handle = this.acceptor.accept(connection, { knownEra: 'modern', ...(this.options.limits === undefined ? {} : { limits: this.options.limits }) });
     made.lane = { connection, handle };
@@ -62,14 +69,14 @@ export class Lanes {
     return connection;
   }
 
-  /** The lane of a cancellation, if this process holds it. */
-  existing(laneId: string): ServedConnection | undefined {
-    return this.lanes.get(laneId)?.connection;
+  /** The lane of a cancellation, if this process holds it for that caller. */
+  existing(laneId: string, principal: string | undefined): ServedConnection | undefined {
+    return this.lanes.get(keyOf(laneId, principal))?.connection;
   }
 
   /** The client closed its connection: its lane goes once nothing is in flight on it. */
-  close(laneId: string): void {
-    const lane = this.lanes.get(laneId);
+  close(laneId: string, principal: string | undefined): void {
+    const lane = this.lanes.get(keyOf(laneId, principal));
     if (lane !== undefined && lane.connection.inFlight === 0) void lane.handle.close();
   }
 
@@ -88,4 +95,9 @@ export class Lanes {
       return lane.handle.close(options);
     }));
   }
+}
+
+/** A lane's key: its id and its caller's principal, encoded so that no lane id a peer picks can name another's key. */
+function keyOf(laneId: string, principal: string | undefined): string {
+  return principal === undefined ? JSON.stringify([laneId]) : JSON.stringify([laneId, principal]);
 }

@@ -12,6 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Msg } from 'nats';
+import type { AuthInfo } from '../../../core/auth.ts';
 import type { Codec } from '../../../core/codecs/codec.ts';
 import { ErrorCode } from '../../../core/error-codes.ts';
 import { type JsonObject, type RequestId, classify, isRequestId } from '../../../core/jsonrpc.ts';
@@ -20,6 +21,7 @@ import type { GracefulCloseOptions, SessionAcceptorPort } from '../../../core/tr
 import { type BodyEncoding, answerCodec, codecOf, readsMsgpack } from '../body-codec.ts';
 import { headerOf, isNoRespondersError, NatsHeader, replyOf } from '../headers.ts';
 import { isPlainSubject, type ServerSubjects } from '../subjects.ts';
+import { type CallerIdentity, type IdentityGate, identityRefusal } from './identity-gate.ts';
 import { type CheckedRequest, decodeBody, malformedRefusal, refuse } from './inbound.ts';
 import { ServedConnection, type ServingHost } from './served-connection.ts';
 import type { SessionRecord, SessionRecords } from './session-records.ts';
@@ -57,6 +59,7 @@ export class LegacySessions {
     private readonly acceptor: SessionAcceptorPort,
     private readonly subjects: ServerSubjects,
     private readonly records: SessionRecords | undefined,
+    private readonly gate: IdentityGate,
     private readonly maxMessageBytes: number,
     private readonly allowed: { readonly claims: boolean; readonly msgpack: boolean },
     options: LegacySessionOptions,
@@ -73,8 +76,8 @@ export class LegacySessions {
     return this.sessions.has(sessionId);
   }
 
-  /** `initialize` on the call subjects: a new session owned by this process. */
-  open(request: CheckedRequest, msg: Msg, codec: Codec): void {
+  /** `initialize` on the call subjects: a new session owned by this process, bound to its caller (`auth`). */
+  open(request: CheckedRequest, msg: Msg, codec: Codec, auth: AuthInfo | undefined): void {
     const reply = replyOf(msg) as string;
     const clientInbox = headerOf(msg.headers, NatsHeader.clientInbox) ?? '';
     if (!isPlainSubject(clientInbox)) {
@@ -99,10 +102,11 @@ export class LegacySessions {
         clientInbox,
         encoding,
         owner: this.host.processId,
+        ...(auth === undefined ? {} : { principal: auth.principal }),
       });
       return headers;
-    }, undefined);
-    served.connection.deliverRequest(request, reply, codec, this.allowed.claims && headerOf(msg.headers, NatsHeader.acceptClaim) !== undefined);
+    }, undefined, auth);
+    served.connection.deliverRequest(request, reply, codec, this.allowed.claims && headerOf(msg.headers, NatsHeader.acceptClaim) !== undefined, undefined, auth);
   }
 
   /** A request for a session whose owner did not answer. */
@@ -119,6 +123,16 @@ export class LegacySessions {
       return;
     }
     const { record, revision } = found;
+    // The session is its caller's: another identity (or none, for a caller's session) finds nothing here.
+    const caller = await new Promise<CallerIdentity>((resolve) => this.gate.pass(msg, resolve));
+    if (!caller.ok) {
+      if (reply !== undefined) refuse(this.host.connection, reply, decoded.codec, id, ErrorCode.IdentityRefused, identityRefusal(caller.reason));
+      return;
+    }
+    if (caller.auth?.principal !== record.principal) {
+      if (reply !== undefined) refuse(this.host.connection, reply, decoded.codec, id, ErrorCode.InvalidRequest, 'Session not found: the session ended or was never recorded; initialize a new session');
+      return;
+    }
     if (record.owner !== this.host.processId && (await this.ownerAlive(record.owner))) {
       // The owner lives: it did not serve the subject a moment ago (it was reconnecting to NATS, or is taking the
       // session back) and may well now. The request goes on to the session subject; should nobody serve it there,
@@ -148,7 +162,7 @@ export class LegacySessions {
       revision: record.revision as LegacyRevision,
       peerCapabilities: record.peerCapabilities,
       ...(record.peerInfo === undefined ? {} : { peerInfo: { name: record.peerInfo.name, version: record.peerInfo.version } }),
-    });
+    }, caller.auth);
     this.dispatch(served, msg);
   }
 
@@ -176,6 +190,7 @@ export class LegacySessions {
     encoding: BodyEncoding,
     onNegotiated: ((revision: LegacyRevision | undefined) => Promise<Record<string, string>>) | undefined,
     preinitialized: { readonly revision: LegacyRevision; readonly peerCapabilities: JsonObject; readonly peerInfo?: { readonly name: string; readonly version: string } } | undefined,
+    auth: AuthInfo | undefined,
   ): Served {
     const subject = this.subjects.session(sessionId);
     // The connection's callbacks need the session record, which needs the connection.
@@ -185,6 +200,7 @@ export class LegacySessions {
       sessionSubject: subject,
       inboxCodec: codecOf(encoding),
       ...(onNegotiated === undefined ? {} : { onNegotiated }),
+      ...(auth === undefined ? {} : { auth }),
       onClosed: () => {
         const served = made.served;
         if (served === undefined || this.sessions.get(sessionId) !== served) return;
@@ -209,8 +225,24 @@ export class LegacySessions {
     return served;
   }
 
-  /** One message on a session subject (or handed over by the adopt subject). */
+  /**
+   * One message on a session subject (or handed over by the adopt subject), served once its identity is the
+   * session's caller's: a message of anyone else (a forged or stale assertion, another caller, none for a
+   * caller's session) is refused, so a session id seen on the bus opens no door.
+   */
   private dispatch(served: Served, msg: Msg): void {
+    this.gate.pass(msg, (caller) => {
+      const principal = caller.ok ? caller.auth?.principal : undefined;
+      if (caller.ok && principal === served.connection.principal) return this.dispatchAs(served, msg, caller.auth);
+      const reply = replyOf(msg);
+      if (reply === undefined || msg.headers?.get(NatsHeader.frame) === 'close') return;
+      const decoded = decodeBody(msg, this.maxMessageBytes);
+      const reason = caller.ok ? (principal === undefined ? 'this session belongs to an identified caller and the message names none' : 'this session belongs to another caller') : caller.reason;
+      refuse(this.host.connection, reply, decoded.codec, decoded.ok ? idOf(decoded.value) : undefined, ErrorCode.IdentityRefused, identityRefusal(reason));
+    });
+  }
+
+  private dispatchAs(served: Served, msg: Msg, auth: AuthInfo | undefined): void {
     const control = msg.headers?.get(NatsHeader.frame);
     if (control === 'close') {
       served.ending = true;
@@ -231,11 +263,11 @@ export class LegacySessions {
     }
     const classified = classify(decoded.value);
     if (classified.kind === 'request' && replyOf(msg) !== undefined) {
-      served.connection.deliverRequest(classified.message, replyOf(msg) as string, answerCodec(msg.headers, decoded.codec, this.allowed.msgpack), this.allowed.claims && headerOf(msg.headers, NatsHeader.acceptClaim) !== undefined);
+      served.connection.deliverRequest(classified.message, replyOf(msg) as string, answerCodec(msg.headers, decoded.codec, this.allowed.msgpack), this.allowed.claims && headerOf(msg.headers, NatsHeader.acceptClaim) !== undefined, undefined, auth);
       return;
     }
     // Notifications, answers to server requests, and whatever the session itself should refuse.
-    served.connection.deliver(decoded.value);
+    served.connection.deliver(decoded.value, auth);
   }
 
   /**

@@ -15,6 +15,8 @@ import { DEFAULT_PREFIX, DEFAULT_QUEUE, serverSubjects } from '../subjects.ts';
 import { connectionState } from '../connection-state.ts';
 import { fanOutChanges } from './change-fanout.ts';
 import { checkCall, decodeBody, malformedRefusal, refuse } from './inbound.ts';
+import { createIdentityVerifier, type NatsIdentityOptions } from '../identity/identity-verifier.ts';
+import { IdentityGate, identityRefusal } from './identity-gate.ts';
 import { startKeepalives } from './keepalive.ts';
 import { type LaneOptions, Lanes } from './lanes.ts';
 import { type LegacySessionOptions, LegacySessions } from './legacy-sessions.ts';
@@ -45,6 +47,13 @@ export interface NatsServeOptions {
   readonly msgpack?: boolean;
   /** Oversized answers through the JetStream object store, for clients that accept them (default off). */
   readonly claimCheck?: ClaimCheckOptions | boolean;
+  /**
+   * Identity across NATS (docs/nats-binding.md): the public keys of the gateways whose `Mcp-Identity` assertions
+   * this server believes. A verified caller reaches handlers as `ctx.auth` (and sessions, lanes and the request log
+   * as its principal); an assertion that does not verify is refused with -32041, never served as anonymous.
+   * Without this option any message carrying an assertion is refused (it cannot be verified).
+   */
+  readonly identity?: NatsIdentityOptions;
   /** Clock for idle expiry (tests). */
   readonly now?: () => number;
 }
@@ -83,9 +92,11 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
     claims: claimOptions === undefined ? undefined : { bucket: claimOptions.bucket ?? DEFAULT_CLAIM_BUCKET, store: openClaimStore(connection, claimOptions) },
   };
   if (host.claims !== undefined) await host.claims.store;
+  const identity = options.identity;
+  const gate = new IdentityGate(identity === undefined ? undefined : createIdentityVerifier(identity, subjects.base), identity?.required === true);
   const records = eras === 'modern' || options.sessionRecords === false ? undefined : await SessionRecords.open(connection, options.name, options.sessionRecords ?? {});
   const lanes = new Lanes(host, acceptor, options.lanes ?? {});
-  const legacy = new LegacySessions(host, acceptor, subjects, records, maxMessageBytes, { claims: host.claims !== undefined, msgpack: options.msgpack !== false }, options.sessions ?? {});
+  const legacy = new LegacySessions(host, acceptor, subjects, records, gate, maxMessageBytes, { claims: host.claims !== undefined, msgpack: options.msgpack !== false }, options.sessions ?? {});
   const msgpackAllowed = options.msgpack !== false;
   const claimsFor = (msg: Msg): boolean => host.claims !== undefined && headerOf(msg.headers, NatsHeader.acceptClaim) !== undefined;
 
@@ -103,35 +114,49 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
     const checked = checkCall(decoded.value, subjectMethod, msg, !isInitialize);
     if (!('request' in checked)) return refuse(connection, reply, decoded.codec, checked.id, checked.code, checked.message);
     const request = checked.request;
-    const codec = answerCodec(msg.headers, decoded.codec, msgpackAllowed);
-    if (isInitialize && eras !== 'modern') return legacy.open(request, msg, codec);
-    if (!isInitialize && eras === 'legacy') {
-      return refuse(connection, reply, decoded.codec, request.id, ErrorCode.InvalidRequest, 'Invalid request: this server speaks the legacy protocol era; send initialize first and then use the session');
-    }
-    const lane = lanes.connectionFor(headerOf(msg.headers, NatsHeader.lane));
-    if (lane === undefined) return refuse(connection, reply, decoded.codec, request.id, ErrorCode.InternalError, 'The server holds as many client lanes as it may; retry later');
-    lane.deliverRequest(request, reply, codec, claimsFor(msg), natsHeaderLookup(msg.headers));
+    gate.pass(msg, (caller) => {
+      if (!caller.ok) return refuse(connection, reply, decoded.codec, request.id, ErrorCode.IdentityRefused, identityRefusal(caller.reason));
+      const codec = answerCodec(msg.headers, decoded.codec, msgpackAllowed);
+      if (isInitialize && eras !== 'modern') return legacy.open(request, msg, codec, caller.auth);
+      if (!isInitialize && eras === 'legacy') {
+        return refuse(connection, reply, decoded.codec, request.id, ErrorCode.InvalidRequest, 'Invalid request: this server speaks the legacy protocol era; send initialize first and then use the session');
+      }
+      const lane = lanes.connectionFor(headerOf(msg.headers, NatsHeader.lane), caller.auth);
+      if (lane === undefined) return refuse(connection, reply, decoded.codec, request.id, ErrorCode.InternalError, 'The server holds as many client lanes as it may; retry later');
+      lane.deliverRequest(request, reply, codec, claimsFor(msg), natsHeaderLookup(msg.headers), caller.auth);
+    });
   };
 
   const onCancel = (msg: Msg): void => {
     const laneId = headerOf(msg.headers, NatsHeader.lane);
     if (laneId === undefined) return;
-    const lane = lanes.existing(laneId);
-    if (lane === undefined) return;
-    if (headerOf(msg.headers, NatsHeader.frame) === 'close') return lanes.close(laneId);
-    const decoded = decodeBody(msg, maxMessageBytes);
-    if (decoded.ok) lane.deliver(decoded.value);
+    // A cancellation reaches only the lanes of the caller it names (an unverified one reaches none).
+    gate.pass(msg, (caller) => {
+      if (!caller.ok) return;
+      const principal = caller.auth?.principal;
+      const lane = lanes.existing(laneId, principal);
+      if (lane === undefined) return;
+      if (headerOf(msg.headers, NatsHeader.frame) === 'close') return lanes.close(laneId, principal);
+      const decoded = decodeBody(msg, maxMessageBytes);
+      if (decoded.ok) lane.deliver(decoded.value, caller.auth);
+    });
   };
 
   const queue = options.queue ?? DEFAULT_QUEUE;
+  /** Subscriptions the NATS server refused (no permission): serving does not start without them. */
+  const refused: string[] = [];
+  const guarded = (handle: (msg: Msg) => void) => (error: Error | null, msg: Msg): void => {
+    if (error !== null) refused.push(error.message);
+    else handle(msg);
+  };
   // New work: left first when serving stops. The others stay while what runs here drains.
-  const newWork: Subscription[] = [connection.subscribe(subjects.callWildcard, { queue, callback: (error, msg) => void (error === null && onCall(msg)) })];
+  const newWork: Subscription[] = [connection.subscribe(subjects.callWildcard, { queue, callback: guarded(onCall) })];
   if (eras !== 'modern') {
-    newWork.push(connection.subscribe(subjects.adopt, { queue, callback: (error, msg) => void (error === null && legacy.adopt(msg).catch(() => undefined)) }));
+    newWork.push(connection.subscribe(subjects.adopt, { queue, callback: guarded((msg) => void legacy.adopt(msg).catch(() => undefined)) }));
   }
   const subscriptions: Subscription[] = [
-    connection.subscribe(subjects.cancel, { callback: (error, msg) => void (error === null && onCancel(msg)) }),
-    connection.subscribe(subjects.ping(processId), { callback: (error, msg) => void (error === null && msg.respond(new Uint8Array(0))) }),
+    connection.subscribe(subjects.cancel, { callback: guarded(onCancel) }),
+    connection.subscribe(subjects.ping(processId), { callback: guarded((msg) => msg.respond(new Uint8Array(0))) }),
   ];
   // A legacy session's owner re-checks its sessions after every NATS reconnection (see LegacySessions).
   const stopWatching = records === undefined ? () => undefined : connectionState(connection).on((event) => {
@@ -146,8 +171,17 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
     legacy.sweep();
   }, Math.min(keepaliveMs * 4, 30_000));
   sweeper.unref();
-  // The subscriptions are in place at the NATS server before anyone is told this process serves.
+  // The subscriptions are in place at the NATS server before anyone is told this process serves (a refusal
+  // comes back before the flush's answer).
   await connection.flush();
+  if (refused.length > 0) {
+    for (const subscription of [...newWork, ...subscriptions]) subscription.unsubscribe();
+    stopChanges?.();
+    stopWatching();
+    stopKeepalives();
+    clearInterval(sweeper);
+    throw new Error(`NATS refused the subscriptions serving ${subjects.base} needs: ${refused.join('; ')} (see "Permissions" in docs/nats-binding.md)`);
+  }
 
   let closed: Promise<void> | undefined;
   return {

@@ -19,7 +19,8 @@ import { LocalError } from '../../../core/errors.ts';
 import { type JsonRpcMessage, type RequestId, errorResponse } from '../../../core/jsonrpc.ts';
 import { type ProgressToken, isProgressToken, progressTokenOf, reportedProgressTokenOf } from '../../../core/progress-token.ts';
 import type { LegacyRevision } from '../../../core/protocol/versions.ts';
-import type { ExchangeKey, InboundFrame, OutboundFrame, Transport } from '../../../core/transport.ts';
+import type { AuthInfo } from '../../../core/auth.ts';
+import type { ExchangeKey, FrameOrigin, InboundFrame, OutboundFrame, Transport } from '../../../core/transport.ts';
 import { depositClaim } from '../claim-check.ts';
 import { MSGPACK_CONTENT_TYPE, NatsHeader, newHeaders } from '../headers.ts';
 import { fitsPayload, maxPayloadOf } from '../payload-limit.ts';
@@ -66,6 +67,8 @@ export interface ServedConnectionOptions {
   /** The last exchange finished (one-shot lanes close then). */
   readonly onIdle?: () => void;
   readonly onClosed: () => void;
+  /** The caller the connection belongs to (a verified identity assertion), if any: lanes and sessions are bound to it. */
+  readonly auth?: AuthInfo | undefined;
 }
 
 const EMPTY_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
@@ -94,10 +97,16 @@ export class ServedConnection implements Transport {
   private answerOnClose = false;
   /** When it last carried anything either way (idle expiry). */
   lastActive: number;
+  /** Who the connection belongs to (fixed: a message of another caller is refused before it gets here). */
+  readonly principal: string | undefined;
+  /** The caller's identity as the latest of its messages vouched for it (scopes and expiry may move on). */
+  auth: AuthInfo | undefined;
 
   constructor(private readonly host: ServingHost, private readonly options: ServedConnectionOptions) {
     this.incoming$ = this.inbound.asObservable();
     this.lastActive = host.now();
+    this.auth = options.auth;
+    this.principal = options.auth?.principal;
   }
 
   get isClosed(): boolean {
@@ -109,8 +118,9 @@ export class ServedConnection implements Transport {
   }
 
   /** Registers a request's reply subject and hands the request to the session. */
-  deliverRequest(message: JsonRpcMessage & { readonly id: RequestId; readonly method: string; readonly params?: unknown }, reply: string, codec: Codec, claim: boolean, mirror?: (name: string) => string | undefined): void {
+  deliverRequest(message: JsonRpcMessage & { readonly id: RequestId; readonly method: string; readonly params?: unknown }, reply: string, codec: Codec, claim: boolean, mirror?: (name: string) => string | undefined, auth?: AuthInfo): void {
     if (this.closed) return;
+    const origin = this.originOf(auth);
     const asked = progressTokenOf(message.params);
     const token = isProgressToken(asked) ? asked : undefined;
     const open: OpenExchange = { reply, requestId: message.id, codec, claim, connection: this, lastSent: this.host.now(), probing: false, ...(token === undefined ? {} : { progressToken: token }) };
@@ -120,14 +130,22 @@ export class ServedConnection implements Transport {
     this.host.exchanges.set(reply, open);
     if (message.method === 'initialize' && this.options.onNegotiated !== undefined) this.initializeId = message.id;
     this.lastActive = this.host.now();
-    this.inbound.next(mirror === undefined ? { type: 'message', payload: message, exchange: reply } : { type: 'message', payload: message, exchange: reply, mirror });
+    this.inbound.next({ type: 'message', payload: message, exchange: reply, ...(mirror === undefined ? {} : { mirror }), ...(origin === undefined ? {} : { origin }) });
   }
 
   /** A notification or an answer to a server request. */
-  deliver(payload: unknown): void {
+  deliver(payload: unknown, auth?: AuthInfo): void {
     if (this.closed) return;
     this.lastActive = this.host.now();
-    this.inbound.next({ type: 'message', payload });
+    const origin = this.originOf(auth);
+    this.inbound.next(origin === undefined ? { type: 'message', payload } : { type: 'message', payload, origin });
+  }
+
+  /** The origin of a message its caller's identity vouched for (the binding checked it is this connection's caller). */
+  private originOf(auth: AuthInfo | undefined): FrameOrigin | undefined {
+    if (auth === undefined) return undefined;
+    this.auth = auth;
+    return { principal: auth.principal, auth };
   }
 
   /** Bytes that did not decode, on the exchange of `reply` when they came as a request. */

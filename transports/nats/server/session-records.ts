@@ -16,6 +16,8 @@ export interface SessionRecord {
   readonly encoding: BodyEncoding;
   /** The process serving it now. */
   readonly owner: string;
+  /** The caller the session belongs to (its verified identity's principal); absent for an anonymous session. */
+  readonly principal?: string;
 }
 
 export interface SessionRecordOptions {
@@ -34,6 +36,7 @@ function parse(bytes: Uint8Array): SessionRecord | undefined {
     if (typeof value !== 'object' || value === null) return undefined;
     const record = value as Partial<SessionRecord>;
     if (typeof record.revision !== 'string' || typeof record.owner !== 'string' || typeof record.clientInbox !== 'string') return undefined;
+    if (record.principal !== undefined && typeof record.principal !== 'string') return undefined;
     return value as SessionRecord;
   } catch {
     return undefined;

@@ -1,0 +1,121 @@
+/**
+ * The least-privilege permission sets of natsPermissions (docs/nats-binding.md, "Permissions") against a real
+ * nats-server whose users hold exactly those: a server process, a gateway and plain clients each do their job
+ * (both eras, straight and through the gateway); a role missing one permission is refused with an error that
+ * says so, at once, never a hang.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { type NatsConnection, connect } from 'nats';
+import { createGateway, type Gateway } from '../../../cli/gateway/gateway.ts';
+import { createClient } from '../../../client/create-client.ts';
+import { type McpServer, createServer } from '../../../server/create-server.ts';
+import type { ListeningServer } from '../../../transports/http/index.ts';
+import { createStreamableHttpClientTransport } from '../../../transports/http/index.ts';
+import { type NatsPermissions, type NatsServing, natsClientTransport, natsConnectionOptions, natsPermissions, serveNats } from '../../../transports/nats/index.ts';
+import { within } from '../../support/harness.ts';
+import { type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';
+
+const NAME = 'perm';
+const CLIENT_INBOX = '_INBOX.client';
+
+/** A nats-server user holding `permissions`, in the server's configuration syntax (JSON is valid there). */
+function user(name: string, permissions: NatsPermissions): string {
+  return JSON.stringify({ user: name, password: `${name}-secret`, permissions });
+}
+
+/** `permissions` less every subject that `drop` matches, in `side` (never all of them: an empty list allows everything). */
+function without(permissions: NatsPermissions, side: 'publish' | 'subscribe', drop: (subject: string) => boolean): NatsPermissions {
+  return { ...permissions, [side]: { allow: permissions[side].allow.filter((subject) => !drop(subject)) } };
+}
+
+describe('nats permissions', () => {
+  let nats: NatsServerProcess;
+  const connections: NatsConnection[] = [];
+  let serving: NatsServing;
+  let server: McpServer;
+  let gateway: Gateway;
+  let listening: ListeningServer;
+
+  const serverRole = natsPermissions('server', { name: NAME });
+  const gatewayRole = natsPermissions('gateway', { name: NAME });
+  const clientRole = natsPermissions('client', { name: NAME, inboxPrefix: CLIENT_INBOX });
+
+  const open = async (name: string, inboxPrefix?: string): Promise<NatsConnection> => {
+    const made = await connect(natsConnectionOptions({ user: name, password: `${name}-secret` }, { servers: nats.url, ...(inboxPrefix === undefined ? {} : { inboxPrefix }) }));
+    connections.push(made);
+    return made;
+  };
+
+  before(async () => {
+    nats = await startNatsServer({
+      config: () => `authorization { users = [
+        ${user('server', serverRole)},
+        ${user('gateway', gatewayRole)},
+        ${user('client', clientRole)},
+        ${user('mute-client', without(clientRole, 'publish', (subject) => subject.includes('.call.')))},
+        ${user('deaf-client', { ...clientRole, subscribe: { allow: ['_INBOX.someone-else.>'] } })},
+        ${user('server-no-calls', without(serverRole, 'subscribe', (subject) => subject.includes('.call.')))},
+        ${user('server-no-kv', without(serverRole, 'publish', (subject) => subject.startsWith('$JS.') || subject.startsWith('$KV.')))}
+      ] }`,
+    });
+    server = createServer({ name: 'perm-spec', version: '0.0.0' });
+    server.tool({ name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, (args: Record<string, unknown>) => ({ content: [{ type: 'text', text: String(args['text']) }] }));
+    serving = await serveNats(server, { connection: await open('server'), name: NAME });
+    gateway = await createGateway({ connection: await open('gateway'), name: NAME });
+    listening = await gateway.http.listen(0, '127.0.0.1');
+  });
+
+  after(async () => {
+    await listening.close();
+    await gateway.close();
+    await serving.close('end');
+    await server.close();
+    await Promise.allSettled(connections.map((made) => made.close()));
+    await nats.dispose();
+  });
+
+  test('nats permissions - each role works with exactly its permissions: a client on NATS and through the gateway, both eras', async () => {
+    const connection = await open('client', CLIENT_INBOX);
+    for (const era of ['legacy', 'modern'] as const) {
+      const session = await within(createClient({ name: 'c', version: '0', era }).connect(natsClientTransport({ connection, name: NAME, inboxPrefix: CLIENT_INBOX })), 5000);
+      assert.deepEqual((await within(session.callTool('echo', { text: era }), 5000)).content, [{ type: 'text', text: era }]);
+      await session.close();
+      const viaGateway = await within(createClient({ name: 'c', version: '0', era }).connect(createStreamableHttpClientTransport(listening.url)), 5000);
+      assert.deepEqual((await within(viaGateway.callTool('echo', { text: `gw ${era}` }), 5000)).content, [{ type: 'text', text: `gw ${era}` }]);
+      await viaGateway.close();
+    }
+  });
+
+  test('nats permissions - a client that may not publish to the call subjects is refused at once, naming the subject', async () => {
+    const connection = await open('mute-client', CLIENT_INBOX);
+    const started = Date.now();
+    const failure = await within(createClient({ name: 'c', version: '0', era: 'legacy' }).connect(natsClientTransport({ connection, name: NAME, inboxPrefix: CLIENT_INBOX, silenceMs: 60_000 })).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    ), 5000);
+    assert.ok(failure !== undefined);
+    assert.match(failure.message, /may not publish to mcp\.perm\.call\.initialize/);
+    assert.ok(Date.now() - started < 5000, 'long before the silence limit');
+  });
+
+  test('nats permissions - a client that may not subscribe to its inbox is refused, saying where', async () => {
+    const connection = await open('deaf-client', CLIENT_INBOX);
+    const failure = await within(createClient({ name: 'c', version: '0', era: 'modern' }).connect(natsClientTransport({ connection, name: NAME, inboxPrefix: CLIENT_INBOX, silenceMs: 60_000 })).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    ), 5000);
+    assert.ok(failure !== undefined);
+    assert.match(`${failure.message} ${failure.cause instanceof Error ? failure.cause.message : ''}`, /refused the subscription to this client's inbox/);
+  });
+
+  test('nats permissions - a server process without its subscriptions or its KV bucket does not start, and says why', async () => {
+    const other = createServer({ name: 'perm-spec-2', version: '0.0.0' });
+    try {
+      await assert.rejects(within(serveNats(other, { connection: await open('server-no-calls'), name: NAME }), 5000), /NATS refused the subscriptions serving mcp\.perm needs: .*Permissions Violation for Subscription to "mcp\.perm\.call\.>"/);
+      await assert.rejects(within(serveNats(other, { connection: await open('server-no-kv'), name: NAME }), 5000), /Permissions Violation for Publish to "\$JS\.API/);
+    } finally {
+      await other.close();
+    }
+  });
+});

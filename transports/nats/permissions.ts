@@ -1,0 +1,93 @@
+/**
+ * The least-privilege NATS subject permissions of each role of the binding, for one served name: what to put in
+ * a nats-server `authorization` block (or an account's user JWTs) so that each process can do its job and
+ * nothing else. docs/nats-binding.md ("Permissions") explains each line; specs/transports/nats/permissions.spec.ts
+ * runs every role with exactly these against a real nats-server.
+ */
+import { DEFAULT_PREFIX, serverSubjects } from './subjects.ts';
+
+export type NatsRole = 'server' | 'gateway' | 'client';
+
+export interface NatsPermissionOptions {
+  /** The served name. */
+  readonly name: string;
+  /** Subject prefix (default `mcp`). */
+  readonly prefix?: string;
+  /**
+   * The inbox prefix the role's connection and transports use (`inboxPrefix` of the nats connection and of
+   * `natsClientTransport`). Default `_INBOX`; give each client user a prefix of its own (`_INBOX.<user>`) so no
+   * client can subscribe to another's answers.
+   */
+  readonly inboxPrefix?: string;
+  /** Legacy sessions recorded in JetStream KV (servers; default true). */
+  readonly sessionRecords?: boolean;
+}
+
+export interface NatsPermissions {
+  readonly publish: { readonly allow: readonly string[] };
+  readonly subscribe: { readonly allow: readonly string[] };
+  /** Let the user answer requests it received (keepalives) wherever their reply subjects are. */
+  readonly allow_responses: boolean;
+}
+
+/** The JetStream API subjects of one KV bucket (open or create it, read and write its keys). */
+function kvSubjects(bucket: string): string[] {
+  const stream = `KV_${bucket}`;
+  return [
+    '$JS.API.INFO',
+    `$JS.API.STREAM.INFO.${stream}`,
+    `$JS.API.STREAM.CREATE.${stream}`,
+    `$JS.API.STREAM.MSG.GET.${stream}`,
+    `$JS.API.DIRECT.GET.${stream}.>`,
+    `$KV.${bucket}.>`,
+  ];
+}
+
+export function natsPermissions(role: NatsRole, options: NatsPermissionOptions): NatsPermissions {
+  const subjects = serverSubjects(options.prefix ?? DEFAULT_PREFIX, options.name);
+  const inbox = `${options.inboxPrefix ?? '_INBOX'}.>`;
+  const sendToServers = [subjects.callWildcard, subjects.session('*'), subjects.adopt, subjects.cancel];
+  if (role === 'client') {
+    return { publish: { allow: sendToServers }, subscribe: { allow: [inbox] }, allow_responses: true };
+  }
+  const gatewayBase = `${options.prefix ?? DEFAULT_PREFIX}-gw.${options.name}`;
+  if (role === 'gateway') {
+    const events = `MCP_GATEWAY_EVENTS_${options.name}`;
+    return {
+      publish: {
+        allow: [
+          ...sendToServers,
+          ...kvSubjects(`mcp_gateway_${options.name}`),
+          `${gatewayBase}.events.>`,
+          `$JS.API.STREAM.INFO.${events}`,
+          `$JS.API.STREAM.CREATE.${events}`,
+          `$JS.API.STREAM.MSG.GET.${events}`,
+          `$JS.API.DIRECT.GET.${events}`,
+          `$JS.API.DIRECT.GET.${events}.>`,
+          `$JS.API.STREAM.PURGE.${events}`,
+          `$JS.API.CONSUMER.CREATE.${events}`,
+          `$JS.API.CONSUMER.CREATE.${events}.>`,
+          `$JS.API.CONSUMER.DELETE.${events}.>`,
+          `$JS.API.CONSUMER.MSG.NEXT.${events}.>`,
+        ],
+      },
+      subscribe: { allow: [inbox, `${gatewayBase}.inbox.>`] },
+      allow_responses: true,
+    };
+  }
+  return {
+    publish: {
+      allow: [
+        subjects.changes,
+        subjects.session('*'),
+        subjects.ping('*'),
+        // Answers, progress and keepalives to the clients' inboxes and the gateways' session inboxes.
+        '_INBOX.>',
+        `${gatewayBase}.inbox.>`,
+        ...(options.sessionRecords === false ? [] : kvSubjects(`mcp_sessions_${options.name}`)),
+      ],
+    },
+    subscribe: { allow: [subjects.callWildcard, subjects.adopt, subjects.cancel, subjects.changes, subjects.ping('*'), subjects.session('*'), inbox] },
+    allow_responses: true,
+  };
+}
