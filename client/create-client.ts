@@ -3,6 +3,7 @@
  * (sampling, elicitation, roots), connects over any transport, and returns a session handle whose calls
  * are Observables with Promise helpers.
  */
+import type { ExtensionSettings } from '../core/protocol/extensions.ts';
 import type { NotificationHandler, RequestHandler, SessionView } from '../actors/handler-types.ts';
 import { InterceptionPoint } from '../actors/interception-point.ts';
 import type { Interceptor, InterceptorScope } from '../actors/interceptors.ts';
@@ -34,6 +35,11 @@ export interface ClientOptions {
   readonly roots?: RootsSource;
   /** Extra capabilities (for example `experimental`), merged over the derived ones. */
   readonly capabilities?: ClientCapabilities;
+  /**
+   * Extensions this client declares, by identifier, with their settings (`{}` for none): in `initialize` (legacy)
+   * and in every request's `_meta` client capabilities (modern). See client/extensions.ts.
+   */
+  readonly extensions?: Readonly<Record<string, ExtensionSettings>>;
   /** The revision to ask for (default: the newest legacy revision). */
   readonly protocolVersion?: LegacyRevision;
   readonly supportedVersions?: readonly LegacyRevision[];
@@ -109,6 +115,7 @@ export function createClient(options: ClientOptions): McpClient {
         }),
     ...(roots === undefined ? {} : { roots: { listChanged: true } }),
     ...options.capabilities,
+    ...(options.extensions === undefined ? {} : { extensions: { ...options.capabilities?.extensions, ...options.extensions } }),
   });
   const clientInfo = {
     name: options.name,
