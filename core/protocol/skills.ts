@@ -4,7 +4,8 @@
  * enumerates them with `skills/list` (each entry a complete manifest: frontmatter, and every file with its SHA-256
  * digest and size), answers `skills/get` for one skill by the URI of its SKILL.md, and, when its settings say
  * `directoryRead: true`, lists a directory's direct children with `resources/directory/read`. Clients need not
- * declare the extension. Pure types and functions only.
+ * declare the extension. Pure types and functions only; shapes are type aliases so they are assignable to
+ * `JsonObject` (see pagination.ts).
  */
 import type { JsonObject } from '../jsonrpc.ts';
 import type { Resource } from './resources.ts';
@@ -34,56 +35,56 @@ export interface SkillsSettings {
 }
 
 /** One file of a skill: its URI, the SHA-256 of its raw bytes (`sha256:<64 lowercase hex>`) and their count. */
-export interface SkillResource {
+export type SkillResource = {
   readonly uri: string;
   readonly digest: string;
   readonly size: number;
-}
+};
 
 /** A skill's SKILL.md frontmatter, verbatim as JSON. */
-export interface SkillFrontmatter {
+export type SkillFrontmatter = {
   readonly name: string;
   readonly description: string;
   readonly [field: string]: unknown;
-}
+};
 
 /** The entry of one skill, the same in `skills/list` and `skills/get`. */
-export interface Skill {
+export type Skill = {
   /** The URI of its SKILL.md. */
   readonly uri: string;
   readonly frontmatter: SkillFrontmatter;
   /** Every file, each once, SKILL.md included; or `"dynamic"` when no stable digests can be published. */
   readonly resources: readonly SkillResource[] | 'dynamic';
-}
+};
 
-export interface ListSkillsResult {
+export type ListSkillsResult = {
   readonly skills: readonly Skill[];
   readonly nextCursor?: string;
   readonly _meta?: JsonObject;
-}
+};
 
-export interface GetSkillParams {
+export type GetSkillParams = {
   readonly uri: string;
   readonly _meta?: JsonObject;
-}
+};
 
-export interface GetSkillResult {
+export type GetSkillResult = {
   readonly skill: Skill;
   readonly _meta?: JsonObject;
-}
+};
 
-export interface ReadDirectoryParams {
+export type ReadDirectoryParams = {
   readonly uri: string;
   readonly cursor?: string;
   readonly _meta?: JsonObject;
-}
+};
 
-export interface ReadDirectoryResult {
+export type ReadDirectoryResult = {
   /** The directory's direct children; subdirectories carry `mimeType: "inode/directory"`. */
   readonly resources: readonly Resource[];
   readonly nextCursor?: string;
   readonly _meta?: JsonObject;
-}
+};
 
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
 
