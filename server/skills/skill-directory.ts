@@ -29,7 +29,9 @@ export interface SkillFile {
 const SKILL_NAME = /^(?!.*--)[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 // The first segment is the URI's authority: an RFC 3986 reg-name without percent-encoding.
 const REG_NAME = /^[A-Za-z0-9\-._~!$&'()*+,;=]+$/;
-const SEGMENT = /^[^/\\\u0000-\u001f?#]+$/;
+// No separators, no query or fragment marks, no control characters (checked apart: a regex may not name them).
+const SEGMENT = /^[^/\\?#]+$/;
+const hasControl = (text: string): boolean => [...text].some((char) => (char.codePointAt(0) as number) < 0x20 || char === '\u007f');
 
 const MIME_TYPES: Readonly<Record<string, string>> = {
   md: 'text/markdown', markdown: 'text/markdown', txt: 'text/plain', json: 'application/json', yaml: 'application/yaml',
@@ -57,7 +59,7 @@ export class SkillDirectory {
     const frontmatters = new Map<string, SkillFrontmatter>();
     for (const path of paths) {
       const segments = path.split('/');
-      if (!segments.every((segment) => SEGMENT.test(segment) && segment !== '.' && segment !== '..')) throw new TypeError(`Skill file path "${path}" is not a plain relative path`);
+      if (hasControl(path) || !segments.every((segment) => SEGMENT.test(segment) && segment !== '.' && segment !== '..')) throw new TypeError(`Skill file path "${path}" is not a plain relative path`);
       if (segments.length < 2) throw new TypeError(`Skill file "${path}" is outside any skill folder`);
       const content = files[path] as string | Uint8Array;
       const bytes = typeof content === 'string' ? utf8Bytes(content) : content;
