@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { firstValueFrom, take, toArray } from 'rxjs';
 import { createClient } from '../../client/create-client.ts';
-import { SkillVerificationError, skillsClient } from '../../client/skills.ts';
+import { SkillVerificationError, skillsClient } from '../../client/skills/skills-client.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
 import { WireError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';

@@ -7,7 +7,7 @@
  *   and, were it accepted, go on to its supporting file as a host acting on it would. The load must refuse the
  *   skill, so FORMS.md is never read; the refusal is the expected outcome and ends the flow normally.
  */
-import { SkillVerificationError, skillsClient } from '../../client/skills.ts';
+import { SkillVerificationError, skillsClient } from '../../client/skills/skills-client.ts';
 import type { ClientSession } from '../../client/session-api.ts';
 
 type Flow = (session: ClientSession) => Promise<void>;

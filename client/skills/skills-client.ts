@@ -12,12 +12,12 @@
  *   skill's reads stop at 16 MiB in total.
  */
 import { Observable } from 'rxjs';
-import { pages$ } from '../actors/features/pager.ts';
-import type { PromiseRequestOptions } from '../actors/handler-types.ts';
-import { decodeBase64url, utf8Bytes, utf8Text } from '../core/bytes.ts';
-import type { JsonObject } from '../core/jsonrpc.ts';
-import type { ResourceContents } from '../core/protocol/content.ts';
-import type { ReadResourceResult } from '../core/protocol/resources.ts';
+import { pages$ } from '../../actors/features/pager.ts';
+import type { PromiseRequestOptions } from '../../actors/handler-types.ts';
+import { decodeBase64url, utf8Bytes, utf8Text } from '../../core/bytes.ts';
+import type { JsonObject } from '../../core/jsonrpc.ts';
+import type { ResourceContents } from '../../core/protocol/content.ts';
+import type { ReadResourceResult } from '../../core/protocol/resources.ts';
 import {
   type ReadDirectoryResult,
   SKILL_FILE,
@@ -30,11 +30,11 @@ import {
   skillsExtension,
   skillsGet,
   skillsList,
-} from '../core/protocol/skills.ts';
-import { frontmatterDifference, readFrontmatter } from '../core/skills/frontmatter.ts';
-import { verifySkillFile } from '../core/skills/manifest.ts';
-import { extensionRequest, serverExtension } from './extensions.ts';
-import type { ClientSession } from './session-api.ts';
+} from '../../core/protocol/skills.ts';
+import { frontmatterDifference, readFrontmatter } from '../../core/skills/frontmatter.ts';
+import { verifySkillFile } from '../../core/skills/manifest.ts';
+import { extensionRequest, serverExtension } from '../extensions.ts';
+import type { ClientSession } from '../session-api.ts';
 
 /** A skill file that is not what its entry says (or not listed in it): the content was not used. */
 export class SkillVerificationError extends Error {
