@@ -1,7 +1,7 @@
 /**
  * Interop of the skills extension with the official TypeScript SDK 2.x, which implements it
  * (`@modelcontextprotocol/server/ext/skills`, `@modelcontextprotocol/client/ext/skills`), over Streamable HTTP on
- * 127.0.0.1, legacy era (2025-11-25):
+ * 127.0.0.1, legacy era (2025-11-25; the SDK client also in the 2026-07-28 era, negotiated with `auto`):
  *   - the SDK's `SkillsClient` against our server (`skills(directory)`): its strict listing accepts every entry, and
  *     its verifying `read` accepts our SKILL.md and files (size, digest, frontmatter);
  *   - our `skillsClient` against the SDK's `SkillCatalog`: listing, loading with verification, a supporting file and
@@ -29,31 +29,37 @@ after(async () => {
 });
 
 describe('skills interop with the official SDK 2.x', () => {
-  test('the SDK SkillsClient lists, gets and reads (verified) from our server', async () => {
-    const server = createServer({ name: 'rxmcp-skills', version: '1.0.0', extensions: [skills(new SkillDirectory(CONFORMANCE_SKILL_FILES), { directoryRead: true })] });
-    const http = createStreamableHttpServer({ server, path: '/mcp' });
-    const { url } = await http.listen(0, '127.0.0.1');
-    closers.push(() => http.close());
-    const client = new Client({ name: 'sdk2-skills', version: '2.0.0' }, { supportedProtocolVersions: ['2025-11-25'], versionNegotiation: { mode: 'legacy' } });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-    closers.push(() => client.close());
-    const host = new SkillsClient(client);
-    assert.equal(host.supported, true);
-    assert.equal(host.directoryRead, true);
-    const { skills: entries, invalid } = await host.list();
-    assert.deepEqual(invalid, []);
-    assert.deepEqual(entries.map((entry) => entry.uri), ['skill://pdf-processing/SKILL.md', 'skill://team/git-workflow/SKILL.md']);
-    const pdf = entries[0];
-    assert.ok(pdf !== undefined);
-    assert.deepEqual((await host.get(pdf.uri)).skill, pdf);
-    const manifest = await host.read(pdf);
-    assert.equal(manifest.verified, true);
-    assert.deepEqual(manifest.frontmatter, pdf.frontmatter);
-    assert.equal(manifest.text, CONFORMANCE_SKILL_FILES['pdf-processing/SKILL.md']);
-    const forms = await host.read(pdf, 'references/FORMS.md');
-    assert.equal(forms.verified, true);
-    assert.equal(forms.text, CONFORMANCE_SKILL_FILES['pdf-processing/references/FORMS.md']);
-  });
+  for (const mode of ['legacy', 'auto'] as const) {
+    test(`the SDK SkillsClient (${mode === 'legacy' ? '2025-11-25' : 'auto: 2026-07-28'}) lists, gets and reads (verified) from our server`, async () => {
+      const server = createServer({ name: 'rxmcp-skills', version: '1.0.0', extensions: [skills(new SkillDirectory(CONFORMANCE_SKILL_FILES), { directoryRead: true })] });
+      const http = createStreamableHttpServer({ server, path: '/mcp' });
+      const { url } = await http.listen(0, '127.0.0.1');
+      closers.push(() => http.close());
+      const client = new Client(
+        { name: 'sdk2-skills', version: '2.0.0' },
+        mode === 'legacy' ? { supportedProtocolVersions: ['2025-11-25'], versionNegotiation: { mode } } : { versionNegotiation: { mode } },
+      );
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      closers.push(() => client.close());
+      const host = new SkillsClient(client);
+      assert.equal(host.supported, true);
+      assert.equal(host.directoryRead, true);
+      const { skills: entries, invalid } = await host.list();
+      assert.deepEqual(invalid, []);
+      assert.deepEqual(entries.map((entry) => entry.uri), ['skill://pdf-processing/SKILL.md', 'skill://team/git-workflow/SKILL.md']);
+      const pdf = entries[0];
+      assert.ok(pdf !== undefined);
+      assert.deepEqual((await host.get(pdf.uri)).skill, pdf);
+      const manifest = await host.read(pdf);
+      assert.equal(manifest.verified, true);
+      assert.deepEqual(manifest.frontmatter, pdf.frontmatter);
+      assert.equal(manifest.text, CONFORMANCE_SKILL_FILES['pdf-processing/SKILL.md']);
+      const forms = await host.read(pdf, 'references/FORMS.md');
+      assert.equal(forms.verified, true);
+      assert.equal(forms.text, CONFORMANCE_SKILL_FILES['pdf-processing/references/FORMS.md']);
+      assert.equal(client.getNegotiatedProtocolVersion(), mode === 'legacy' ? '2025-11-25' : '2026-07-28');
+    });
+  }
 
   test('our skillsClient lists, loads (verified) and reads from the SDK SkillCatalog', async () => {
     const catalog = await SkillCatalog.load(memorySkillFiles({ ...CONFORMANCE_SKILL_FILES }));
