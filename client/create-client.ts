@@ -40,6 +40,14 @@ export interface ClientOptions {
    * and in every request's `_meta` client capabilities (modern). See client/extensions.ts.
    */
   readonly extensions?: Readonly<Record<string, ExtensionSettings>>;
+  /**
+   * Handlers of what servers send this client under its extensions: notifications (and, in the legacy era,
+   * requests), by method. A method the client already handles is refused.
+   */
+  readonly extensionHandlers?: {
+    readonly requests?: Readonly<Record<string, RequestHandler>>;
+    readonly notifications?: Readonly<Record<string, NotificationHandler>>;
+  };
   /** The revision to ask for (default: the newest legacy revision). */
   readonly protocolVersion?: LegacyRevision;
   readonly supportedVersions?: readonly LegacyRevision[];
@@ -101,6 +109,12 @@ export function createClient(options: ClientOptions): McpClient {
       'notifications/subscriptions/acknowledged',
     ].map((method) => [method, route(method)]),
   );
+  for (const [table, own] of [[requests, options.extensionHandlers?.requests], [notifications, options.extensionHandlers?.notifications]] as const) {
+    for (const [method, handler] of Object.entries(own ?? {})) {
+      if (table.has(method)) throw new TypeError(`createClient: ${method} already has a handler; an extension cannot replace it`);
+      (table as Map<string, typeof handler>).set(method, handler);
+    }
+  }
   const handlers: InterceptableHandlerTable = { requests, notifications };
   const interception = new InterceptionPoint([requests], handlers);
   const capabilities: ClientCapabilities = Object.freeze({

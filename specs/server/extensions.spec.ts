@@ -14,7 +14,7 @@ import type { ClientSession } from '../../client/session-api.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
 import { LocalError, WireError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
-import { request } from '../../core/protocol/declarations/declaration.ts';
+import { notification, request } from '../../core/protocol/declarations/declaration.ts';
 import { declaresExtension, defineExtension, extensionSettings, isExtensionId, withExtensions } from '../../core/protocol/extensions.ts';
 import { isJsonObject } from '../../core/protocol/guards.ts';
 import type { ClientCapabilities } from '../../core/protocol/capabilities.ts';
@@ -36,13 +36,15 @@ const list = request<JsonObject, { widgets: string[] }>('widgets/list', {
   modern: { sender: 'client', extension: WIDGETS, cacheable: { list: 'widgets' } },
 });
 const watch = request('widgets/watch', { modern: { sender: 'client', extension: WIDGETS } });
-const widgets = defineExtension({ id: WIDGETS, methods: [spin, list, watch], requiresClientDeclaration: ['widgets/spin'] });
+const spun = notification<{ widget: string }>('notifications/widgets/spun', { legacy: { sender: 'server', since: '2025-06-18' }, modern: { sender: 'server', extension: WIDGETS } });
+const widgets = defineExtension({ id: WIDGETS, methods: [spin, list, watch, spun], requiresClientDeclaration: ['widgets/spin'] });
 
 const object = { type: 'object' };
 const SCHEMAS: ExtensionSchemas = {
   'widgets/spin': { params: { type: 'object', required: ['widget'] }, result: { type: 'object', required: ['turns'] } },
   'widgets/list': { params: object, result: { type: 'object', required: ['widgets'] } },
   'widgets/watch': { params: object, result: object },
+  'notifications/widgets/spun': { params: { type: 'object', required: ['widget'] }, result: object },
 };
 
 function widgetsExtension(seen: string[] = []): ServerExtension {
@@ -52,6 +54,7 @@ function widgetsExtension(seen: string[] = []): ServerExtension {
     handlers: {
       'widgets/spin': (params, context) => {
         seen.push(`spin ${context.session.revision ?? '?'}`);
+        context.notify('notifications/widgets/spun', { widget: String(params?.['widget']) });
         return { turns: String(params?.['widget']).length };
       },
       'widgets/list': () => ({ widgets: ['a', 'b'] }),
@@ -60,12 +63,18 @@ function widgetsExtension(seen: string[] = []): ServerExtension {
   };
 }
 
-async function connect(server: McpServer, era: 'legacy' | 'modern', declare: boolean) {
+async function connect(server: McpServer, era: 'legacy' | 'modern', declare: boolean, heard: string[] = []) {
   const [clientEnd, serverEnd] = createMemoryPair();
   const serverSide = withSchemaOracle(serverEnd, { role: 'server' });
   const clientSide = withSchemaOracle(clientEnd, { role: 'client' });
   server.accept(serverSide.transport);
-  const client = createClient({ name: 'c', version: '1', era, ...(declare ? { extensions: { [WIDGETS]: {} } } : {}) });
+  const client = createClient({
+    name: 'c',
+    version: '1',
+    era,
+    ...(declare ? { extensions: { [WIDGETS]: {} } } : {}),
+    extensionHandlers: { notifications: { 'notifications/widgets/spun': (params) => void heard.push(String(params?.['widget'])) } },
+  });
   const session = await client.connect(clientSide.transport);
   return { session, oracles: [serverSide.oracle, clientSide.oracle] };
 }
@@ -102,6 +111,7 @@ describe('extension definitions', () => {
     assert.throws(() => createServer({ ...base, extensions: [{ definition: widgets, handlers: { 'widgets/other': () => ({}) } }] }), /declares no request widgets\/other/);
     const clash = defineExtension({ id: 'com.example/clash', methods: [request('tools/list', { modern: { sender: 'client' } })] });
     assert.throws(() => createServer({ ...base, extensions: [{ definition: clash, handlers: { 'tools/list': () => ({}) } }] }), /already served/);
+    assert.throws(() => createClient({ name: 'c', version: '1', extensionHandlers: { notifications: { 'notifications/message': () => undefined } } }), /already has a handler/);
   });
 });
 
@@ -115,7 +125,8 @@ for (const era of ['legacy', 'modern'] as const) {
         intercepted.push(req.method);
         return next(req).pipe(map((event) => event));
       });
-      const { session, oracles } = await connect(server, era, true);
+      const heard: string[] = [];
+      const { session, oracles } = await connect(server, era, true, heard);
       assert.deepEqual(serverExtension(session, WIDGETS), { colours: ['red'] });
       assert.deepEqual(await extensionRequest(session, widgets, spin, { widget: 'abc' }), era === 'modern' ? { turns: 3, resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 's', version: '1' } } } : { turns: 3 });
       const listed = (await extensionRequest(session, widgets, list, {})) as unknown as JsonObject;
@@ -124,6 +135,8 @@ for (const era of ['legacy', 'modern'] as const) {
       assert.equal('ttlMs' in listed, era === 'modern');
       assert.deepEqual(intercepted.filter((method) => method.startsWith('widgets/')), ['widgets/spin', 'widgets/list']);
       assert.deepEqual(seen, [`spin ${era === 'modern' ? '2026-07-28' : '2025-11-25'}`]);
+      // The extension's notification, sent by the handler, reached the client's extension handler.
+      assert.deepEqual(heard, ['abc']);
       await session.close();
       await server.close();
       for (const oracle of oracles) assert.ok(assertCleanWithExtensions(oracle, SCHEMAS) >= 2);
