@@ -87,3 +87,26 @@ export type {
 } from './actors/interceptors.ts';
 // The request log: an interceptor over a logger port (pino or console); no dependency, so it is here.
 export { jsonLinesLogger, requestLog, type LoggerPort, type RequestLogEntry, type RequestLogOptions } from './actors/request-log.ts';
+// Extensions (docs/extensions.md): declared once as data, served by `createServer({ extensions })`, declared by
+// `createClient({ extensions })`; the skills extension lives behind `rxmcp/skills` and `rxmcp/skills/client`.
+export {
+  defineExtension,
+  declaresExtension,
+  extensionSettings,
+  isExtensionId,
+  withExtensions,
+  type ExtensionDefinition,
+  type ExtensionSettings,
+} from './core/protocol/extensions.ts';
+export {
+  request as declareRequest,
+  notification as declareNotification,
+  type Guard,
+  type LegacyRule,
+  type MethodDeclaration,
+  type ModernFlags,
+  type ParamsOf,
+  type ResultOf,
+} from './core/protocol/declarations/declaration.ts';
+export type { ServerExtension } from './server/server-api.ts';
+export { extensionRequest, serverExtension } from './client/extensions.ts';

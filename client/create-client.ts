@@ -3,6 +3,7 @@
  * (sampling, elicitation, roots), connects over any transport, and returns a session handle whose calls
  * are Observables with Promise helpers.
  */
+import type { ExtensionSettings } from '../core/protocol/extensions.ts';
 import type { NotificationHandler, RequestHandler, SessionView } from '../actors/handler-types.ts';
 import { InterceptionPoint } from '../actors/interception-point.ts';
 import type { Interceptor, InterceptorScope } from '../actors/interceptors.ts';
@@ -36,6 +37,19 @@ export interface ClientOptions {
   readonly roots?: RootsSource;
   /** Extra capabilities (for example `experimental`), merged over the derived ones. */
   readonly capabilities?: ClientCapabilities;
+  /**
+   * Extensions this client declares, by identifier, with their settings (`{}` for none): in `initialize` (legacy)
+   * and in every request's `_meta` client capabilities (modern). See client/extensions.ts.
+   */
+  readonly extensions?: Readonly<Record<string, ExtensionSettings>>;
+  /**
+   * Handlers of what servers send this client under its extensions: notifications (and, in the legacy era,
+   * requests), by method. A method the client already handles is refused.
+   */
+  readonly extensionHandlers?: {
+    readonly requests?: Readonly<Record<string, RequestHandler>>;
+    readonly notifications?: Readonly<Record<string, NotificationHandler>>;
+  };
   /** The revision to ask for (default: the newest legacy revision). */
   readonly protocolVersion?: LegacyRevision;
   readonly supportedVersions?: readonly LegacyRevision[];
@@ -112,6 +126,12 @@ export function createClient(options: ClientOptions): McpClient {
       'notifications/progress',
     ].map((method) => [method, route(method)]),
   );
+  for (const [table, own] of [[requests, options.extensionHandlers?.requests], [notifications, options.extensionHandlers?.notifications]] as const) {
+    for (const [method, handler] of Object.entries(own ?? {})) {
+      if (table.has(method)) throw new TypeError(`createClient: ${method} already has a handler; an extension cannot replace it`);
+      (table as Map<string, typeof handler>).set(method, handler);
+    }
+  }
   const handlers: InterceptableHandlerTable = { requests, notifications };
   const interception = new InterceptionPoint([requests], handlers);
   const capabilities: ClientCapabilities = Object.freeze({
@@ -126,6 +146,7 @@ export function createClient(options: ClientOptions): McpClient {
         }),
     ...(roots === undefined ? {} : { roots: { listChanged: true } }),
     ...options.capabilities,
+    ...(options.extensions === undefined ? {} : { extensions: { ...options.capabilities?.extensions, ...options.extensions } }),
   });
   const taskFollow = options.tasks === undefined || options.tasks === false ? undefined : options.tasks === true ? {} : options.tasks;
   const clientInfo = {

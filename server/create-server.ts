@@ -15,12 +15,14 @@
  */
 import { Subject } from 'rxjs';
 import { ServerCatalog } from '../actors/features/catalog.ts';
-import type { RequestHandler } from '../actors/handler-types.ts';
+import type { NotificationHandler, RequestHandler } from '../actors/handler-types.ts';
 import { InterceptionPoint } from '../actors/interception-point.ts';
 import type { Implementation } from '../core/protocol/capabilities.ts';
 import { LEGACY_REVISIONS } from '../core/protocol/versions.ts';
 import { nextTurn } from '../core/next-turn.ts';
 import { declaredCapabilities } from './capabilities.ts';
+import { withExtensions } from '../core/protocol/extensions.ts';
+import { installExtensions } from './extensions.ts';
 import { catalogRegistrar } from './catalog-registrar.ts';
 import { ChangeFanOut } from './change-fan-out.ts';
 import { createFeatureHandlers } from './feature-handlers.ts';
@@ -41,7 +43,10 @@ export function createServer(options: ServerOptions): McpServer {
   const subscriptions = new ResourceSubscriptions(options.maxSubscriptionsPerSession ?? 1000);
   const logLevels = new SessionLogLevels();
   const features = createFeatureHandlers({ catalog, pageSize, subscriptions, logLevels, tasks, onRootsListChanged: options.onRootsListChanged });
-  const capabilities = declaredCapabilities({ catalog, tasks: tasks?.capabilities, declared: options.capabilities });
+  // --- extensions (server/extensions.ts): their handlers join the table both eras serve ---
+  const extensions = installExtensions(features.table.requests, features.table.notifications as Map<string, NotificationHandler>, options.extensions ?? []);
+  const declared = withExtensions(options.capabilities ?? {}, extensions.declared);
+  const capabilities = declaredCapabilities({ catalog, tasks: tasks?.capabilities, declared });
   const open = new OpenSessions(options.session, (session) => {
     tasks?.sessionClosed(session);
     subscriptions.sessionClosed(session);
@@ -64,6 +69,7 @@ export function createServer(options: ServerOptions): McpServer {
     ending$,
     clock: options.session?.clock,
     tools: { tool: (name) => catalog.tools.get(name), wrapToolContext: (wrap) => features.wrapToolContext(wrap) },
+    extensionMethods: extensions.modernMethods,
   });
   // Interceptors rewrap both eras' tables in place (the modern one is a Map that modern.ts built from the legacy one).
   const interception = new InterceptionPoint(
@@ -79,7 +85,7 @@ export function createServer(options: ServerOptions): McpServer {
     ...(options.supportedVersions === undefined ? {} : { supportedVersions: options.supportedVersions }),
   });
 
-  return {
+  const server: McpServer = {
     ...catalogRegistrar(catalog),
     use(interceptor, scope) {
       return interception.use(interceptor, scope);
@@ -108,6 +114,8 @@ export function createServer(options: ServerOptions): McpServer {
       await Promise.all(Array.from(open.all, (session) => session.close()));
     },
   };
+  for (const extension of options.extensions ?? []) extension.attach?.(server);
+  return server;
 }
 
 /** The server's `serverInfo`: its name and version, and the optional fields the options give. */

@@ -15,6 +15,7 @@ import { createStateSealer, randomStateKey } from '../core/request-state.ts';
 import type { Clock } from '../core/clock.ts';
 import type { JsonObject } from '../core/jsonrpc.ts';
 import { checkParamHeaders } from '../core/protocol/header-mirror.ts';
+import type { MethodDeclaration } from '../core/protocol/declarations/declaration.ts';
 // --- tasks extension (SEP-2663): see modern-tasks.ts ---
 import { type ModernTaskOptions, type ModernToolHooks, installModernTasks, withTasksExtension } from './modern-tasks.ts';
 
@@ -57,6 +58,8 @@ export interface ModernServingSetup {
   readonly clock: Clock | undefined;
   /** The server's tools: for the check of mirrored header parameters, and for the tasks extension. */
   readonly tools: ModernToolHooks;
+  /** The client requests of the extensions the server serves (server/extensions.ts). */
+  readonly extensionMethods?: ReadonlyMap<string, MethodDeclaration>;
 }
 
 /** Capabilities of the modern era: the same features, without the 2025-11-25 experimental tasks. */
@@ -115,6 +118,7 @@ export function createModernServing(setup: ModernServingSetup): ModernServing {
       ...(setup.clock === undefined ? {} : { clock: setup.clock }),
     }),
     untimed: UNTIMED_METHODS,
+    ...(setup.extensionMethods === undefined ? {} : { extensionMethods: setup.extensionMethods }),
     checkMirror: mirrorCheck(setup.tools.tool),
   });
 }

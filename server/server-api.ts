@@ -9,6 +9,8 @@ import type { TaskStore } from '../core/catalog/task-store.ts';
 import type { Icon } from '../core/protocol/content.ts';
 import type { LoggingLevel } from '../core/protocol/logging.ts';
 import type { ServerCapabilities } from '../core/protocol/capabilities.ts';
+import type { ExtensionDefinition, ExtensionSettings } from '../core/protocol/extensions.ts';
+import type { NotificationHandler, RequestHandler } from '../actors/handler-types.ts';
 import type { LegacyRevision } from '../core/protocol/versions.ts';
 import type { ChangeFeedPort } from '../core/server-change.ts';
 import type { Transport } from '../core/transport.ts';
@@ -46,6 +48,29 @@ export interface ServerOptions {
   readonly eras?: 'both' | 'legacy' | 'modern';
   /** Modern-era settings: request state keys, caching hints. */
   readonly modern?: ModernOptions;
+  /**
+   * Extensions this server declares and serves, in both eras (see server/extensions.ts and docs/extensions.md):
+   * each is declared in `capabilities.extensions` (legacy `initialize`, modern `server/discover`) and its
+   * methods join the handler table, behind the same routing, guards, errors and interceptors as core methods.
+   */
+  readonly extensions?: readonly ServerExtension[];
+}
+
+/** An extension as a server serves it: what it is, its settings, its handlers. */
+export interface ServerExtension {
+  /** Its identifier and method declarations (`defineExtension`). */
+  readonly definition: ExtensionDefinition;
+  /** What the server declares for it (default `{}`). */
+  readonly settings?: ExtensionSettings;
+  /**
+   * A handler for each request a client sends under it (every client request of the definition that the
+   * settings enable; a handler for a method the definition lacks is refused).
+   */
+  readonly handlers: Readonly<Record<string, RequestHandler>>;
+  /** Handlers of client notifications it defines (legacy era: the modern era has no client notifications). */
+  readonly notifications?: Readonly<Record<string, NotificationHandler>>;
+  /** Called once the server exists, to register what it serves through the ordinary API (resources, tools). */
+  readonly attach?: (server: McpServer) => void;
 }
 
 export interface ServerTaskOptions {

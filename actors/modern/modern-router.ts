@@ -36,7 +36,9 @@ export function routeModernRequest(
     return reject({ code: ErrorCode.InvalidRequest, message: `Invalid request: id ${JSON.stringify(id)} is already in use by a running request` }, true);
   }
   const handler = serving.handlers.get(method);
-  if (handler === undefined || !MODERN_CLIENT_REQUESTS.has(method)) {
+  // An extension's client requests are this era's requests on a server that serves the extension.
+  const extension = serving.extensionMethod(method);
+  if (handler === undefined || !(MODERN_CLIENT_REQUESTS.has(method) || extension !== undefined)) {
     if (method === 'initialize') {
       return reject({ ...methodNotFound(method, 'this connection speaks revision 2026-07-28, which has no initialize'), data: { supported: [...serving.supported] } });
     }
@@ -59,12 +61,13 @@ export function routeModernRequest(
     return reject({ code: ErrorCode.InvalidParams, message: 'Invalid params: _meta.progressToken must be a string or a number' });
   }
   let round: RequestInputRound | undefined;
-  if (INPUT_CAPABLE_METHODS.has(method)) {
+  if (INPUT_CAPABLE_METHODS.has(method) || extension?.modern?.inputCapable === true) {
     const opened = serving.openRound(method, params, envelope, origin?.principal);
     if (!(opened instanceof Error)) round = opened;
     else return reject(opened.toObject());
   }
-  const scope = new RequestScope(serving, envelope, round, serving.untimed.has(method) ? Infinity : undefined, origin?.principal);
+  const untimed = serving.untimed.has(method) || extension?.modern?.untimed === true;
+  const scope = new RequestScope(serving, envelope, round, untimed ? Infinity : undefined, origin?.principal);
   // A modern request carries its own identity; the connection's plays no part.
   const request = new IncomingRequest(session, id, method, params, token, route, scope, origin?.auth);
   round?.attach({

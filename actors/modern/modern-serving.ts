@@ -13,6 +13,7 @@ import { CACHEABLE_METHODS, type CacheHints, MetaKey, type RequestEnvelope } fro
 import type { ModernRevision } from '../../core/protocol/versions.ts';
 import type { StateSealer } from '../../core/request-state.ts';
 import type { RequestHandler } from '../handler-types.ts';
+import type { MethodDeclaration } from '../../core/protocol/declarations/declaration.ts';
 import { RequestInputRound, type SealedInputs, readInputResponses } from './input-round.ts';
 
 export interface ModernServingOptions {
@@ -30,6 +31,8 @@ export interface ModernServingOptions {
    * Checks body fields a medium mirrored into its envelope that only the server can interpret (tool arguments
    * marked `x-mcp-header`); returns a description of the first mismatch.
    */
+  /** The client requests of the extensions this server serves, by method (their modern flags apply as a core method's). */
+  readonly extensionMethods?: ReadonlyMap<string, MethodDeclaration>;
   readonly checkMirror?: (method: string, params: JsonObject | undefined, mirror: (lowercaseName: string) => string | undefined) => string | undefined;
 }
 
@@ -52,6 +55,11 @@ export class ModernServing {
     return this.options.capabilities();
   }
 
+  /** The declaration of an extension's client request this server serves, if `method` is one. */
+  extensionMethod(method: string): MethodDeclaration | undefined {
+    return this.options.extensionMethods?.get(method);
+  }
+
   checkMirror(method: string, params: JsonObject | undefined, mirror: (lowercaseName: string) => string | undefined): string | undefined {
     return this.options.checkMirror?.(method, params, mirror);
   }
@@ -61,7 +69,7 @@ export class ModernServing {
     const own = result['_meta'];
     const meta = typeof own === 'object' && own !== null ? { ...(own as JsonObject), ...this.serverMeta } : this.serverMeta;
     const resultType = result['resultType'] ?? 'complete';
-    if (resultType === 'complete' && CACHEABLE_METHODS.has(method)) {
+    if (resultType === 'complete' && (CACHEABLE_METHODS.has(method) || this.extensionMethod(method)?.modern?.cacheable !== undefined)) {
       const { ttlMs, cacheScope } = this.options.cache;
       return { ttlMs, cacheScope, ...result, resultType, _meta: meta };
     }

@@ -14,6 +14,7 @@ import { createServer, type McpServer } from '../../server/create-server.ts';
 import { continueAsTask, taskTool } from '../../actors/features/tool-tasks.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
 import { WireError } from '../../core/errors.ts';
+import { conformanceSkills } from './skills-catalog.ts';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC';
 const WAV = 'UklGRjQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YRAAAAAAAAAAAAAAAAAAAAAAAAAA';
@@ -34,6 +35,8 @@ export function conformanceServer(): McpServer {
     instructions: 'The rxmcp conformance server.',
     // The tasks extension (io.modelcontextprotocol/tasks) in the 2026-07-28 era, for the tasks-* scenarios.
     modern: { tasks: {} },
+    // The skills extension (io.modelcontextprotocol/skills), for the sep-2640-skills-* scenarios.
+    extensions: [conformanceSkills()],
   });
   addTools(server);
   addModernTools(server);

@@ -13,6 +13,7 @@ import type { Tool } from '../../core/protocol/index.ts';
 import { type LegacyRevision, LEGACY_REVISIONS, MODERN_REVISIONS } from '../../core/protocol/versions.ts';
 import { createStreamableHttpClientTransport } from '../../transports/http/client/index.ts';
 import { authFor, authorizedFlow, isAuthScenario } from './client-auth-flows.ts';
+import { skillsFlows } from './client-skills-flows.ts';
 
 interface ScenarioContext {
   readonly toolCalls?: readonly { readonly name: string; readonly arguments?: JsonObject }[];
@@ -45,6 +46,7 @@ function sampleArguments(tool: Tool): JsonObject {
 }
 
 const flows: Record<string, Flow> = {
+  ...skillsFlows,
   // The initialize mock declares no tools: list them only when the server offers them.
   initialize: async (session) => {
     if (session.serverCapabilities?.tools !== undefined) await session.listTools();

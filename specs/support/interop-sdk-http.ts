@@ -84,7 +84,8 @@ export function serveSdk1Http(): Promise<SdkHttpServer> {
   );
 }
 
-export function serveSdk2Http(): Promise<SdkHttpServer> {
+/** `build` makes the McpServer of each session (default: the catalog of interop-sdk-servers.ts). */
+export function serveSdk2Http(build: () => ReturnType<typeof buildSdk2Server> = buildSdk2Server): Promise<SdkHttpServer> {
   return listen<WebStandardStreamableHTTPServerTransport>(
     async (register, unregister) => {
       const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
@@ -92,7 +93,7 @@ export function serveSdk2Http(): Promise<SdkHttpServer> {
         onsessioninitialized: (id) => register(id, transport),
         onsessionclosed: (id) => void unregister(id),
       });
-      await buildSdk2Server().connect(transport);
+      await build().connect(transport);
       return transport;
     },
     async (transport, req, res) => writeResponse(await transport.handleRequest(await toRequest(req, res)), res),
