@@ -78,11 +78,20 @@ function callerOf(origin: FrameOrigin | undefined, front: Transport): AuthInfo |
  * The identity assertion of a front connection's caller, kept current for its back transport: each front frame
  * (re)computes it before it is forwarded; the back stamps it on what it publishes.
  */
-function vouching(signer: NatsIdentitySigner | undefined, audience: string, front: Transport): { readonly current: () => string | undefined; readonly prepare?: (frame: InboundFrame & { readonly type: 'message' }) => void | Promise<void> } {
-  if (signer === undefined) return { current: () => undefined };
+function vouching(signer: NatsIdentitySigner | undefined, audience: string, front: Transport): {
+  readonly current: () => string | undefined;
+  readonly prepare?: (frame: InboundFrame & { readonly type: 'message' }) => void | Promise<void>;
+  /** Renews the assertion for the front connection's caller (a close sent long after the last message). */
+  readonly refresh: () => Promise<void>;
+} {
+  if (signer === undefined) return { current: () => undefined, refresh: () => Promise.resolve() };
   let current: string | undefined;
   return {
     current: () => current,
+    refresh: async () => {
+      const caller = callerOf(undefined, front);
+      current = caller === undefined ? undefined : await signer.assertionFor(caller, audience);
+    },
     prepare: (frame) => {
       const caller = callerOf(frame.origin, front);
       if (caller === undefined) {
@@ -164,7 +173,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
           // DELETE: the session ends for every replica and on the servers.
           void sessions.delete(httpSessionId).catch(() => undefined);
           const natsSessionId = nats.sessionId;
-          if (natsSessionId !== undefined) natsClientTransport({ connection, name, prefix, resumeSession: natsSessionId, identity: caller.current }).close().catch(() => undefined);
+          // The close frame carries a fresh assertion: the session may have been idle longer than the last one lived.
+          if (natsSessionId !== undefined) {
+            void caller.refresh().then(() => natsClientTransport({ connection, name, prefix, resumeSession: natsSessionId, identity: caller.current }).close()).catch(() => undefined);
+          }
         },
       });
       return { state: 'forwarding', close: (closeOptions?: GracefulCloseOptions) => forwarding.close(closeOptions) };

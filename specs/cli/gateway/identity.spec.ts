@@ -103,6 +103,12 @@ describe('gateway identity', () => {
       assert.ok(principals.length > 0 && principals.every((principal) => principal === undefined), `${era} anonymous: ${JSON.stringify(principals)}`);
       await anonymous.close();
     }
+    // Ending a legacy HTTP session ends its NATS session too: the close frame carries the caller's identity.
+    const serving = servings[0]!;
+    for (let waited = 0; serving.counts().sessions > 0; waited += 20) {
+      if (waited > 5000) assert.fail(`the NATS sessions did not end: ${serving.counts().sessions} left`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
   });
 
   test('gateway identity - a server that requires identity refuses an anonymous caller and serves an authenticated one', async () => {

@@ -1,6 +1,7 @@
 /**
  * NATS connection credentials (natsConnectionOptions, and the commands' flags through natsConnectionOf) against
- * real nats-servers that demand them: a token, an nkey, user and password, TLS with a client certificate. With
+ * real nats-servers that demand them: a token, an nkey, user and password, a creds file (operator mode), TLS with
+ * a client certificate. With
  * the right credentials a server is served and called; with wrong or missing ones the connection is refused with
  * the server's reason. Credentials that cannot work together, and unreadable files, are refused before connecting.
  */
@@ -17,6 +18,7 @@ import { createServer } from '../../../server/create-server.ts';
 import { type NatsCredentials, natsClientTransport, natsConnectionOptions, serveNats } from '../../../transports/nats/index.ts';
 import { within } from '../../support/harness.ts';
 import { startNatsServer } from '../../support/nats-server.ts';
+import { operatorSetup } from './operator-fixture.ts';
 
 /** Serves an echo tool with one connection and calls it with another, both made from `credentials`. */
 async function roundTrip(url: string, credentials: NatsCredentials): Promise<string> {
@@ -78,6 +80,17 @@ describe('nats credentials', () => {
     const stranger = join(dir, 'stranger.nk');
     await writeFile(stranger, new TextDecoder().decode(nkeys.createUser().getSeed()));
     assert.match(await refusal(nats.url, { nkeySeedFile: stranger }), /Authorization Violation/i);
+  });
+
+  test('nats credentials - a creds file (operator mode: user JWT and seed)', async () => {
+    const operator = operatorSetup();
+    await using nats = await startNatsServer({ jetstream: false, config: (serverDir) => operator.config(serverDir) });
+    const credsFile = join(dir, 'user.creds');
+    await writeFile(credsFile, operator.creds());
+    assert.equal(await roundTrip(nats.url, { credsFile }), 'through');
+    const strangerFile = join(dir, 'stranger.creds');
+    await writeFile(strangerFile, operator.creds(true));
+    assert.match(await refusal(nats.url, { credsFile: strangerFile }), /Authorization Violation/i);
   });
 
   test('nats credentials - TLS with the server\'s CA and a client certificate (mutual TLS)', async () => {

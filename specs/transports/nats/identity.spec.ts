@@ -240,4 +240,41 @@ describe('nats identity', () => {
       serverSkewMs = 0;
     }
   });
+
+  test('nats identity - a legacy session taken over by another process stays its caller\'s', async () => {
+    const name = 'ident-takeover';
+    const aliceAssertion = await signer().assertionFor(alice, `mcp.${name}`);
+    const bobAssertion = await signer().assertionFor(bob, `mcp.${name}`);
+    const first = whoServer();
+    const second = whoServer();
+    const firstConnection = await connect({ servers: nats.url });
+    const secondConnection = await connect({ servers: nats.url });
+    const identity = { keys: [keys.publicJwk] };
+    let firstServing: NatsServing | undefined = await serveNats(first, { connection: firstConnection, name, identity });
+    const transport = natsClientTransport({ connection, name, identity: () => aliceAssertion });
+    let secondServing: NatsServing | undefined;
+    try {
+      const session = await createClient({ name: 'c', version: '0', era: 'legacy' }).connect(transport);
+      const sessionId = transport.sessionId;
+      assert.ok(sessionId !== undefined);
+      // The owner hands its sessions over (a rolling restart); another process takes this one at the next request.
+      secondServing = await serveNats(second, { connection: secondConnection, name, identity });
+      await firstServing.close('handover');
+      firstServing = undefined;
+      const call = { jsonrpc: '2.0', id: 'b1', method: 'tools/call', params: { name: 'echo', arguments: { text: 'adopted by bob?' } } };
+      const asBob = await raw(`mcp.${name}.adopt`, call, { 'Mcp-Method': 'tools/call', 'Mcp-Session-Id': sessionId, 'Mcp-Identity': bobAssertion });
+      assert.match(messageOf(asBob), /Session not found/, 'another caller cannot adopt the session');
+      const result = await session.callTool('echo', { text: 'adopted' });
+      assert.deepEqual(result.content, [{ type: 'text', text: 'adopted' }]);
+      assert.equal(secondServing.counts().sessions, 1, 'the second process serves it now');
+      await session.close();
+    } finally {
+      await firstServing?.close('end');
+      await secondServing?.close('end');
+      await first.close();
+      await second.close();
+      await firstConnection.close();
+      await secondConnection.close();
+    }
+  });
 });

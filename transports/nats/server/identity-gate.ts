@@ -18,6 +18,8 @@ const MAX_WAITING = 10_000;
 
 export class IdentityGate {
   private readonly waiting: Array<{ readonly identity: CallerIdentity | Promise<CallerIdentity>; readonly then: (identity: CallerIdentity) => void }> = [];
+  /** One drain at a time: a continuation may pass another message while the queue is being drained. */
+  private draining = false;
 
   constructor(private readonly verifier: IdentityVerifier | undefined, private readonly required: boolean) {}
 
@@ -27,19 +29,24 @@ export class IdentityGate {
     if (this.waiting.length === 0 && !(identity instanceof Promise)) return then(identity);
     if (this.waiting.length >= MAX_WAITING) return then({ ok: false, reason: 'the server is verifying too many identities at once; retry the request' });
     this.waiting.push({ identity, then });
-    if (this.waiting.length === 1) void this.drain();
+    if (!this.draining) void this.drain();
   }
 
   private async drain(): Promise<void> {
-    while (this.waiting.length > 0) {
-      const head = this.waiting[0]!;
-      const identity = await head.identity;
-      this.waiting.shift();
-      try {
-        head.then(identity);
-      } catch {
-        // One message's failure is not the next one's.
+    this.draining = true;
+    try {
+      while (this.waiting.length > 0) {
+        const head = this.waiting[0]!;
+        const identity = await head.identity;
+        this.waiting.shift();
+        try {
+          head.then(identity);
+        } catch {
+          // One message's failure is not the next one's.
+        }
       }
+    } finally {
+      this.draining = false;
     }
   }
 
