@@ -215,7 +215,10 @@ export function followTask<R extends object>(
             return;
           }
           listening = true;
-          // Changes made before the listen began are caught up on by one status request now.
+          // Changes made before the listen began are caught up on by one status request now (in place of the
+          // poll that was due).
+          timer?.cancel();
+          timer = undefined;
           return poll();
         }
         case 'notifications/tasks':

@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { lastValueFrom, toArray } from 'rxjs';
+import { lastValueFrom, of, toArray } from 'rxjs';
 import { type ClientOptions, createClient } from '../../../client/create-client.ts';
 import type { ClientSession } from '../../../client/session-api.ts';
 import { ErrorCode } from '../../../core/error-codes.ts';
@@ -203,6 +203,20 @@ describe('tasks extension, client: following a task', () => {
     await assert.rejects(setup.client.callTool('render'), (error: unknown) => error instanceof WireError && error.code === ErrorCode.MissingRequiredClientCapability);
     const call = setup.clientLog.sent[1] as unknown as { params: { _meta: Record<string, JsonObject> } };
     assert.equal(call.params._meta['io.modelcontextprotocol/clientCapabilities']?.['extensions'], undefined);
+  });
+
+  test('a task answering prompts/get (which the extension never lets become a task) is an invalid answer, not followed', async () => {
+    const server = tasksServer();
+    server.prompt({ name: 'greet' }, () => ({ messages: [] }));
+    // A server breaking the rule (an interceptor stands in for it): prompts/get answered with a task.
+    server.use(
+      () => of({ type: 'result' as const, result: { resultType: 'task', taskId: 't-1', status: 'working', createdAt: '2026-01-01T00:00:00Z', lastUpdatedAt: '2026-01-01T00:00:00Z', ttlMs: null } }),
+      { method: 'prompts/get' },
+    );
+    await using setup = await pair(server, { tasks: { listen: false } });
+    await assert.rejects(setup.client.getPrompt('greet'), (error: unknown) => error instanceof LocalError && error.code === 'ProtocolViolation' && /resultType "task"/.test(error.message));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    assert.ok(!setup.methods().some((method) => method.startsWith('tasks/')), 'no task was followed (or cancelled)');
   });
 
   test('tools/list shows execution.taskSupport only to a client that declared the extension', async () => {
