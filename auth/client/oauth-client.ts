@@ -169,6 +169,8 @@ class McpOAuthClient implements OAuthClient {
       throw new AuthorizationError('retry-limit', `${state.url.href} refused ${limit} authorization(s) in a row; giving up`);
     }
     const rejected = state.tokens;
+    // Refused with a token that was replaced since (another refusal's flow got a new one): just send it again.
+    if (rejected !== undefined && response.sentWith !== undefined && !sentWithToken(response.sentWith, rejected.accessToken)) return true;
     // Discovery again on every 401: the server may have moved to another authorization server.
     const discovery = await discoverResource(state.url, challenge?.resourceMetadata, this.http);
     const as = await this.serverMetadata(discovery.issuer, discovery.metadata === undefined);
@@ -319,4 +321,10 @@ class McpOAuthClient implements OAuthClient {
     if (captured['dpop'] !== undefined) headers['dpop'] = captured['dpop'];
     return headers;
   }
+}
+
+/** Whether the request's Authorization header carried this access token (Bearer or DPoP scheme). */
+function sentWithToken(sent: Readonly<Record<string, string>>, accessToken: string): boolean {
+  const header = sent['authorization'] ?? sent['Authorization'];
+  return header !== undefined && header.slice(header.indexOf(' ') + 1) === accessToken;
 }

@@ -12,7 +12,7 @@ import type { OAuthClientOptions, OAuthStore } from '../../auth/client/index.ts'
 import { createClient } from '../../client/create-client.ts';
 import type { ClientSession } from '../../client/session-api.ts';
 import { isLocalError } from '../../core/errors.ts';
-import { createStreamableHttpClientTransport } from '../../transports/http/client/index.ts';
+import { createFetchHttpClientTransport, createStreamableHttpClientTransport } from '../../transports/http/client/index.ts';
 import { closeAllMockServers } from '../support/http-mock-server.ts';
 import { type FakeAuthorizationServer, startAuthorizationServer, startProtectedServer } from '../support/oauth-fixture.ts';
 
@@ -166,6 +166,26 @@ describe('oauthClient', () => {
     assert.ok(refresh !== undefined, 'refreshed');
     assert.equal(refresh.form.get('resource'), mcp.url);
     assert.equal(as.requests.filter((request) => request.path === '/authorize').length, 1, 'one authorization only');
+  });
+
+  it('concurrent refusals of one token share one cure: a single refresh, no new authorization', async () => {
+    const { as, mcp } = await pair();
+    const session = await connect(mcp.url, provider());
+    await session.callTool('echo', {});
+    as.issued.clear(); // every request now gets a 401
+    await Promise.all(Array.from({ length: 6 }, (_, index) => session.callTool('echo', { index })));
+    await session.close();
+    assert.equal(as.requests.filter((request) => request.form.get('grant_type') === 'refresh_token').length, 1, 'one refresh');
+    assert.equal(as.requests.filter((request) => request.path === '/authorize').length, 1, 'no second authorization');
+  });
+
+  it('runs over the fetch engine as over node:http', async () => {
+    const { as, mcp } = await pair();
+    const transport = createFetchHttpClientTransport(mcp.url, { auth: provider(), mode: 'streamable' });
+    const session = await createClient({ era: 'legacy', name: 'oauth-spec', version: '1.0.0' }).connect(transport, { initializeTimeoutMs: 10_000 });
+    await session.callTool('echo', {});
+    await session.close();
+    assert.equal(as.requests.filter((request) => request.path === '/token').length, 1);
   });
 
   it('reuses tokens a persistent store kept from an earlier run, without a new authorization', async () => {
