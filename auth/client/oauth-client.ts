@@ -105,7 +105,7 @@ class McpOAuthClient implements OAuthClient {
   }
 
   async headersFor(request: AuthorizedRequest): Promise<Readonly<Record<string, string>>> {
-    const state = this.stateOf(request.url);
+    const state = this.stateOf(request.endpoint ?? request.url);
     if (state.flow !== undefined) await state.flow.catch(() => false);
     if (state.tokens !== undefined && this.expiring(state.tokens) && state.tokens.refreshToken !== undefined) {
       state.refreshing ??= this.refresh(state).finally(() => {
@@ -121,7 +121,7 @@ class McpOAuthClient implements OAuthClient {
   async challenged(response: AuthResponse): Promise<boolean> {
     // A DPoP nonce demanded by the resource server: the same token again, with a proof carrying it.
     if (this.options.dpop !== undefined && (await this.options.dpop.challenged(response))) return true;
-    const state = this.stateOf(response.url);
+    const state = this.stateOf(response.endpoint ?? response.url);
     if (state.flow !== undefined) return state.flow;
     const flow = this.cure(state, response).finally(() => {
       state.flow = undefined;
@@ -132,7 +132,7 @@ class McpOAuthClient implements OAuthClient {
 
   observe(response: AuthResponse): void {
     this.options.dpop?.observe(response);
-    const state = this.servers.get(canonicalResource(response.url).href);
+    const state = this.servers.get(canonicalResource(response.endpoint ?? response.url).href);
     if (state === undefined) return;
     if (response.status >= 200 && response.status < 300) state.attempts = 0;
   }
@@ -176,6 +176,8 @@ class McpOAuthClient implements OAuthClient {
       throw new AuthorizationError('retry-limit', `${state.url.href} refused ${limit} authorization(s) in a row; giving up`);
     }
     const rejected = state.tokens;
+    // Refused with a token that was replaced since (another refusal's flow got a new one): just send it again.
+    if (rejected !== undefined && response.sentWith !== undefined && !sentWithToken(response.sentWith, rejected.accessToken)) return true;
     // Discovery again on every 401: the server may have moved to another authorization server.
     const discovery = await discoverResource(state.url, challenge?.resourceMetadata, this.http);
     const as = await this.serverMetadata(discovery.issuer, discovery.metadata === undefined);
@@ -226,6 +228,7 @@ class McpOAuthClient implements OAuthClient {
       http: this.http,
     };
     const answer = await grant(context);
+    state.tokens = undefined; // a new grant: nothing of the old tokens (their refresh token) carries over
     await this.keep(state, answer, scope);
     return true;
   }
@@ -310,4 +313,10 @@ class McpOAuthClient implements OAuthClient {
       }
     }
   }
+}
+
+/** Whether the request's Authorization header carried this access token (Bearer or DPoP scheme). */
+function sentWithToken(sent: Readonly<Record<string, string>>, accessToken: string): boolean {
+  const header = sent['authorization'] ?? sent['Authorization'];
+  return header !== undefined && header.slice(header.indexOf(' ') + 1) === accessToken;
 }

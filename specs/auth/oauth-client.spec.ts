@@ -12,7 +12,7 @@ import type { OAuthClientOptions, OAuthStore } from '../../auth/client/index.ts'
 import { createClient } from '../../client/create-client.ts';
 import type { ClientSession } from '../../client/session-api.ts';
 import { isLocalError } from '../../core/errors.ts';
-import { createStreamableHttpClientTransport } from '../../transports/http/client/index.ts';
+import { createFetchHttpClientTransport, createStreamableHttpClientTransport } from '../../transports/http/client/index.ts';
 import { closeAllMockServers } from '../support/http-mock-server.ts';
 import { type FakeAuthorizationServer, startAuthorizationServer, startProtectedServer } from '../support/oauth-fixture.ts';
 
@@ -24,7 +24,7 @@ afterEach(async () => {
 
 const REDIRECT = 'http://127.0.0.1:9/callback';
 
-async function pair(options: { readonly callScope?: string; readonly alwaysForbid?: boolean; readonly resource?: (url: string) => string } = {}) {
+async function pair(options: { readonly callScope?: string; readonly alwaysForbid?: boolean; readonly resource?: (url: string) => string; readonly legacy?: boolean } = {}) {
   const as = await startAuthorizationServer();
   open.push(as);
   let servers = [as.issuer];
@@ -166,6 +166,38 @@ describe('oauthClient', () => {
     assert.ok(refresh !== undefined, 'refreshed');
     assert.equal(refresh.form.get('resource'), mcp.url);
     assert.equal(as.requests.filter((request) => request.path === '/authorize').length, 1, 'one authorization only');
+  });
+
+  it('concurrent refusals of one token share one cure: a single refresh, no new authorization', async () => {
+    const { as, mcp } = await pair();
+    const session = await connect(mcp.url, provider());
+    await session.callTool('echo', {});
+    as.issued.clear(); // every request now gets a 401
+    await Promise.all(Array.from({ length: 6 }, (_, index) => session.callTool('echo', { index })));
+    await session.close();
+    assert.equal(as.requests.filter((request) => request.form.get('grant_type') === 'refresh_token').length, 1, 'one refresh');
+    assert.equal(as.requests.filter((request) => request.path === '/authorize').length, 1, 'no second authorization');
+  });
+
+  it('runs over the fetch engine as over node:http', async () => {
+    const { as, mcp } = await pair();
+    const transport = createFetchHttpClientTransport(mcp.url, { auth: provider(), mode: 'streamable' });
+    const session = await createClient({ era: 'legacy', name: 'oauth-spec', version: '1.0.0' }).connect(transport, { initializeTimeoutMs: 10_000 });
+    await session.callTool('echo', {});
+    await session.close();
+    assert.equal(as.requests.filter((request) => request.path === '/token').length, 1);
+  });
+
+  it('authorizes the HTTP+SSE fallback once for the server: its stream and its POSTs to the named endpoint', async () => {
+    const { as, mcp } = await pair({ legacy: true });
+    const transport = createStreamableHttpClientTransport(mcp.url, { auth: provider(), mode: 'legacy-sse' });
+    const session = await createClient({ era: 'legacy', name: 'oauth-spec', version: '1.0.0', protocolVersion: '2024-11-05' }).connect(transport, { initializeTimeoutMs: 10_000 });
+    await session.callTool('echo', {});
+    await session.close();
+    assert.equal(as.requests.filter((request) => request.path === '/authorize').length, 1, 'one authorization for the server');
+    const posts = mcp.received.filter((request) => request.method === 'POST');
+    assert.ok(posts.length >= 2);
+    for (const post of posts) assert.match(String(post.headers['authorization']), /^Bearer at-/, post.path);
   });
 
   it('reuses tokens a persistent store kept from an earlier run, without a new authorization', async () => {
