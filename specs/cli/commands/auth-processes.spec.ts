@@ -95,7 +95,7 @@ describe('rxmcp serve and gateway with --auth-issuer', () => {
     assert.ok(!served.stdout().includes(token) && !served.stderr().includes(token), 'the token is never printed');
   });
 
-  test('rxmcp gateway --auth-issuer --identity-key - the server on NATS sees the authenticated caller; no token is a 401', async () => {
+  test('rxmcp gateway --auth-issuer --identity-key - the server on NATS sees the authenticated caller; no token is a 401 (probes need none)', async () => {
     const nats = await startNatsServer();
     stop.push(() => nats.dispose());
     const keys = await gatewayKeys('gw');
@@ -132,6 +132,7 @@ describe('rxmcp serve and gateway with --auth-issuer', () => {
     assert.equal(anonymous.status, 401);
     assert.ok((anonymous.headers.get('www-authenticate') ?? '').includes(`resource_metadata="http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp"`));
     assert.equal(principals.length, 0, 'nothing reached the server');
+    assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200, 'the load balancer\'s probes need no token');
 
     const token = await as.mint({ iss: as.issuer, aud: resource, sub: 'alice', exp: hour() });
     for (const era of ['legacy', 'modern'] as const) {
