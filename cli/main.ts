@@ -61,9 +61,9 @@ const usage = `usage: rxmcp <command> [options]    (rxmcp <command> --help for e
 serving:
   serve [--port N] [--host H] [--stdio] [--verbose]
                                   run the demo server on Streamable HTTP at 127.0.0.1 (default port 3000),
-                                  or on stdio (stdout carries MCP only)
+                                  or on stdio (stdout carries MCP only); --auth-issuer URL asks for tokens
   gateway --name S [--nats URL] ...
-                                  serve the NATS-hosted MCP server S on Streamable HTTP
+                                  serve the NATS-hosted MCP server S on Streamable HTTP (--auth-issuer too)
   bridge to-nats|from-nats ...    serve a stdio MCP server on NATS, or a NATS-hosted server on stdio
   demo                            a client and a server in one process, showing the protocol at work
 

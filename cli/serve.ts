@@ -13,6 +13,7 @@ import { serverSubjects } from '../transports/nats/subjects.ts';
 import { createDemoServer } from './demo-server.ts';
 import { listenOrExplain } from './listen.ts';
 import { withRequestLog } from './request-log.ts';
+import { type AuthArgs, authArgsOf, authFlags, authFlagsGiven, authHelp, bearerAuthOf, describeAuth, resourceOf } from './auth-args.ts';
 
 export interface ServeOptions {
   readonly port: number;
@@ -22,9 +23,11 @@ export interface ServeOptions {
   readonly verbose: boolean;
   /** Serve on NATS instead of HTTP (`--nats`): the connection, the name and prefix, the trusted gateways. */
   readonly nats?: { readonly connection: NatsConnectArgs; readonly name: string; readonly prefix: string; readonly trust: NatsTrustArgs | undefined } | undefined;
+  /** HTTP only: callers need an access token (`--auth-issuer` ...), with this resource URI. */
+  readonly auth?: { readonly args: AuthArgs; readonly resource: string } | undefined;
 }
 
-export const serveUsage = `usage: rxmcp serve [--port N] [--host H] [--stdio] [--verbose]
+export const serveUsage = `usage: rxmcp serve [--port N] [--host H] [--stdio] [--verbose] [authorization options]
        rxmcp serve --nats URL [--name demo] [--prefix mcp] [NATS and identity options]
 
 Runs the demo server: tools that stream progress, elicit (with a fallback for clients that cannot answer),
@@ -38,6 +41,9 @@ options:
   --nats URL       serve on NATS (docs/nats-binding.md) instead of HTTP, as --name (default demo) under
                    --prefix (default mcp); legacy sessions are recorded in JetStream KV
   -h, --help       show this help
+
+${authHelp}
+  (HTTP only; the endpoint is http://host:port/mcp)
 
 ${natsConnectionHelp}
 
@@ -53,6 +59,7 @@ const serveCommand = {
     verbose: { type: 'boolean', short: 'v' },
     ...natsConnectionFlags,
     ...natsTrustFlags,
+    ...authFlags,
     name: { type: 'string' },
     prefix: { type: 'string' },
   },
@@ -68,6 +75,13 @@ export function parseServeArgs(argv: readonly string[]): ServeOptions | undefine
   const natsOnly = Object.keys(values).filter((flag) => flag !== 'nats' && (flag.startsWith('nats-') || flag in natsTrustFlags || flag === 'name' || flag === 'prefix'));
   if (values.nats === undefined && natsOnly.length > 0) throw new UsageError(command, `--${natsOnly[0]} is for serving on NATS: add --nats URL`);
   if (values.nats !== undefined && values.stdio === true) throw new UsageError(command, '--nats and --stdio are two different ways to serve: pick one');
+  const authGiven = authFlagsGiven(values)[0];
+  if (authGiven !== undefined && (values.stdio === true || values.nats !== undefined)) {
+    throw new UsageError(command, `${authGiven} protects the HTTP endpoint; ${values.stdio === true ? 'on stdio the caller is whoever started the server' : 'on NATS, trust a gateway that authenticates callers (--trust-gateway)'}`);
+  }
+  const authArgs = authArgsOf(command, values);
+  const host = values.host ?? '127.0.0.1';
+  const auth = authArgs === undefined ? undefined : { args: authArgs, resource: resourceOf(command, authArgs, { host, port, path: '/mcp' }) };
   let nats: ServeOptions['nats'];
   if (values.nats !== undefined) {
     const name = values.name ?? 'demo';
@@ -79,7 +93,7 @@ export function parseServeArgs(argv: readonly string[]): ServeOptions | undefine
     }
     nats = { connection: natsConnectionOf(command, values), name, prefix, trust: natsTrustOf(command, values) };
   }
-  return { port, host: values.host ?? '127.0.0.1', stdio: values.stdio === true, verbose: values.verbose === true, ...(nats === undefined ? {} : { nats }) };
+  return { port, host, stdio: values.stdio === true, verbose: values.verbose === true, ...(nats === undefined ? {} : { nats }), ...(auth === undefined ? {} : { auth }) };
 }
 
 /** How long requests in flight may still run once the server is told to stop. */
@@ -117,6 +131,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     path: '/mcp',
     legacySse: { ssePath: '/sse', messagesPath: '/messages' },
     sse: { retryMs: 1000 },
+    ...(options.auth === undefined ? {} : bearerAuthOf(options.auth.args, options.auth.resource)),
   });
   const listening = await listenOrExplain(() => http.listen(options.port, options.host), options.port, options.host).catch(async (error: unknown) => {
     demo.stop();
@@ -126,6 +141,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     throw error;
   });
   print(`rxmcp demo server listening at ${listening.url}`);
+  if (options.auth !== undefined) print(describeAuth(options.auth.args, options.auth.resource));
   print(`connect an MCP client to ${listening.url} (Streamable HTTP), or to ${listening.url.replace(/\/mcp$/, '/sse')} for 2024-11-05 HTTP+SSE clients; Ctrl-C stops`);
   let removeSignals = (): void => undefined;
   const signal = await new Promise<StopSignal>((resolve) => (removeSignals = onStopSignals({ graceful: resolve })));

@@ -12,6 +12,7 @@ import { listenOrExplain } from '../listen.ts';
 import { type NatsConnectArgs, natsConnectionFlags, natsConnectionHelp, natsConnectionOf } from '../nats-args.ts';
 import { withNats } from '../optional-peer.ts';
 import { readPrivateKey } from '../gateway-keys.ts';
+import { type AuthArgs, authArgsOf, authFlags, authHelp, bearerAuthOf, describeAuth, resourceOf } from '../auth-args.ts';
 
 export interface GatewayArgs {
   readonly nats: NatsConnectArgs;
@@ -23,9 +24,12 @@ export interface GatewayArgs {
   /** The file of the private JWK the gateway signs its callers' identity assertions with. */
   readonly identityKey: string | undefined;
   readonly identityIssuer: string | undefined;
+  /** Callers need an access token (`--auth-issuer` ...), with this resource URI. */
+  readonly auth: { readonly args: AuthArgs; readonly resource: string } | undefined;
 }
 
 export const gatewayUsage = `usage: rxmcp gateway --name S [--nats URL] [--prefix P] [--host H] [--port N] [--path /mcp] [--identity-key FILE]
+                     [authorization options]
 
 Serves the NATS-hosted MCP server S on Streamable HTTP (and HTTP+SSE for 2024-11-05 clients) until SIGINT or
 SIGTERM. Run as many replicas as you like behind a load balancer: they share sessions and SSE events through
@@ -38,10 +42,13 @@ options:
   --host H         the address to listen on (default 127.0.0.1)
   -p, --port N     the HTTP port (default $PORT, then 3000; 0 picks a free one)
   --path /mcp      the Streamable HTTP endpoint's path (default /mcp)
-  --identity-key FILE  a private JWK: vouch for authenticated HTTP callers to the servers with assertions
-                   signed by it (servers trust its public half: --trust-gateway); docs/nats-binding.md
+  --identity-key FILE  a private JWK: vouch for the HTTP callers --auth-issuer authenticates to the servers
+                   with assertions signed by it (servers trust its public half: --trust-gateway);
+                   docs/nats-binding.md
   --identity-issuer NAME  the assertions' issuer (default rxmcp-gateway)
   -h, --help       show this help
+
+${authHelp}
 
 ${natsConnectionHelp}`;
 
@@ -57,6 +64,7 @@ const gatewayCommand = {
     host: { type: 'string' },
     port: { type: 'string', short: 'p' },
     path: { type: 'string' },
+    ...authFlags,
   },
 } as const;
 
@@ -77,15 +85,19 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayArgs | undefin
   const path = values.path ?? '/mcp';
   if (!path.startsWith('/')) throw new UsageError(command, `--path must start with "/", got ${JSON.stringify(path)}`);
   const port = values.port !== undefined ? portValue(command, '--port', values.port) : portValue(command, 'PORT (from the environment)', process.env['PORT'] ?? '3000');
+  const host = values.host ?? '127.0.0.1';
+  const authArgs = authArgsOf(command, values);
+  const auth = authArgs === undefined ? undefined : { args: authArgs, resource: resourceOf(command, authArgs, { host, port, path }) };
   return {
     nats: natsConnectionOf(command, values),
     name: values.name,
     identityKey: values['identity-key'],
     identityIssuer: values['identity-issuer'],
     prefix: values.prefix ?? 'mcp',
-    host: values.host ?? '127.0.0.1',
+    host,
     port,
     path,
+    auth,
   };
 }
 
@@ -93,13 +105,15 @@ export async function runGateway(args: GatewayArgs, print: (line: string) => voi
   const [{ connectNats }, { createGateway }, { createIdentitySigner }] = await withNats(() => Promise.all([import('../bridge/connect.ts'), import('./gateway.ts'), import('../../transports/nats/index.ts')]));
   const identity = args.identityKey === undefined ? undefined : createIdentitySigner({ key: readPrivateKey(args.identityKey), ...(args.identityIssuer === undefined ? {} : { issuer: args.identityIssuer }) });
   const connection = await connectNats(args.nats.url, `rxmcp-gateway-${args.name}`, args.nats.credentials, { maxReconnectAttempts: -1, reconnectTimeWait: 250 });
-  const gateway = await createGateway({ connection, name: args.name, prefix: args.prefix, ...(identity === undefined ? {} : { identity }), http: { path: args.path, legacySse: { ssePath: '/sse', messagesPath: '/messages' } } });
+  const gateway = await createGateway({ connection, name: args.name, prefix: args.prefix, ...(identity === undefined ? {} : { identity }), http: { path: args.path, legacySse: { ssePath: '/sse', messagesPath: '/messages' }, ...(args.auth === undefined ? {} : bearerAuthOf(args.auth.args, args.auth.resource)) } });
   const listening = await listenOrExplain(() => gateway.http.listen(args.port, args.host), args.port, args.host).catch(async (error: unknown) => {
     await gateway.close();
     await connection.close();
     throw error;
   });
   print(`rxmcp gateway for "${args.name}" on ${args.nats.url} listening at ${listening.url}`);
+  if (args.auth !== undefined) print(`${describeAuth(args.auth.args, args.auth.resource)}${identity === undefined ? '' : '; the servers are told who each caller is (--identity-key)'}`);
+  else if (identity !== undefined) print('note: --identity-key vouches only for authenticated callers, and without --auth-issuer every caller is anonymous');
   let removeSignals = (): void => undefined;
   const signal = await new Promise<StopSignal>((resolve) => (removeSignals = onStopSignals({ graceful: resolve })));
   print(`stopping (${signal}): new requests are refused, requests in flight have ${DRAIN_MS} ms to be answered; a second signal ends at once`);
