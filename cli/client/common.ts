@@ -9,6 +9,8 @@ export const connectionOptions = {
   header: { type: 'string', multiple: true, short: 'H' },
   timeout: { type: 'string' },
   json: { type: 'boolean' },
+  'no-browser': { type: 'boolean' },
+  'login-timeout': { type: 'string' },
 } as const;
 
 export const connectionHelp = `${targetHelp}
@@ -18,6 +20,8 @@ connection options:
   --prefix P               the NATS subject prefix (default mcp)
   -H, --header 'N: V'      an HTTP header for every request, e.g. -H 'Authorization: Bearer ...' (repeatable)
   --timeout MS             how long connecting may take (default 30000)
+  --no-browser             an OAuth login prints its URL without opening the browser
+  --login-timeout MS       how long an OAuth login may wait for the browser (default 300000)
   --json                   print JSON (the default when stdout is not a terminal)
   -h, --help               show this help`;
 
@@ -27,6 +31,8 @@ export interface ConnectionValues {
   readonly header?: string[] | undefined;
   readonly timeout?: string | undefined;
   readonly json?: boolean | undefined;
+  readonly 'no-browser'?: boolean | undefined;
+  readonly 'login-timeout'?: string | undefined;
 }
 
 export interface ClientCommandContext {
@@ -40,6 +46,8 @@ export interface ClientCommandContext {
   readonly prefix: string | undefined;
   readonly headers: Readonly<Record<string, string>> | undefined;
   readonly timeoutMs: number;
+  /** An OAuth login, for HTTP targets that ask for one. */
+  readonly login: { readonly browser: boolean; readonly timeoutMs: number };
 }
 
 export function clientCommandContext(command: string, values: ConnectionValues, positionals: readonly string[], commandLine: readonly string[] | undefined): ClientCommandContext {
@@ -61,6 +69,10 @@ export function clientCommandContext(command: string, values: ConnectionValues, 
     prefix: values.prefix,
     headers,
     timeoutMs: values.timeout === undefined ? 30_000 : positiveIntegerValue(command, '--timeout', values.timeout),
+    login: {
+      browser: values['no-browser'] !== true,
+      timeoutMs: values['login-timeout'] === undefined ? 300_000 : positiveIntegerValue(command, '--login-timeout', values['login-timeout']),
+    },
   };
 }
 
@@ -75,6 +87,7 @@ export async function withConnection<T>(context: ClientCommandContext, body: (co
     prefix: context.prefix,
     headers: context.headers,
     timeoutMs: context.timeoutMs,
+    login: context.login,
     onInterrupt,
     say: (line) => process.stderr.write(`${context.command}: ${line}\n`),
   });
