@@ -59,6 +59,7 @@ export {
 } from './core/catalog/task-store.ts';
 export type { CallToolAsTaskOptions, TaskUpdatesOptions } from './client/tasks.ts';
 export type { ToolDefinition, ResourceDefinition, TemplateDefinition, PromptDefinition, SchemaInput, ArgsOf } from './server/types.ts';
+export type { AccessRule } from './actors/features/access.ts';
 export { createClient, type McpClient, type ClientOptions, type ConnectOptions } from './client/create-client.ts';
 export type { ClientSession, CallToolOptions, ListChange } from './client/session-api.ts';
 export type { ClientFeature, DeclaredClient, FeatureContext } from './actors/features/feature-context.ts';

@@ -6,13 +6,14 @@ import { headerAnnotations } from '../core/protocol/header-mirror.ts';
 import type { Completer, PromptEntry, PromptGetter, ResourceEntry, ResourceReader, TemplateEntry, TemplateReader, ToolEntry, ToolHandler, ArgumentValidator } from '../actors/features/catalog.ts';
 import type { JsonObject } from '../core/jsonrpc.ts';
 import type { Prompt } from '../core/protocol/prompts.ts';
-import type { Resource, ResourceTemplate } from '../core/protocol/resources.ts';
+import type { ResourceTemplate } from '../core/protocol/resources.ts';
 import type { Tool } from '../core/protocol/tools.ts';
 import { compileSchema } from '../core/schema/compile.ts';
 import { fromStandardSchema, toStandardSchema } from '../core/schema/standard-schema.ts';
 import { validateToolName } from '../core/schema/tool-name.ts';
 import { parseUriTemplate } from '../core/uri-template/index.ts';
-import type { PromptDefinition, SchemaInput, TemplateDefinition, ToolDefinition } from './types.ts';
+import type { PromptDefinition, ResourceDefinition, SchemaInput, TemplateDefinition, ToolDefinition } from './types.ts';
+import type { AccessRule } from '../actors/features/access.ts';
 
 /** A tool without an input schema takes no arguments. */
 const NO_ARGUMENTS: JsonObject = Object.freeze({ type: 'object', additionalProperties: false });
@@ -52,27 +53,28 @@ export function buildTool(definition: ToolDefinition, handler: ToolHandler<never
   // Invalid header annotations would make every modern HTTP client drop the tool: refuse them here instead.
   const annotated = headerAnnotations(wire.inputSchema);
   if (!annotated.ok) throw new RangeError(`Tool "${definition.name}": ${annotated.problem}`);
-  return { definition: wire, input: input.validator, output: output?.validator, handler, headers: annotated.annotations };
+  return { definition: wire, input: input.validator, output: output?.validator, handler, headers: annotated.annotations, access: accessRule(definition.requires, definition.name) };
 }
 
-export function buildResource(definition: Resource, read: ResourceReader): ResourceEntry {
+export function buildResource(full: ResourceDefinition, read: ResourceReader): ResourceEntry {
+  const { requires, ...definition } = full;
   if (typeof definition.uri !== 'string' || definition.uri.length === 0) throw new RangeError('A resource needs a non-empty uri');
   try {
     new URL(definition.uri);
   } catch {
     throw new RangeError(`Resource uri "${definition.uri}" is not an absolute URI`);
   }
-  return { definition: Object.freeze({ ...definition }), read };
+  return { definition: Object.freeze({ ...definition }), read, access: accessRule(requires, definition.uri) };
 }
 
 export function buildTemplate(definition: TemplateDefinition, read: TemplateReader): TemplateEntry {
-  const { complete, ...wire } = definition;
+  const { complete, requires, ...wire } = definition;
   const template = parseUriTemplate(definition.uriTemplate);
   if (!template.matchable) throw new RangeError(`Template "${definition.uriTemplate}" expands but cannot be matched against URIs, so it could never be read`);
   for (const name of Object.keys(complete ?? {})) {
     if (!template.variableNames.includes(name)) throw new RangeError(`Template "${definition.uriTemplate}" has no variable "${name}" to complete`);
   }
-  return { definition: Object.freeze(wire as ResourceTemplate), template, read, complete: complete ?? {} };
+  return { definition: Object.freeze(wire as ResourceTemplate), template, read, complete: complete ?? {}, access: accessRule(requires, definition.uriTemplate) };
 }
 
 export function buildPrompt(definition: PromptDefinition, get: PromptGetter): PromptEntry {
@@ -89,5 +91,14 @@ export function buildPrompt(definition: PromptDefinition, get: PromptGetter): Pr
     arguments: args,
     _meta: definition._meta,
   }) as Prompt);
-  return { definition: wire, get, complete };
+  return { definition: wire, get, complete, access: accessRule(definition.requires, definition.name) };
+}
+
+/** A registration's access rule, checked once: scopes are non-empty strings (a frozen copy), or a function. */
+function accessRule(rule: AccessRule | undefined, name: string): AccessRule | undefined {
+  if (rule === undefined || typeof rule === 'function') return rule;
+  if (!Array.isArray(rule) || rule.some((scope) => typeof scope !== 'string' || scope.length === 0 || scope.includes(' '))) {
+    throw new RangeError(`"${name}": requires must be a list of scopes (non-empty, without spaces) or a predicate`);
+  }
+  return Object.freeze([...rule]);
 }

@@ -2,6 +2,7 @@
  * What users register on a server: tool, resource, template and prompt definitions.
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { AccessRule } from '../actors/features/access.ts';
 import type { Completer } from '../actors/features/catalog.ts';
 import type { JsonObject } from '../core/jsonrpc.ts';
 import type { Icon } from '../core/protocol/content.ts';
@@ -25,13 +26,22 @@ export interface ToolDefinition<S extends SchemaInput = SchemaInput> {
   readonly icons?: readonly Icon[];
   readonly execution?: ToolExecution;
   readonly _meta?: JsonObject;
+  /**
+   * Who may see and call the tool: scopes the caller's token must grant (a call without them is refused with
+   * -32043, over HTTP 403 `insufficient_scope`, so the client can step up), or a predicate on `ctx.auth` (a
+   * refused call is answered as for an unknown tool). Callers not admitted do not see it in `tools/list`.
+   */
+  readonly requires?: AccessRule;
 }
 
-export type ResourceDefinition = Resource;
+/** A resource; `requires` as for tools (a refused read is answered as for an unknown resource, or -32043). */
+export type ResourceDefinition = Resource & { readonly requires?: AccessRule };
 
 export type TemplateDefinition = ResourceTemplate & {
   /** Completion for the template's variables, by variable name. */
   readonly complete?: Readonly<Record<string, Completer>>;
+  /** Who may see and read it; as for tools. */
+  readonly requires?: AccessRule;
 };
 
 export interface PromptDefinition {
@@ -41,5 +51,7 @@ export interface PromptDefinition {
   readonly icons?: readonly Icon[];
   readonly arguments?: readonly (PromptArgument & { readonly complete?: Completer })[];
   readonly _meta?: JsonObject;
+  /** Who may see and get it; as for tools. */
+  readonly requires?: AccessRule;
 }
 

@@ -12,6 +12,7 @@ import type { GetPromptResult, Prompt, PromptMessage } from '../../core/protocol
 import type { ResourceContents } from '../../core/protocol/content.ts';
 import type { ValidationOutcome } from '../../core/schema/index.ts';
 import type { UriTemplate } from '../../core/uri-template/index.ts';
+import type { AccessRule } from './access.ts';
 import type { FeatureContext } from './feature-context.ts';
 import type { Output } from './handler-output.ts';
 
@@ -32,6 +33,8 @@ export interface ToolEntry {
   readonly handler: ToolHandler<never>;
   /** Arguments the tool's schema marks `x-mcp-header` (mirrored into transport headers by modern clients). */
   readonly headers: readonly HeaderAnnotation[];
+  /** Who may see and call it (absent: everyone). */
+  readonly access?: AccessRule | undefined;
 }
 
 /** What reading a resource may return: a full result, contents, or the text of the resource. */
@@ -49,6 +52,7 @@ export type Completer = (
 export interface ResourceEntry {
   readonly definition: Resource;
   readonly read: ResourceReader;
+  readonly access?: AccessRule | undefined;
 }
 
 export interface TemplateEntry {
@@ -56,6 +60,7 @@ export interface TemplateEntry {
   readonly template: UriTemplate;
   readonly read: TemplateReader;
   readonly complete: Readonly<Record<string, Completer>>;
+  readonly access?: AccessRule | undefined;
 }
 
 export type PromptReturn = GetPromptResult | readonly PromptMessage[] | string;
@@ -65,6 +70,7 @@ export interface PromptEntry {
   readonly definition: Prompt;
   readonly get: PromptGetter;
   readonly complete: Readonly<Record<string, Completer>>;
+  readonly access?: AccessRule | undefined;
 }
 
 export class ServerCatalog {

@@ -3,6 +3,8 @@
  * (`ref/resource`), with the already-resolved arguments as context. At most 100 values go back, as the spec
  * requires; `total` and `hasMore` say when there were more.
  */
+import type { AuthInfo } from '../../core/auth.ts';
+import { admits } from './access.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
 import { WireError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
@@ -17,20 +19,21 @@ function invalid(message: string): WireError {
   return new WireError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
 }
 
-function completerFor(catalog: ServerCatalog, ref: JsonObject, argument: string): Completer | undefined {
+function completerFor(catalog: ServerCatalog, ref: JsonObject, argument: string, auth: AuthInfo | undefined): Completer | undefined {
   switch (ref['type']) {
     case 'ref/prompt': {
       const name = ref['name'];
       if (typeof name !== 'string') throw invalid('a prompt reference needs a string "name"');
       const prompt = catalog.prompts.get(name);
-      if (prompt === undefined) throw invalid(`unknown prompt "${name}"`);
+      // Completion answers only about what the caller may use (no hint that the rest exists).
+      if (prompt === undefined || !admits(prompt.access, auth)) throw invalid(`unknown prompt "${name}"`);
       return prompt.complete[argument];
     }
     case 'ref/resource': {
       const uri = ref['uri'];
       if (typeof uri !== 'string') throw invalid('a resource reference needs a string "uri"');
       const template = catalog.templates.get(uri);
-      if (template === undefined) throw invalid(`unknown resource template "${uri}"`);
+      if (template === undefined || !admits(template.access, auth)) throw invalid(`unknown resource template "${uri}"`);
       return template.complete[argument];
     }
     default:
@@ -62,7 +65,7 @@ function shape(found: ReturnType<Completer> extends infer R ? Awaited<R> : never
 
 export function completionHandlers(catalog: ServerCatalog): Record<string, RequestHandler> {
   return {
-    'completion/complete': (params) => {
+    'completion/complete': (params, request) => {
       const ref = params?.['ref'];
       const argument = params?.['argument'];
       if (typeof ref !== 'object' || ref === null || Array.isArray(ref)) throw invalid('completion/complete needs a "ref" object');
@@ -70,7 +73,7 @@ export function completionHandlers(catalog: ServerCatalog): Record<string, Reque
         throw invalid('completion/complete needs "argument" with string "name" and "value"');
       }
       const { name, value } = argument as { name: string; value: string };
-      const completer = completerFor(catalog, ref as JsonObject, name);
+      const completer = completerFor(catalog, ref as JsonObject, name, request.auth);
       if (completer === undefined) return empty;
       const found = completer(value, { arguments: readContext(params as JsonObject) });
       return found instanceof Promise || (typeof found === 'object' && found !== null && 'then' in found)

@@ -9,6 +9,7 @@ import type { PromptReturn, ServerCatalog } from './catalog.ts';
 import type { FeatureContext } from './feature-context.ts';
 import { runFinished } from './handler-output.ts';
 import { listHandler } from './list-handler.ts';
+import { checkAccess } from './access.ts';
 import { compatBlock, needsContentCompat } from './content-compat.ts';
 
 export function promptHandlers(
@@ -22,7 +23,9 @@ export function promptHandlers(
       const name = params?.['name'];
       if (typeof name !== 'string') throw new WireError(ErrorCode.InvalidParams, 'Invalid params: prompts/get needs a string "name"');
       const entry = catalog.prompts.get(name);
-      if (entry === undefined) throw new WireError(ErrorCode.InvalidParams, `Invalid params: unknown prompt "${name}"`);
+      const unknown = (): WireError => new WireError(ErrorCode.InvalidParams, `Invalid params: unknown prompt "${name}"`);
+      if (entry === undefined) throw unknown();
+      if (entry.access !== undefined) checkAccess(entry.access, request.auth, `prompt "${name}"`, unknown);
       const args = readArguments(params?.['arguments']);
       const missing = (entry.definition.arguments ?? []).filter((argument) => argument.required === true && args[argument.name] === undefined);
       if (missing.length > 0) {

@@ -14,6 +14,7 @@ import type { ResourceReturn, ServerCatalog } from './catalog.ts';
 import type { FeatureContext } from './feature-context.ts';
 import { runFinished } from './handler-output.ts';
 import { listHandler } from './list-handler.ts';
+import { checkAccess } from './access.ts';
 
 /** Per-session resource subscriptions, kept by the server. */
 export interface SubscriptionBook {
@@ -42,13 +43,19 @@ export function resourceHandlers(catalog: ServerCatalog, pageSize: number, runti
       const uri = uriParam(params, 'resources/read');
       // A string result takes the MIME type of what matched: the resource, or the template.
       const finish = (mimeType: string | undefined) => ({ finish: (value: ResourceReturn) => normaliseRead(uri, value, mimeType) });
+      const notFound = (): WireError => new WireError(runtime.notFoundCode(request.session), `Resource not found: ${uri}`, { data: { uri } });
       const resource = catalog.resources.get(uri);
-      if (resource !== undefined) return runFinished(() => resource.read(uri, runtime.context(request)), finish(resource.definition.mimeType));
+      if (resource !== undefined) {
+        if (resource.access !== undefined) checkAccess(resource.access, request.auth, `resource ${uri}`, notFound);
+        return runFinished(() => resource.read(uri, runtime.context(request)), finish(resource.definition.mimeType));
+      }
       for (const entry of catalog.templates.values()) {
         const variables = entry.template.match(uri);
-        if (variables !== undefined) return runFinished(() => entry.read(uri, variables, runtime.context(request)), finish(entry.definition.mimeType));
+        if (variables === undefined) continue;
+        if (entry.access !== undefined) checkAccess(entry.access, request.auth, `resource ${uri}`, notFound);
+        return runFinished(() => entry.read(uri, variables, runtime.context(request)), finish(entry.definition.mimeType));
       }
-      throw new WireError(runtime.notFoundCode(request.session), `Resource not found: ${uri}`, { data: { uri } });
+      throw notFound();
     },
     'resources/subscribe': (params, request) => {
       runtime.subscriptions.subscribe(request.session, uriParam(params, 'resources/subscribe'));

@@ -16,6 +16,7 @@ import type { ServerCatalog, ToolEntry, ToolReturn } from './catalog.ts';
 import { type FeatureContext } from './feature-context.ts';
 import { type FinishedOutput, continueAfter, runFinished } from './handler-output.ts';
 import { listHandler } from './list-handler.ts';
+import { checkAccess } from './access.ts';
 import { compatBlocks, needsContentCompat } from './content-compat.ts';
 
 export interface ToolCallRuntime {
@@ -42,7 +43,9 @@ export function toolHandlers(catalog: ServerCatalog, pageSize: number, runtime: 
       const name = params?.['name'];
       if (typeof name !== 'string') throw new WireError(ErrorCode.InvalidParams, 'Invalid params: tools/call needs a string "name"');
       const entry = catalog.tools.get(name);
-      if (entry === undefined) throw new WireError(ErrorCode.InvalidParams, `Invalid params: unknown tool "${name}"`);
+      const unknown = (): WireError => new WireError(ErrorCode.InvalidParams, `Invalid params: unknown tool "${name}"`);
+      if (entry === undefined) throw unknown();
+      if (entry.access !== undefined) checkAccess(entry.access, request.auth, `tool "${name}"`, unknown);
       const args = params?.['arguments'] ?? {};
       if (typeof args !== 'object' || args === null || Array.isArray(args)) {
         throw new WireError(ErrorCode.InvalidParams, 'Invalid params: tools/call "arguments" must be an object');

@@ -9,6 +9,9 @@
 import { type Observable, Subject } from 'rxjs';
 import { type Page, pageOf } from './pagination.ts';
 
+/** Distinct filtered lists kept per revision (each a distinct set of relevant scopes among callers). */
+const MAX_AUDIENCES = 256;
+
 export class Registry<K, V, W = V> {
   private readonly items = new Map<K, V>();
   private readonly changes = new Subject<void>();
@@ -16,6 +19,8 @@ export class Registry<K, V, W = V> {
   private revisionNumber = 0;
   private listCache: readonly W[] | undefined;
   private readonly pageCache = new Map<string, Page<W>>();
+  /** Filtered lists by audience (see `pageFor`), until the next change. */
+  private readonly audienceCache = new Map<string, readonly W[]>();
 
   /**
    * @param name   the list's name, bound into its cursors
@@ -76,10 +81,39 @@ export class Registry<K, V, W = V> {
     return page;
   }
 
+  /**
+   * A page of the items `admit` lets through. Callers that share an `audience` key see the same items, so their
+   * list and pages are built once (up to {@link MAX_AUDIENCES} keys per revision; more are built per call, as
+   * is every list without a key).
+   */
+  pageFor(audience: string | undefined, admit: (item: V) => boolean, offset: number, pageSize: number): Page<W> {
+    if (audience === undefined) return pageOf(this.filtered(admit), this.name, this.revisionNumber, offset, pageSize);
+    let list = this.audienceCache.get(audience);
+    if (list === undefined) {
+      list = this.filtered(admit);
+      if (this.audienceCache.size >= MAX_AUDIENCES) return pageOf(list, this.name, this.revisionNumber, offset, pageSize);
+      this.audienceCache.set(audience, list);
+    }
+    const key = `${audience}|${offset}/${pageSize}`;
+    let page = this.pageCache.get(key);
+    if (page === undefined) {
+      page = pageOf(list, this.name, this.revisionNumber, offset, pageSize);
+      this.pageCache.set(key, page);
+    }
+    return page;
+  }
+
+  private filtered(admit: (item: V) => boolean): readonly W[] {
+    const list: W[] = [];
+    for (const item of this.items.values()) if (admit(item)) list.push(this.toWire(item));
+    return Object.freeze(list);
+  }
+
   private touch(): void {
     this.revisionNumber++;
     this.listCache = undefined;
     this.pageCache.clear();
+    this.audienceCache.clear();
     if (!this.announced) return;
     this.announced = false;
     queueMicrotask(() => {

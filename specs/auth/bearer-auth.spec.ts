@@ -10,7 +10,7 @@ import { bearerAuth } from '../../auth/index.ts';
 import { createClient } from '../../client/create-client.ts';
 import type { AuthInfo } from '../../core/auth.ts';
 import { createServer } from '../../server/create-server.ts';
-import { type StreamableHttpServer, createStreamableHttpClientTransport, createStreamableHttpServer } from '../../transports/http/index.ts';
+import { type StreamableHttpServer, createStreamableHttpClientTransport, createStreamableHttpFetchHandler, createStreamableHttpServer } from '../../transports/http/index.ts';
 import { type SigningKey, type TestAuthorizationServer, athOf, dpopKey, signingKey, startAuthorizationServer } from './support.ts';
 
 const RESOURCE = 'https://mcp.example.test/mcp';
@@ -248,6 +248,38 @@ describe('bearerAuth: opaque tokens by introspection (RFC 7662)', () => {
       }
     } finally {
       await http.close();
+      await server.close();
+    }
+  });
+});
+
+describe('bearerAuth: the fetch handler (edge runtimes) answers the same way', () => {
+  test('metadata, the 401 challenge, and a verified caller reaching the handler', async () => {
+    await using as = await startAuthorizationServer([await signingKey('ES256', 'k1')]);
+    const server = createServer({ name: 'edge', version: '1' });
+    const endpoint = createStreamableHttpFetchHandler({ server, stateless: true, responseMode: 'json', ...bearerAuth({ resource: RESOURCE, authorizationServers: [as.issuer], allowLoopbackHttp: true }) });
+    server.tool({ name: 'whoami' }, (_args, ctx) => ctx.auth?.principal ?? 'nobody');
+    const origin = 'http://127.0.0.1:8080';
+    try {
+      const metadata = await endpoint.handleFetch(new Request(`${origin}/.well-known/oauth-protected-resource/mcp`, { headers: { host: '127.0.0.1:8080' } }));
+      assert.equal(metadata.status, 200);
+      assert.equal(((await metadata.json()) as { resource: string }).resource, RESOURCE);
+      const call = (authorization?: string): Request =>
+        new Request(`${origin}/mcp`, {
+          method: 'POST',
+          headers: { host: '127.0.0.1:8080', 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', ...(authorization === undefined ? {} : { authorization }) },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'whoami', arguments: {} } }),
+        });
+      const refused = await endpoint.handleFetch(call());
+      assert.equal(refused.status, 401);
+      assert.equal(refused.headers.get('www-authenticate'), `Bearer resource_metadata="${METADATA_URL}"`);
+      const token = await as.mint({ iss: as.issuer, sub: 'edge-user', aud: RESOURCE, exp: Math.floor(Date.now() / 1000) + 60 });
+      const answered = await endpoint.handleFetch(call(`Bearer ${token}`));
+      assert.equal(answered.status, 200);
+      const body = (await answered.json()) as { result: { content: Array<{ text: string }> } };
+      assert.equal(body.result.content[0]?.text, 'edge-user');
+    } finally {
+      await endpoint.close();
       await server.close();
     }
   });
