@@ -169,15 +169,8 @@ class McpOAuthClient implements OAuthClient {
       throw new AuthorizationError('retry-limit', `${state.url.href} refused ${limit} authorization(s) in a row; giving up`);
     }
     const rejected = state.tokens;
-    // A 401 with a refresh token at hand: a new access token, before anything else.
-    if (!stepUp && rejected?.refreshToken !== undefined && state.as !== undefined && challenge?.error !== 'insufficient_scope') {
-      const before = state.tokens;
-      await this.refresh(state);
-      if (state.tokens !== undefined && state.tokens !== before) {
-        state.attempts += 1;
-        return true;
-      }
-    }
+    // Refused with a token that was replaced since (another refusal's flow got a new one): just send it again.
+    if (rejected !== undefined && response.sentWith !== undefined && !sentWithToken(response.sentWith, rejected.accessToken)) return true;
     // Discovery again on every 401: the server may have moved to another authorization server.
     const discovery = await discoverResource(state.url, challenge?.resourceMetadata, this.http);
     const as = await this.serverMetadata(discovery.issuer, discovery.metadata === undefined);
@@ -191,6 +184,14 @@ class McpOAuthClient implements OAuthClient {
     }
     state.as = as;
     state.key = key;
+    // A 401 at the same authorization server with a refresh token at hand: a new access token first.
+    if (!stepUp && !moved && rejected?.refreshToken !== undefined && state.tokens === rejected) {
+      await this.refresh(state);
+      if (state.tokens !== undefined && state.tokens !== rejected) {
+        state.attempts += 1;
+        return true;
+      }
+    }
     if (!stepUp) {
       // Tokens kept from an earlier run (a persistent store), if they are not the ones just refused.
       const kept = await this.store.loadTokens(key);
@@ -320,4 +321,10 @@ class McpOAuthClient implements OAuthClient {
     if (captured['dpop'] !== undefined) headers['dpop'] = captured['dpop'];
     return headers;
   }
+}
+
+/** Whether the request's Authorization header carried this access token (Bearer or DPoP scheme). */
+function sentWithToken(sent: Readonly<Record<string, string>>, accessToken: string): boolean {
+  const header = sent['authorization'] ?? sent['Authorization'];
+  return header !== undefined && header.slice(header.indexOf(' ') + 1) === accessToken;
 }

@@ -10,6 +10,7 @@ export { createFetchHttpClientTransport, type FetchHttpClientOptions } from './c
 export type { StreamableHttpClientTransport } from './client/client-transport.ts';
 export type { WireMode as HttpClientWireMode } from './client/context.ts';
 export type { HttpClientEvent, HttpClientMode, HttpClientOptions, HttpClientStatus, ReconnectOptions } from './client/options.ts';
+export type { AuthorizedRequest, AuthResponse, HttpClientAuth } from './client/auth-port.ts';
 export { createStreamableHttpFetchHandler, type StreamableHttpFetchHandler } from './server/fetch-handler.ts';
 export type { LegacySseOptions, RestoredSession, SseOptions, StreamableHttpServerOptions } from './server/options.ts';
 export type { CorsOptions } from './server/cors.ts';

@@ -17,6 +17,11 @@ export interface AuthResponse {
   readonly method: string;
   /** Header lookup, case-insensitive (`WWW-Authenticate`, `DPoP-Nonce`). */
   header(name: string): string | undefined;
+  /**
+   * The headers `headersFor` gave the request this answers (empty when it went out unauthorized), so that a refusal
+   * of a token already replaced is told from one of the current token.
+   */
+  readonly sentWith?: Readonly<Record<string, string>>;
 }
 
 export interface HttpClientAuth {

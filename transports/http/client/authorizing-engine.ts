@@ -44,7 +44,7 @@ export function authorizingEngine(inner: HttpEngine, auth: HttpClientAuth, maxAu
           handle.current = request;
           if (handle.aborted) inner.abort(request);
         });
-        const seen = authResponse(response, spec);
+        const seen = authResponse(response, spec, extra);
         auth.observe?.(seen);
         if (!isChallenge(response)) return response;
         discardBody(response);
@@ -91,8 +91,9 @@ function isChallenge(response: HttpResponse): boolean {
   return status === 401 || (status === 403 && headerValue(response, 'www-authenticate') !== undefined);
 }
 
-function authResponse(response: HttpResponse, spec: ExchangeSpec): AuthResponse {
+function authResponse(response: HttpResponse, spec: ExchangeSpec, sentWith: Readonly<Record<string, string>>): AuthResponse {
   return {
+    sentWith,
     status: response.statusCode ?? 0,
     url: spec.url,
     method: spec.method,

@@ -8,3 +8,4 @@ export { createFetchHttpClientTransport, type FetchHttpClientOptions } from './f
 export type { StreamableHttpClientTransport } from './client-transport.ts';
 export type { WireMode as HttpClientWireMode } from './context.ts';
 export type { HttpClientEvent, HttpClientMode, HttpClientOptions, HttpClientStatus, ReconnectOptions } from './options.ts';
+export type { AuthorizedRequest, AuthResponse, HttpClientAuth } from './auth-port.ts';
