@@ -3,7 +3,7 @@
  * resource server trusting a real oidc-provider. The browser is played by the spec: with `--no-browser` the
  * command prints the authorization URL; the spec follows it through oidc-provider's headless login and delivers
  * the redirect to the command's loopback listener. Then: tokens kept in a 0600 file under XDG_CONFIG_HOME, a
- * second command needing no login, `rxmcp logout <url>` forgetting them, and a login that never comes back
+ * second command needing no login, a step-up login for a tool needing more scope, `rxmcp logout <url>` forgetting them, and a login that never comes back
  * ending the command within its --login-timeout.
  */
 import assert from 'node:assert/strict';
@@ -73,6 +73,23 @@ describe('rxmcp CLI OAuth login', () => {
     assert.equal(run.code, 0, run.stderr);
     assert.doesNotMatch(run.stderr, /open this URL/);
     assert.match(run.stdout, /whoami/);
+  });
+
+  test('call of a tool hidden until a wider login: 403 insufficient_scope, a step-up login, then the call', async () => {
+    const running = startCli(['call', server.url, 'write-note', 'text=from the terminal', '--no-browser'], { env });
+    await running.waitForStderr(LOGIN_URL);
+    const url = new URL(LOGIN_URL.exec(running.stderr())?.[1] ?? '');
+    const scopes = (url.searchParams.get('scope') ?? '').split(' ');
+    assert.ok(scopes.includes('mcp:read') && scopes.includes('mcp:write'), `the step-up asks for both: ${scopes.join(' ')}`);
+    await authorize(url, { deliver: true });
+    const run = await running.done;
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /noted/);
+    assert.deepEqual(server.notes.at(-1), { text: 'from the terminal', principal: 'turing' });
+
+    const typo = await runCli(['call', server.url, 'write-nope', '--no-browser'], { env });
+    assert.equal(typo.code, 2);
+    assert.match(typo.stderr, /the server has no tool "write-nope"; did you mean write-note\?/);
   });
 
   test('logout forgets the server; the next command asks for a login again, and gives up after --login-timeout', async () => {
