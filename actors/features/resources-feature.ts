@@ -14,7 +14,7 @@ import type { ResourceReturn, ServerCatalog } from './catalog.ts';
 import type { FeatureContext } from './feature-context.ts';
 import { runFinished } from './handler-output.ts';
 import { listHandler } from './list-handler.ts';
-import { checkAccess } from './access.ts';
+import { type AccessRule, checkAccess } from './access.ts';
 
 /** Per-session resource subscriptions, kept by the server. */
 export interface SubscriptionBook {
@@ -58,7 +58,11 @@ export function resourceHandlers(catalog: ServerCatalog, pageSize: number, runti
       throw notFound();
     },
     'resources/subscribe': (params, request) => {
-      runtime.subscriptions.subscribe(request.session, uriParam(params, 'resources/subscribe'));
+      const uri = uriParam(params, 'resources/subscribe');
+      // Updates of what the caller may not read are not its business either.
+      const rule = catalog.resources.get(uri)?.access ?? templateRuleFor(catalog, uri);
+      if (rule !== undefined) checkAccess(rule, request.auth, `resource ${uri}`, () => new WireError(runtime.notFoundCode(request.session), `Resource not found: ${uri}`, { data: { uri } }));
+      runtime.subscriptions.subscribe(request.session, uri);
       return {};
     },
     'resources/unsubscribe': (params, request) => {
@@ -66,6 +70,13 @@ export function resourceHandlers(catalog: ServerCatalog, pageSize: number, runti
       return {};
     },
   };
+}
+
+/** The access rule of the first template matching `uri` (the one a read would use), if it has one. */
+function templateRuleFor(catalog: ServerCatalog, uri: string): AccessRule | undefined {
+  if (catalog.resources.has(uri)) return undefined;
+  for (const entry of catalog.templates.values()) if (entry.template.match(uri) !== undefined) return entry.access;
+  return undefined;
 }
 
 /** Accepts a full result, a contents list, or a string (the text of the resource, with its MIME type). */

@@ -56,10 +56,12 @@ describe('per-item authorization over memory', () => {
             await assert.rejects(client.callTool('ada-only'), (error: unknown) => isWireError(error) && error.code === ErrorCode.InvalidParams && /unknown tool "ada-only"/.test(error.message));
             await assert.rejects(client.getPrompt('report'), (error: unknown) => isWireError(error) && error.code === ErrorCode.InsufficientScope);
             await assert.rejects(client.readResource('memo://vault/7'), (error: unknown) => isWireError(error) && error.code === ErrorCode.InsufficientScope);
+            if (era === 'legacy') await assert.rejects(client.session.request('resources/subscribe', { uri: 'memo://vault' }), (error: unknown) => isWireError(error) && error.code === ErrorCode.InsufficientScope);
           } else {
             assert.equal((await client.callTool('admin')).content[0]?.type, 'text');
             assert.equal(((await client.callTool('ada-only')).content[0] as { text: string }).text, 'ada');
             assert.equal((await client.readResource('memo://vault/7')).contents[0]?.uri, 'memo://vault/7');
+            if (era === 'legacy') assert.deepEqual(await client.session.request('resources/subscribe', { uri: 'memo://vault' }), {});
           }
         } finally {
           await client.close();
