@@ -99,7 +99,7 @@ class McpOAuthClient implements OAuthClient {
   }
 
   async headersFor(request: AuthorizedRequest): Promise<Readonly<Record<string, string>>> {
-    const state = this.stateOf(request.url);
+    const state = this.stateOf(request.endpoint ?? request.url);
     if (state.flow !== undefined) await state.flow.catch(() => false);
     if (state.tokens !== undefined && this.expiring(state.tokens) && state.tokens.refreshToken !== undefined) {
       state.refreshing ??= this.refresh(state).finally(() => {
@@ -114,7 +114,7 @@ class McpOAuthClient implements OAuthClient {
   }
 
   challenged(response: AuthResponse): Promise<boolean> {
-    const state = this.stateOf(response.url);
+    const state = this.stateOf(response.endpoint ?? response.url);
     if (state.flow !== undefined) return state.flow;
     const flow = this.cure(state, response).finally(() => {
       state.flow = undefined;
@@ -124,7 +124,7 @@ class McpOAuthClient implements OAuthClient {
   }
 
   observe(response: AuthResponse): void {
-    const state = this.servers.get(canonicalResource(response.url).href);
+    const state = this.servers.get(canonicalResource(response.endpoint ?? response.url).href);
     if (state === undefined) return;
     // DPoP-Nonce from the resource server: not handled here yet (the DPoP grant extension's part).
     if (response.status >= 200 && response.status < 300) state.attempts = 0;
@@ -220,6 +220,7 @@ class McpOAuthClient implements OAuthClient {
       http: this.http,
     };
     const answer = await grant(context);
+    state.tokens = undefined; // a new grant: nothing of the old tokens (their refresh token) carries over
     await this.keep(state, answer, scope);
     return true;
   }

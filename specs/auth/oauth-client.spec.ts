@@ -24,7 +24,7 @@ afterEach(async () => {
 
 const REDIRECT = 'http://127.0.0.1:9/callback';
 
-async function pair(options: { readonly callScope?: string; readonly alwaysForbid?: boolean; readonly resource?: (url: string) => string } = {}) {
+async function pair(options: { readonly callScope?: string; readonly alwaysForbid?: boolean; readonly resource?: (url: string) => string; readonly legacy?: boolean } = {}) {
   const as = await startAuthorizationServer();
   open.push(as);
   let servers = [as.issuer];
@@ -186,6 +186,18 @@ describe('oauthClient', () => {
     await session.callTool('echo', {});
     await session.close();
     assert.equal(as.requests.filter((request) => request.path === '/token').length, 1);
+  });
+
+  it('authorizes the HTTP+SSE fallback once for the server: its stream and its POSTs to the named endpoint', async () => {
+    const { as, mcp } = await pair({ legacy: true });
+    const transport = createStreamableHttpClientTransport(mcp.url, { auth: provider(), mode: 'legacy-sse' });
+    const session = await createClient({ era: 'legacy', name: 'oauth-spec', version: '1.0.0', protocolVersion: '2024-11-05' }).connect(transport, { initializeTimeoutMs: 10_000 });
+    await session.callTool('echo', {});
+    await session.close();
+    assert.equal(as.requests.filter((request) => request.path === '/authorize').length, 1, 'one authorization for the server');
+    const posts = mcp.received.filter((request) => request.method === 'POST');
+    assert.ok(posts.length >= 2);
+    for (const post of posts) assert.match(String(post.headers['authorization']), /^Bearer at-/, post.path);
   });
 
   it('reuses tokens a persistent store kept from an earlier run, without a new authorization', async () => {

@@ -122,12 +122,15 @@ export interface ProtectedServerOptions {
   readonly accepts: (token: string) => string | undefined;
   /** Every authorized request is refused with 403 insufficient_scope (a server no token satisfies). */
   readonly alwaysForbid?: boolean;
+  /** Speak the 2024-11-05 HTTP+SSE transport (stream at the MCP URL, POSTs to /messages). */
+  readonly legacy?: boolean;
 }
 
 /** The MCP mock server behind bearer tokens, with its PRM at the path-aware well-known location. */
 export async function startProtectedServer(options: ProtectedServerOptions): Promise<MockServer & { readonly prmUrl: string }> {
   let prmUrl = '';
   const mock = await startMockServer({
+    ...(options.legacy === true ? { legacy: true } : {}),
     sessions: false,
     notificationBody: false,
     tools: { echo: (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] }) },

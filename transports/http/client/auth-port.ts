@@ -8,6 +8,11 @@
 export interface AuthorizedRequest {
   readonly method: string;
   readonly url: URL;
+  /**
+   * The MCP endpoint the transport was made for: the server being authorized, also when `url` is another of its
+   * URLs (the HTTP+SSE fallback POSTs to the `endpoint` the server named).
+   */
+  readonly endpoint?: URL;
 }
 
 /** What the server answered, as far as authorization cares. */
@@ -15,6 +20,8 @@ export interface AuthResponse {
   readonly status: number;
   readonly url: URL;
   readonly method: string;
+  /** As in {@link AuthorizedRequest.endpoint}. */
+  readonly endpoint?: URL;
   /** Header lookup, case-insensitive (`WWW-Authenticate`, `DPoP-Nonce`). */
   header(name: string): string | undefined;
   /**

@@ -7,7 +7,7 @@
  * `Unauthorized` LocalError. Header values are never put in messages (they hold tokens).
  */
 import { LocalError } from '../../../core/errors.ts';
-import type { AuthResponse, HttpClientAuth } from './auth-port.ts';
+import type { AuthorizedRequest, AuthResponse, HttpClientAuth } from './auth-port.ts';
 import { type ExchangeSpec, type HttpEngine, type HttpRequest, type HttpResponse, discardBody, headerValue } from './http-exchange.ts';
 
 /** One exchange as the caller sees it: its requests (one per attempt) behind a single handle. */
@@ -21,7 +21,7 @@ class AuthorizedExchange implements HttpRequest {
   }
 }
 
-export function authorizingEngine(inner: HttpEngine, auth: HttpClientAuth, maxAuthRetries: number): HttpEngine {
+export function authorizingEngine(inner: HttpEngine, auth: HttpClientAuth, maxAuthRetries: number, endpoint: URL): HttpEngine {
   const abort = (request: HttpRequest): void => {
     if (request instanceof AuthorizedExchange) {
       request.aborted = true;
@@ -35,7 +35,7 @@ export function authorizingEngine(inner: HttpEngine, auth: HttpClientAuth, maxAu
     async exchange(spec: ExchangeSpec, onRequest?: (request: HttpRequest) => void): Promise<HttpResponse> {
       const handle = new AuthorizedExchange();
       onRequest?.(handle);
-      const target = { method: spec.method, url: spec.url };
+      const target = { method: spec.method, url: spec.url, endpoint };
       for (let retries = 0; ; retries++) {
         const extra = await authorizationHeaders(auth, target);
         if (handle.aborted) throw aborted(spec);
@@ -44,7 +44,7 @@ export function authorizingEngine(inner: HttpEngine, auth: HttpClientAuth, maxAu
           handle.current = request;
           if (handle.aborted) inner.abort(request);
         });
-        const seen = authResponse(response, spec, extra);
+        const seen = authResponse(response, spec, extra, endpoint);
         auth.observe?.(seen);
         if (!isChallenge(response)) return response;
         discardBody(response);
@@ -76,7 +76,7 @@ export function authorizingEngine(inner: HttpEngine, auth: HttpClientAuth, maxAu
   };
 }
 
-async function authorizationHeaders(auth: HttpClientAuth, target: { readonly method: string; readonly url: URL }): Promise<Readonly<Record<string, string>>> {
+async function authorizationHeaders(auth: HttpClientAuth, target: AuthorizedRequest): Promise<Readonly<Record<string, string>>> {
   try {
     return await auth.headersFor(target);
   } catch (error) {
@@ -91,8 +91,9 @@ function isChallenge(response: HttpResponse): boolean {
   return status === 401 || (status === 403 && headerValue(response, 'www-authenticate') !== undefined);
 }
 
-function authResponse(response: HttpResponse, spec: ExchangeSpec, sentWith: Readonly<Record<string, string>>): AuthResponse {
+function authResponse(response: HttpResponse, spec: ExchangeSpec, sentWith: Readonly<Record<string, string>>, endpoint: URL): AuthResponse {
   return {
+    endpoint,
     sentWith,
     status: response.statusCode ?? 0,
     url: spec.url,

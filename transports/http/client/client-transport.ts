@@ -117,7 +117,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, ClientConte
     this.options = resolveOptions(options);
     this.mode = this.options.mode === 'auto' ? 'probing' : this.options.mode === 'legacy-sse' ? 'legacy-pending' : 'streamable';
     const carrier = engine(url, this.options);
-    this.engine = this.options.auth === undefined ? carrier : authorizingEngine(carrier, this.options.auth, this.options.maxAuthRetries);
+    this.engine = this.options.auth === undefined ? carrier : authorizingEngine(carrier, this.options.auth, this.options.maxAuthRetries, url);
   }
 
   get incoming$(): Observable<InboundFrame> {
