@@ -1,14 +1,17 @@
 /**
- * `rxmcp logout <url>`: forgets what logging in to an MCP server left in the user's credential files (its tokens
- * and the client registration made for it). Nothing is sent anywhere.
+ * `rxmcp logout <url>`: revokes the tokens a login to an MCP server left (RFC 7009, where the authorization server
+ * offers it) and forgets them, with the client registration made for that server, from the credential files.
  */
 import { UsageError, parseCommand } from '../args.ts';
 import { CredentialFiles, serverKey } from './login/credential-files.ts';
+import { revokeStored } from './login/revoke.ts';
 
 export const logoutUsage = `usage: rxmcp logout <url>
 
-Forgets the OAuth tokens (and the client registration) that rxmcp inspect|call|read|prompt keep for the MCP
-server at <url>, in $XDG_CONFIG_HOME/rxmcp/credentials (else ~/.config/rxmcp/credentials).
+Revokes at the authorization server (where it offers revocation) and forgets the OAuth tokens, and the client
+registration, that rxmcp inspect|call|read|prompt keep for the MCP server at <url>, in
+$XDG_CONFIG_HOME/rxmcp/credentials (else ~/.config/rxmcp/credentials). The tokens are forgotten even when
+revoking fails.
 
 options:
   -h, --help               show this help`;
@@ -30,6 +33,9 @@ export async function runLogout(argv: readonly string[], print: (text: string) =
     server = serverKey(url.href);
   } catch {
     throw new UsageError(command, `the server must be an http(s):// URL, got ${JSON.stringify(raw)}`);
+  }
+  for (const outcome of await revokeStored(await files.read(server))) {
+    print(outcome.revoked ? `revoked the tokens issued by ${outcome.issuer}` : `not revoked at ${outcome.issuer} (${outcome.reason ?? 'unknown'}): they stay valid until they expire`);
   }
   const removed = await files.remove(server);
   print(removed ? `logged out of ${server}` : `no login kept for ${server}`);

@@ -3,11 +3,11 @@
  * resource server trusting a real oidc-provider. The browser is played by the spec: with `--no-browser` the
  * command prints the authorization URL; the spec follows it through oidc-provider's headless login and delivers
  * the redirect to the command's loopback listener. Then: tokens kept in a 0600 file under XDG_CONFIG_HOME, a
- * second command needing no login, a step-up login for a tool needing more scope, `rxmcp logout <url>` forgetting them, and a login that never comes back
+ * second command needing no login, a step-up login for a tool needing more scope, `rxmcp logout <url>` revoking (RFC 7009) and forgetting them, and a login that never comes back
  * ending the command within its --login-timeout.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -93,9 +93,24 @@ describe('rxmcp CLI OAuth login', () => {
   });
 
   test('logout forgets the server; the next command asks for a login again, and gives up after --login-timeout', async () => {
+    // What the file holds before: the refresh token and the client it was issued to.
+    const [file] = await credentialFiles();
+    const held = JSON.parse(await readFile(join(config, 'rxmcp', 'credentials', file ?? ''), 'utf8')) as { entries: Record<string, Record<string, unknown>> };
+    const refreshToken = Object.entries(held.entries).find(([name]) => name.startsWith('tokens '))?.[1]['refreshToken'];
+    const clientId = Object.entries(held.entries).find(([name]) => name.startsWith('client '))?.[1]['clientId'];
+    assert.ok(typeof refreshToken === 'string' && typeof clientId === 'string');
+
     const logout = await runCli(['logout', server.url], { env });
     assert.equal(logout.code, 0, logout.stderr);
+    assert.match(logout.stdout, new RegExp(`revoked the tokens issued by ${op.issuer}`));
     assert.match(logout.stdout, /logged out of/);
+    const refresh = await fetch(op.tokenEndpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }),
+    });
+    assert.equal(refresh.status, 400);
+    assert.equal(((await refresh.json()) as { error?: string }).error, 'invalid_grant', 'the refresh token was revoked');
     assert.deepEqual(await credentialFiles(), []);
     const again = await runCli(['logout', server.url], { env });
     assert.match(again.stdout, /no login kept/);
