@@ -4,6 +4,7 @@
  * elicitation is asked on the terminal; a tool error (`isError`) exits 1.
  */
 import type { Subscription } from 'rxjs';
+import { isWireError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
 import type { CallToolResult, Tool } from '../../core/protocol/index.ts';
 import type { ClientSession } from '../../client/session-api.ts';
@@ -60,9 +61,19 @@ export async function runCall(argv: readonly string[], print: (text: string) => 
   const outcome = await withConnection(
     context,
     async ({ session }) => {
-      const definition = await findTool(session, command, tool);
-      const args = given ?? toolArguments(command, tool, words, definition.inputSchema);
-      return callWithProgress(session, tool, args, (stop) => (interrupt = stop));
+      const listed = await listedTools(session);
+      const definition = listed.find((candidate) => candidate.name === tool);
+      // Over HTTP a tool may be hidden from this caller until a wider login (`requires` on the server): it is
+      // called anyway, so the server's 403 insufficient_scope can start the step-up; a refusal then reads as
+      // "no such tool", as for one that does not exist.
+      if (definition === undefined && context.target.kind !== 'http') throw noSuchTool(command, tool, listed);
+      const args = given ?? toolArguments(command, tool, words, definition?.inputSchema);
+      try {
+        return await callWithProgress(session, tool, args, (stop) => (interrupt = stop));
+      } catch (error) {
+        if (definition === undefined && isWireError(error)) throw noSuchTool(command, tool, listed);
+        throw error;
+      }
     },
     () => interrupt(),
   );
@@ -89,13 +100,14 @@ function argumentsObject(command: string, raw: string): JsonObject {
   return value as JsonObject;
 }
 
-/** The tool's definition (its input schema types the arguments; the listing also teaches its output schema). */
-async function findTool(session: ClientSession, command: string, name: string): Promise<Tool> {
-  const tools = session.serverCapabilities?.tools === undefined ? [] : await session.listTools();
-  const found = tools.find((tool) => tool.name === name);
-  if (found !== undefined) return found;
+/** The tools the server lists to this caller (the listing also teaches the client their output schemas). */
+async function listedTools(session: ClientSession): Promise<Tool[]> {
+  return session.serverCapabilities?.tools === undefined ? [] : session.listTools();
+}
+
+function noSuchTool(command: string, name: string, tools: readonly Tool[]): UsageError {
   const closest = closestFlag(name, tools.map((tool) => tool.name));
-  throw new UsageError(command, `the server has no tool ${JSON.stringify(name)}${closest === undefined ? '' : `; did you mean ${closest}?`} (it has ${tools.map((tool) => tool.name).join(', ') || 'none'})`);
+  return new UsageError(command, `the server has no tool ${JSON.stringify(name)}${closest === undefined ? '' : `; did you mean ${closest}?`} (it has ${tools.map((tool) => tool.name).join(', ') || 'none'})`);
 }
 
 /**

@@ -11,6 +11,8 @@ export const connectionOptions = {
   timeout: { type: 'string' },
   json: { type: 'boolean' },
   ...natsCredentialFlags,
+  'no-browser': { type: 'boolean' },
+  'login-timeout': { type: 'string' },
 } as const;
 
 export const connectionHelp = `${targetHelp}
@@ -20,6 +22,8 @@ connection options:
   --prefix P               the NATS subject prefix (default mcp)
   -H, --header 'N: V'      an HTTP header for every request, e.g. -H 'Authorization: Bearer ...' (repeatable)
   --timeout MS             how long connecting may take (default 30000)
+  --no-browser             an OAuth login prints its URL without opening the browser
+  --login-timeout MS       how long an OAuth login may wait for the browser (default 300000)
   --json                   print JSON (the default when stdout is not a terminal)
   --nats-user U, --nats-password P, --nats-token T, --nats-nkey FILE, --nats-creds FILE, --nats-ca FILE,
   --nats-cert FILE --nats-key FILE
@@ -40,6 +44,8 @@ export interface ConnectionValues {
   readonly 'nats-ca'?: string | undefined;
   readonly 'nats-cert'?: string | undefined;
   readonly 'nats-key'?: string | undefined;
+  readonly 'no-browser'?: boolean | undefined;
+  readonly 'login-timeout'?: string | undefined;
 }
 
 export interface ClientCommandContext {
@@ -53,6 +59,8 @@ export interface ClientCommandContext {
   readonly prefix: string | undefined;
   readonly headers: Readonly<Record<string, string>> | undefined;
   readonly timeoutMs: number;
+  /** An OAuth login, for HTTP targets that ask for one. */
+  readonly login: { readonly browser: boolean; readonly timeoutMs: number };
 }
 
 export function clientCommandContext(command: string, values: ConnectionValues, positionals: readonly string[], commandLine: readonly string[] | undefined): ClientCommandContext {
@@ -79,6 +87,10 @@ export function clientCommandContext(command: string, values: ConnectionValues, 
     prefix: values.prefix,
     headers,
     timeoutMs: values.timeout === undefined ? 30_000 : positiveIntegerValue(command, '--timeout', values.timeout),
+    login: {
+      browser: values['no-browser'] !== true,
+      timeoutMs: values['login-timeout'] === undefined ? 300_000 : positiveIntegerValue(command, '--login-timeout', values['login-timeout']),
+    },
   };
 }
 
@@ -93,6 +105,7 @@ export async function withConnection<T>(context: ClientCommandContext, body: (co
     prefix: context.prefix,
     headers: context.headers,
     timeoutMs: context.timeoutMs,
+    login: context.login,
     onInterrupt,
     say: (line) => process.stderr.write(`${context.command}: ${line}\n`),
   });

@@ -6,6 +6,7 @@ import { isLocalError } from '../../core/errors.ts';
 import type { ClientSession } from '../../client/session-api.ts';
 import { createClient } from '../../client/create-client.ts';
 import { elicitationAnswerer } from './elicit-prompt.ts';
+import { cliLogin } from './login/cli-login.ts';
 import { type Target, openTarget } from './target.ts';
 
 export interface ConnectCliOptions {
@@ -19,6 +20,8 @@ export interface ConnectCliOptions {
   readonly onInterrupt: () => void;
   /** Diagnostics for the user (stderr). */
   readonly say: (line: string) => void;
+  /** Logging in to an HTTP server that asks for OAuth (undefined: never). */
+  readonly login?: { readonly browser: boolean; readonly timeoutMs: number } | undefined;
 }
 
 export interface CliConnection {
@@ -45,14 +48,16 @@ export async function connectTarget(target: Target, options: ConnectCliOptions):
   });
   let opened: Awaited<ReturnType<typeof openTarget>>;
   try {
-    opened = await openTarget(options.command, target, { prefix: options.prefix, ...(options.headers === undefined ? {} : { headers: options.headers }) });
+    opened = await openTarget(options.command, target, { prefix: options.prefix, ...(options.headers === undefined ? {} : { headers: options.headers }), auth: loginFor(target, options) });
   } catch (error) {
     if (error instanceof Error && error.name === 'UsageError') throw error;
     throw new TargetUnreachable(`cannot reach ${target.label}: ${causeOf(error)}`, { cause: error });
   }
   let session: ClientSession;
   try {
-    session = await client.connect(opened.transport, { initializeTimeoutMs: options.timeoutMs });
+    // A login happens inside the first request: connecting may take as long as the browser is given too.
+    const loginMs = target.kind === 'http' && options.login !== undefined ? options.login.timeoutMs : 0;
+    session = await client.connect(opened.transport, { initializeTimeoutMs: options.timeoutMs + loginMs });
   } catch (error) {
     await opened.transport.close().catch(() => undefined);
     await opened.release();
@@ -66,6 +71,13 @@ export async function connectTarget(target: Target, options: ConnectCliOptions):
       await opened.release();
     },
   };
+}
+
+/** The OAuth login of an HTTP target, unless the user brought an Authorization header of their own. */
+function loginFor(target: Target, options: ConnectCliOptions): ReturnType<typeof cliLogin> | undefined {
+  if (target.kind !== 'http' || options.login === undefined) return undefined;
+  if (Object.keys(options.headers ?? {}).some((name) => name.toLowerCase() === 'authorization')) return undefined;
+  return cliLogin({ server: target.url, browser: options.login.browser, timeoutMs: options.login.timeoutMs, say: options.say });
 }
 
 /** The innermost useful message: a transport failure usually wraps the socket's error. */

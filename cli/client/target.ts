@@ -5,6 +5,7 @@
 import type { NatsConnection } from 'nats';
 import type { Transport } from '../../core/transport.ts';
 import type { NatsCredentials } from '../../transports/nats/connect-options.ts';
+import type { HttpClientAuth } from '../../transports/http/client/auth-port.ts';
 import { createStreamableHttpClientTransport } from '../../transports/http/index.ts';
 import { serverSubjects } from '../../transports/nats/subjects.ts';
 import { spawnStdioServer } from '../../transports/stdio/index.ts';
@@ -62,10 +63,20 @@ export interface OpenedTarget {
 }
 
 /** Opens the transport to a target; a failure names the target and the cause. */
-export async function openTarget(command: string, target: Target, options: { readonly prefix?: string | undefined; readonly headers?: Readonly<Record<string, string>> }): Promise<OpenedTarget> {
+export async function openTarget(
+  command: string,
+  target: Target,
+  options: { readonly prefix?: string | undefined; readonly headers?: Readonly<Record<string, string>>; readonly auth?: HttpClientAuth | undefined },
+): Promise<OpenedTarget> {
   switch (target.kind) {
     case 'http':
-      return { transport: createStreamableHttpClientTransport(target.url, { ...(options.headers === undefined ? {} : { headers: options.headers }) }), release: async () => undefined };
+      return {
+        transport: createStreamableHttpClientTransport(target.url, {
+          ...(options.headers === undefined ? {} : { headers: options.headers }),
+          ...(options.auth === undefined ? {} : { auth: options.auth }),
+        }),
+        release: async () => undefined,
+      };
     case 'nats': {
       const [{ connectNats }, { natsClientTransport }] = await withNats(() => Promise.all([import('../bridge/connect.ts'), import('../../transports/nats/index.ts')]));
       const connection: NatsConnection = await connectNats(target.servers, `rxmcp ${command}`, target.credentials);

@@ -127,6 +127,8 @@ describe('our client, our resource server, a real oidc-provider', () => {
       const session = await flow.connect(server.url, era);
       try {
         assert.deepEqual((await whoami(session))['scopes'], ['mcp:read']);
+        const names = async (): Promise<string[]> => (await session.listTools()).map((tool) => tool.name).sort();
+        assert.deepEqual(await names(), ['whoami'], 'the list shows only what this caller may use');
         const result = await session.callTool('write-note', { text: `step-up ${era}` });
         assert.equal((result.content[0] as { text: string }).text, 'noted');
         assert.equal(flow.urls.length, 2, 'the login, then the step-up');
@@ -134,6 +136,7 @@ describe('our client, our resource server, a real oidc-provider', () => {
         assert.ok(scopes.includes('mcp:read') && scopes.includes('mcp:write'), 'asks for the union');
         assert.deepEqual(server.notes.at(-1), { text: `step-up ${era}`, principal: `lin-${era}` });
         assert.deepEqual(((await whoami(session))['scopes'] as string[]).slice().sort(), ['mcp:read', 'mcp:write']);
+        assert.deepEqual(await names(), ['whoami', 'write-note']);
       } finally {
         await session.close();
       }

@@ -5,11 +5,9 @@
  *
  * Every request needs `mcp:read`; the tools:
  *   whoami       -> JSON of the caller's `ctx.auth` {principal, subject, clientId, issuer, scopes, expiresAt}
- *   write-note   -> needs `mcp:write` too: without it, -32043 naming the scopes (403 insufficient_scope, step-up)
+ *   write-note   -> `requires: [mcp:read, mcp:write]`: hidden from callers without them, and a call refused -32043
+ *                   (403 insufficient_scope in JSON answers and the modern era: the step-up)
  */
-import { WireError } from '../../core/errors.ts';
-import { ErrorCode } from '../../core/error-codes.ts';
-import { hasScopes } from '../../core/auth.ts';
 import { bearerAuth } from '../../auth/index.ts';
 import { type McpServer, createServer } from '../../server/create-server.ts';
 import { type StreamableHttpServer, createStreamableHttpServer } from '../../transports/http/index.ts';
@@ -62,13 +60,10 @@ export async function startProtectedRxmcpServer(
       name: 'write-note',
       description: 'keeps a note (needs mcp:write)',
       inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      // The kit's per-tool rule: refused -32043 (403 insufficient_scope where the status is still free).
+      requires: [READ_SCOPE, WRITE_SCOPE],
     },
     (args, ctx) => {
-      if (!hasScopes(ctx.auth, [READ_SCOPE, WRITE_SCOPE])) {
-        throw new WireError(ErrorCode.InsufficientScope, 'write-note needs the mcp:write scope', {
-          data: { requiredScopes: [READ_SCOPE, WRITE_SCOPE] },
-        });
-      }
       notes.push({ text: String((args as { text?: unknown }).text), principal: ctx.auth?.principal });
       return 'noted';
     },
