@@ -149,6 +149,13 @@ export interface SessionAcceptorPort {
    * doing work for it; `accept` throws the same error if asked anyway.
    */
   refusal?(): LocalError | undefined;
+  /**
+   * The scopes a request to `method` with `params` needs when `auth` (the caller) lacks some of them, else
+   * `undefined`; only for items whose `requires` is a scope list (predicates stay with the handler). Media whose
+   * answer status is fixed before the handler runs (Streamable HTTP opening an SSE stream) ask first, so they can
+   * refuse with 403 and a step-up challenge; the handler refuses such a call with -32043 anyway.
+   */
+  missingScopes?(method: string, params: unknown, auth: AuthInfo | undefined): readonly string[] | undefined;
   accept(
     transport: Transport,
     options?: {

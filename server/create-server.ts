@@ -15,6 +15,7 @@
  */
 import { Subject } from 'rxjs';
 import { ServerCatalog } from '../actors/features/catalog.ts';
+import { scopeShortfall } from '../actors/features/scope-shortfall.ts';
 import type { NotificationHandler, RequestHandler } from '../actors/handler-types.ts';
 import { InterceptionPoint } from '../actors/interception-point.ts';
 import type { Implementation } from '../core/protocol/capabilities.ts';
@@ -98,6 +99,9 @@ export function createServer(options: ServerOptions): McpServer {
     },
     log(level, data, logger) {
       logLevels.log(open.all, level, data, logger);
+    },
+    missingScopes(method, params, auth) {
+      return scopeShortfall(catalog, method, params, auth);
     },
     accept(transport, runtime) {
       return open.add(acceptor.accept(transport, open.runtimeFor(runtime)), transport.kind);

@@ -6,6 +6,7 @@ import type { PromptGetter, ResourceReader, TemplateReader, ToolHandler } from '
 import type { Observable } from 'rxjs';
 import type { Interceptor, InterceptorScope } from '../actors/interceptors.ts';
 import type { TaskStore } from '../core/catalog/task-store.ts';
+import type { AuthInfo } from '../core/auth.ts';
 import type { Icon } from '../core/protocol/content.ts';
 import type { LoggingLevel } from '../core/protocol/logging.ts';
 import type { ServerCapabilities } from '../core/protocol/capabilities.ts';
@@ -106,6 +107,11 @@ export interface McpServer {
   notifyElicitationComplete(session: McpSession, elicitationId: string): void;
   /** Logs to every session (each at its own level). */
   log(level: LoggingLevel, data: unknown, logger?: string): void;
+  /**
+   * The scopes a call to `method` with `params` needs when `auth` lacks some of them (its item's `requires` is a
+   * scope list), else `undefined`. Media ask it before a handler runs to refuse with a step-up challenge.
+   */
+  missingScopes(method: string, params: unknown, auth: AuthInfo | undefined): readonly string[] | undefined;
   /** Serves one client on `transport`. */
   accept(transport: Transport, runtime?: SessionRuntimeOptions): McpSession;
   /** The sessions open now. */

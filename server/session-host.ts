@@ -195,6 +195,7 @@ export function createSessionHost(server: McpServer, options: SessionHostOptions
   return {
     eras: server.eras,
     changes: server.changes,
+    missingScopes: (method, params, auth) => server.missingScopes(method, params, auth),
     accept(transport, acceptOptions) {
       const refused = refusal();
       if (refused !== undefined) {

@@ -38,6 +38,7 @@ export class AcceptedConnections {
       ...wrapped,
       ...(server.eras === undefined ? {} : { eras: server.eras }),
       ...(server.changes === undefined ? {} : { changes: server.changes }),
+      ...(server.missingScopes === undefined ? {} : { missingScopes: server.missingScopes.bind(server) }),
     };
   }
 

@@ -13,6 +13,7 @@ import type { HttpRequest, HttpResponder } from './http-exchange.ts';
 import { accepted, refuse } from './replies.ts';
 import { type Endpoint, answerMode, protocolVersionOf, refuseUnacceptable, refuseVersion } from './session-lookup.ts';
 import { HttpSessionTransport } from './session-transport.ts';
+import { refusedForScope } from './step-up.ts';
 
 const noHooks = { onClosed: () => undefined, onInitializeFailed: () => undefined };
 
@@ -25,6 +26,8 @@ export async function handleStatelessPost(endpoint: Endpoint, req: HttpRequest, 
   if (!shape.needsAnswer) return accepted(res);
   const mode = answerMode(req.header(HEADER.accept), options.responseMode);
   if (mode === undefined) return refuseUnacceptable(res);
+  // An SSE answer's 200 goes out before the handler runs: a call lacking a scope is refused first (step-up).
+  if (mode === 'sse' && refusedForScope(options, res, body, origin?.auth, {})) return;
   const refusal = options.server.refusal?.();
   if (refusal !== undefined) return refuse(res, 503, `Service Unavailable: ${refusal.message}`, { [HEADER.retryAfter]: '30' });
   const transport = new HttpSessionTransport(undefined, options.transport, noHooks);
