@@ -59,8 +59,8 @@ describe('our client, our resource server, a real oidc-provider', () => {
   let shortLived: ProtectedRxmcpServer;
   before(async () => {
     op = await startOidcProvider();
-    // JSON answers in the legacy era: a tool's -32043 becomes the 403 step-up challenge (see the note on SSE).
-    server = await startProtectedRxmcpServer(op, { responseMode: 'json' });
+    // The default response mode (SSE in the legacy era): a call lacking a scope is 403 before its stream opens.
+    server = await startProtectedRxmcpServer(op);
     shortLived = await startProtectedRxmcpServer(op, { accessTokenTtlSeconds: 2, path: '/short/mcp' });
   });
   after(async () => {
