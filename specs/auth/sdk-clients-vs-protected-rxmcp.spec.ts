@@ -81,8 +81,8 @@ describe('official SDK clients with OAuth against our protected server', () => {
     // Both SDKs register with the scope of the first challenge (mcp:read); oidc-provider would then refuse them
     // mcp:write for good, so the registration's scope is not enforced here.
     op = await startOidcProvider({ ignoreRegisteredScope: true });
-    // JSON answers: a tool's -32043 can only become a 403 step-up challenge before a response stream started.
-    protectedServer = await startProtectedRxmcpServer(op, { responseMode: 'json' });
+    // The default response mode (SSE): a call lacking a scope is 403 with the challenge before its stream opens.
+    protectedServer = await startProtectedRxmcpServer(op);
   });
   after(async () => {
     await protectedServer.close();
