@@ -37,6 +37,12 @@ export type InboundFrame =
        * the server can make (tool parameters mirrored into headers). Names are asked for in lower case.
        */
       readonly mirror?: (lowercaseName: string) => string | undefined;
+      /**
+       * The tool parameters among that metadata (`Mcp-Param-*`), by lower-case name, values as received: what an
+       * intermediary passes on beside the body (as {@link OutboundFrame.mirror}) so that the server behind it can
+       * make the same check. Only the media that can list their headers give it.
+       */
+      readonly paramHeaders?: Readonly<Record<string, string>>;
     }
   /** Bytes arrived that could not be decoded (malformed JSON, a frame over the size limit). */
   | { readonly type: 'malformed'; readonly error: LocalError; readonly exchange?: ExchangeKey }

@@ -7,10 +7,11 @@
  * - A session taken over from a bridge process that died (`preinitialized`) gets a fresh process too, which
  *   first hears the handshake replayed (replayed-handshake.ts).
  * - The process exiting ends the session; the session ending stops the process (stdin end, SIGTERM, SIGKILL).
- * - At most `maxChildren` processes run: a session beyond that gets a clear JSON-RPC error and is closed.
+ * - At most `maxChildren` processes run. The binding asks `refusal()` before it opens or takes over a session,
+ *   so a full bridge neither claims a session it cannot serve nor spawns for it: the client hears the reason,
+ *   and a session taken over stays for another bridge. `accept` throws that refusal if asked anyway.
  */
-import { ErrorCode } from '../../core/error-codes.ts';
-import { classify, errorResponse } from '../../core/jsonrpc.ts';
+import { LocalError } from '../../core/errors.ts';
 import type { GracefulCloseOptions, SessionAcceptorPort, Transport } from '../../core/transport.ts';
 import { type EnvInheritance, type StdioClientTransport, spawnStdioServer } from '../../transports/stdio/index.ts';
 import { pendingTransport } from './pending-transport.ts';
@@ -68,16 +69,28 @@ export function childAcceptor(options: ChildAcceptorOptions): ChildAcceptor {
     return child;
   };
 
+  let stopping = false;
+  const refusal = (): LocalError | undefined => {
+    if (stopping) return new LocalError('SessionLimit', 'This bridge is stopping and takes no new sessions');
+    if (open.size < maxChildren) return undefined;
+    return new LocalError('SessionLimit', `This bridge already runs ${maxChildren} server processes, its limit (rxmcp bridge --max-children); try again later`);
+  };
+
+  const reported = (refused: LocalError | undefined): LocalError | undefined => {
+    if (refused !== undefined) options.report(`refused a session: ${stopping ? 'stopping' : `${open.size} server processes run already (--max-children ${maxChildren})`}`);
+    return refused;
+  };
+
   return {
     eras: 'legacy',
     get size() {
       return open.size;
     },
+    // The binding asks once per session it would open or take over, so each refusal is reported once.
+    refusal: () => reported(refusal()),
     accept(transport, acceptOptions) {
-      if (open.size >= maxChildren) {
-        options.report(`refused a session: ${open.size} server processes run already (--max-children ${maxChildren})`);
-        return refuse(transport, `This bridge already runs ${maxChildren} server processes, its limit (rxmcp bridge --max-children); try again later`);
-      }
+      const refused = reported(refusal());
+      if (refused !== undefined) throw refused;
       const agreed: AgreedHandshake | undefined = acceptOptions?.preinitialized;
       const making = spawnChild().then(
         (child) => {
@@ -109,33 +122,8 @@ export function childAcceptor(options: ChildAcceptorOptions): ChildAcceptor {
       };
     },
     async closeAll() {
+      stopping = true;
       await Promise.all(Array.from(open, (bridged) => bridged.pipe.close()));
     },
-  };
-}
-
-/** Answers every request of a session this bridge cannot take with `message`, then closes it. */
-function refuse(transport: Transport, message: string): { readonly state: string; close(): Promise<void> } {
-  let state = 'closing';
-  const close = async (): Promise<void> => {
-    subscription.unsubscribe();
-    await transport.close();
-    state = 'closed';
-  };
-  const subscription = transport.incoming$.subscribe((frame) => {
-    if (frame.type !== 'message') return;
-    const classified = classify(frame.payload);
-    if (classified.kind !== 'request') return;
-    const answer = errorResponse(classified.message.id, { code: ErrorCode.InternalError, message });
-    void Promise.resolve()
-      .then(() => transport.send({ payload: answer }))
-      .catch(() => undefined)
-      .then(close);
-  });
-  return {
-    get state() {
-      return state;
-    },
-    close,
   };
 }

@@ -8,7 +8,7 @@
 import { ErrorCode } from '../../core/error-codes.ts';
 import { type JsonObject, type RequestId, classify, errorResponse, isRequestId } from '../../core/jsonrpc.ts';
 import { isLegacyRevision } from '../../core/protocol/versions.ts';
-import type { ExchangeKey, GracefulCloseOptions, InboundFrame, Transport } from '../../core/transport.ts';
+import type { ExchangeKey, GracefulCloseOptions, InboundFrame, OutboundFrame, Transport } from '../../core/transport.ts';
 
 export interface ForwardHooks {
   /** The back answered the front's `initialize` with a result. */
@@ -151,12 +151,23 @@ export function forward(front: Transport, back: Transport, hooks: ForwardHooks =
       exchangeOf.set(request.id, frame.exchange);
       if (request.method === 'initialize') initialize = { id: request.id, params: request.params ?? {} };
     }
-    Promise.resolve(back.send({ payload: frame.payload as never })).catch((error: unknown) => {
+    // Tool parameters the client mirrored into headers go on with the body: only the server can check them.
+    const mirror = frame.paramHeaders;
+    sendBack({ payload: frame.payload as never, ...(mirror === undefined ? {} : { mirror }) }).catch((error: unknown) => {
       for (const message of messages) {
         const classified = classify(message);
         if (classified.kind === 'request') answerFront(classified.message.id, `The gateway could not reach the server: ${String(error)}`);
       }
     });
+  };
+
+  /** A send to the back as a promise: a medium that throws (a header it cannot carry) rejects it instead. */
+  const sendBack = (frame: OutboundFrame): Promise<void> => {
+    try {
+      return Promise.resolve(back.send(frame));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   };
 
   const fromBack = (frame: InboundFrame): void => {

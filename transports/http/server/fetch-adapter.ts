@@ -26,6 +26,11 @@ class FetchRequest implements HttpRequest {
     return value === undefined && name.toLowerCase() === 'host' ? this.url.host : value;
   }
 
+  headerNames(): readonly string[] {
+    // A Headers object iterates its names lower-cased, in order, each once.
+    return [...this.request.headers.keys()];
+  }
+
   async readBody(maxBytes: number): Promise<BodyResult> {
     const body = this.request.body;
     if (BodyCollector.tooLarge(this.header('content-length'), maxBytes)) {

@@ -26,6 +26,8 @@ export type BodyResult =
   | { readonly ok: false; readonly reason: 'too-large' | 'aborted' };
 
 export interface HttpRequest extends HttpRequestInfo {
+  /** The names of the headers the request carried, lower case, each once. */
+  headerNames(): readonly string[];
   /** A body a framework already parsed (express.json()): used instead of reading the stream. */
   readonly parsedBody: { readonly value: unknown } | undefined;
   /**

@@ -14,7 +14,7 @@ import { type Observable, Subject } from 'rxjs';
 import { ErrorCode } from '../../../core/error-codes.ts';
 import { LocalError } from '../../../core/errors.ts';
 import { type JsonObject, type WirePayload, isJsonObject, isRequestId } from '../../../core/jsonrpc.ts';
-import { checkStandardHeaders } from '../../../core/protocol/header-mirror.ts';
+import { PARAM_HEADER_PREFIX, checkStandardHeaders } from '../../../core/protocol/header-mirror.ts';
 import { claimedRevision } from '../../../core/protocol/modern.ts';
 import { MODERN_REVISIONS, isLegacyRevision, isRevision } from '../../../core/protocol/versions.ts';
 import type { FrameOrigin, InboundFrame, OutboundFrame, Transport } from '../../../core/transport.ts';
@@ -108,7 +108,20 @@ export function handleModernPost(endpoint: Endpoint, req: HttpRequest, res: Http
   if (refusal !== undefined) return refuse(res, 503, `Service Unavailable: ${refusal.message}`, { [HEADER.retryAfter]: '30' });
   const transport = new ModernPostTransport(res, mode, options.transport, live);
   options.server.accept(transport, { knownEra: 'modern' });
-  transport.start(message, origin, (name) => req.header(name));
+  transport.start(message, origin, (name) => req.header(name), paramHeadersOf(req));
+}
+
+const PARAM_PREFIX = PARAM_HEADER_PREFIX.toLowerCase();
+
+/** The request's `Mcp-Param-*` headers, for a server that relays the request on (the NATS gateway). */
+function paramHeadersOf(req: HttpRequest): Readonly<Record<string, string>> | undefined {
+  let found: Record<string, string> | undefined;
+  for (const name of req.headerNames()) {
+    if (!name.startsWith(PARAM_PREFIX)) continue;
+    const value = req.header(name);
+    if (value !== undefined) (found ??= {})[name] = value;
+  }
+  return found;
 }
 
 /** The connection of one modern POST: one request in, its notifications and its answer out. */
@@ -136,8 +149,15 @@ export class ModernPostTransport implements Transport {
     });
   }
 
-  start(payload: JsonObject, origin: FrameOrigin | undefined, mirror: (lowercaseName: string) => string | undefined): void {
-    this.inbound.next({ type: 'message', payload, exchange: EXCHANGE, mirror, ...(origin === undefined ? {} : { origin }) });
+  start(payload: JsonObject, origin: FrameOrigin | undefined, mirror: (lowercaseName: string) => string | undefined, paramHeaders?: Readonly<Record<string, string>>): void {
+    this.inbound.next({
+      type: 'message',
+      payload,
+      exchange: EXCHANGE,
+      mirror,
+      ...(paramHeaders === undefined ? {} : { paramHeaders }),
+      ...(origin === undefined ? {} : { origin }),
+    });
   }
 
   send(frame: OutboundFrame): void | Promise<void> {

@@ -24,6 +24,11 @@ class NodeRequest implements HttpRequest {
     return Array.isArray(value) ? value.join(', ') : value;
   }
 
+  headerNames(): readonly string[] {
+    // node:http lower-cases the names it parses.
+    return Object.keys(this.req.headers);
+  }
+
   readBody(maxBytes: number): Promise<BodyResult> {
     const req = this.req;
     if (BodyCollector.tooLarge(this.header('content-length'), maxBytes)) return Promise.resolve({ ok: false, reason: 'too-large' });

@@ -63,7 +63,14 @@ export class Lanes {
       ...(laneId === undefined ? { onIdle: () => queueMicrotask(() => void made.lane?.handle.close()) } : {}),
       ...(auth === undefined ? {} : { auth }),
     });
-    const handle = this.acceptor.accept(connection, { knownEra: 'modern', ...(this.options.limits === undefined ? {} : { limits: this.options.limits }) });
+    let handle: Lane['handle'];
+    try {
+      handle = this.acceptor.accept(connection, { knownEra: 'modern', ...(this.options.limits === undefined ? {} : { limits: this.options.limits }) });
+    } catch {
+      // The acceptor refused after all: no lane is kept, and the request is refused as for a full process.
+      void connection.close();
+      return undefined;
+    }
     made.lane = { connection, handle };
     this.lanes.set(key, made.lane);
     return connection;

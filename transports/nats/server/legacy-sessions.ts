@@ -88,7 +88,7 @@ export class LegacySessions {
     const sessionId = randomBytes(24).toString('base64url');
     const encoding: BodyEncoding = this.allowed.msgpack && readsMsgpack(msg.headers) ? 'msgpack' : 'json';
     const params = request.params ?? {};
-    const served = this.serve(sessionId, clientInbox, encoding, async (revision) => {
+    const served = this.tryServe(sessionId, clientInbox, encoding, async (revision) => {
       const headers = { [NatsHeader.sessionId]: sessionId };
       if (revision === undefined) {
         // The handshake failed: the session will never operate.
@@ -106,7 +106,8 @@ export class LegacySessions {
       });
       return headers;
     }, undefined, auth);
-    served.connection.deliverRequest(request, reply, codec, this.allowed.claims && headerOf(msg.headers, NatsHeader.acceptClaim) !== undefined, undefined, auth);
+    if (!served.ok) return refuse(this.host.connection, reply, codec, request.id, ErrorCode.InternalError, served.reason);
+    served.served.connection.deliverRequest(request, reply, codec, this.allowed.claims && headerOf(msg.headers, NatsHeader.acceptClaim) !== undefined, undefined, auth);
   }
 
   /** A request for a session whose owner did not answer. */
@@ -158,12 +159,23 @@ export class LegacySessions {
       this.passOn(sessionId, msg);
       return;
     }
-    const served = this.serve(sessionId, record.clientInbox, record.encoding, undefined, {
-      revision: record.revision as LegacyRevision,
-      peerCapabilities: record.peerCapabilities,
-      ...(record.peerInfo === undefined ? {} : { peerInfo: { name: record.peerInfo.name, version: record.peerInfo.version } }),
-    }, caller.auth);
-    this.dispatch(served, msg);
+    // Asked again: the acceptor may have filled up while the claim was under way (nothing runs between this
+    // question and `accept` below).
+    const refusedNow = this.acceptor.refusal?.();
+    const served = refusedNow !== undefined
+      ? { ok: false as const, reason: refusedNow.message }
+      : this.tryServe(sessionId, record.clientInbox, record.encoding, undefined, {
+          revision: record.revision as LegacyRevision,
+          peerCapabilities: record.peerCapabilities,
+          ...(record.peerInfo === undefined ? {} : { peerInfo: { name: record.peerInfo.name, version: record.peerInfo.version } }),
+        }, caller.auth);
+    if (!served.ok) {
+      // Claimed but not served: the record goes back as it was, so another process takes the session over.
+      await this.records!.handBack(sessionId, this.host.processId, record).catch(() => undefined);
+      if (reply !== undefined) refuse(this.host.connection, reply, decoded.codec, id, ErrorCode.InternalError, `${served.reason}; retry the request`);
+      return;
+    }
+    this.dispatch(served.served, msg);
   }
 
   /** Closes idle sessions. */
@@ -182,6 +194,15 @@ export class LegacySessions {
   async closeAll(handover: boolean, options?: GracefulCloseOptions): Promise<void> {
     this.handingOver = handover;
     await Promise.all(Array.from(this.sessions.keys(), (sessionId) => this.end(sessionId, options)));
+  }
+
+  /** {@link serve}, with an acceptor that throws (it refuses the session) as a result rather than an exception. */
+  private tryServe(...args: Parameters<LegacySessions['serve']>): { readonly ok: true; readonly served: Served } | { readonly ok: false; readonly reason: string } {
+    try {
+      return { ok: true, served: this.serve(...args) };
+    } catch (error) {
+      return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+    }
   }
 
   private serve(
@@ -218,7 +239,15 @@ export class LegacySessions {
         else this.dispatch(made.served, msg);
       },
     });
-    const handle = this.acceptor.accept(connection, preinitialized === undefined ? undefined : { preinitialized });
+    let handle: Served['handle'];
+    try {
+      handle = this.acceptor.accept(connection, preinitialized === undefined ? undefined : { preinitialized });
+    } catch (error) {
+      // A refused session leaves nothing behind: no subscription serves its subject, no connection waits.
+      subscription.unsubscribe();
+      void connection.close();
+      throw error;
+    }
     const served: Served = { connection, handle, unsubscribe: () => subscription.unsubscribe(), ending: false };
     made.served = served;
     this.sessions.set(sessionId, served);

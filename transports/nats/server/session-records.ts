@@ -73,6 +73,16 @@ export class SessionRecords {
     }
   }
 
+  /**
+   * Puts `previous` back if `owner` still owns the session: a process that claimed a session and then could not
+   * serve it gives it up, so the next request finds its old (dead) owner and another process takes it over.
+   */
+  async handBack(sessionId: string, owner: string, previous: SessionRecord): Promise<void> {
+    const found = await this.get(sessionId);
+    if (found === undefined || found.record.owner !== owner) return;
+    await this.claim(sessionId, previous, found.revision);
+  }
+
   /** Deletes the record if `owner` still owns the session (a process that lost it must not end it for all). */
   async deleteIfOwner(sessionId: string, owner: string): Promise<void> {
     const found = await this.get(sessionId);
