@@ -10,6 +10,17 @@ import type { Implementation } from './protocol/capabilities.ts';
 import type { Limits } from './limits.ts';
 import type { ChangeFeedPort } from './server-change.ts';
 import type { LegacyRevision } from './protocol/versions.ts';
+import type { LoggingLevel } from './protocol/logging.ts';
+
+/**
+ * The state of a legacy session that may move with it to another process (a takeover): its resource subscriptions
+ * and its log level. A server reports it to the transport whenever it changes; a medium that keeps session records
+ * stores it and passes it back as `restoredState` when another process continues the session.
+ */
+export interface PortableSessionState {
+  readonly subscriptions?: readonly string[];
+  readonly logLevel?: LoggingLevel;
+}
 
 /**
  * Names the exchange a frame belongs to: the HTTP request stream or NATS reply inbox that carried an inbound
@@ -137,6 +148,11 @@ export interface Transport {
    * connection made with `preinitialized` hears its revision when it is accepted.
    */
   negotiated?(revision: LegacyRevision | undefined): void;
+  /**
+   * Server connections: the session's portable state now, after a `resources/subscribe`, `resources/unsubscribe`
+   * or `logging/setLevel` succeeded, and once after `restoredState` was applied (what was actually restored).
+   */
+  portableStateChanged?(state: PortableSessionState): void;
 }
 
 /**
@@ -182,6 +198,8 @@ export interface SessionAcceptorPort {
        * records per session looks its record up instead of starting one.
        */
       readonly restoredSessionId?: string;
+      /** The portable state the session had in its previous process, restored before the first frame is served. */
+      readonly restoredState?: PortableSessionState;
       /** Overrides of the session limits for this connection (a NATS lane carries one client's whole traffic). */
       readonly limits?: Partial<Limits>;
     },

@@ -16,7 +16,8 @@
 import { Subject } from 'rxjs';
 import { ServerCatalog } from '../actors/features/catalog.ts';
 import { scopeShortfall } from '../actors/features/scope-shortfall.ts';
-import type { NotificationHandler, RequestHandler } from '../actors/handler-types.ts';
+import type { NotificationHandler, RequestHandler, SessionView } from '../actors/handler-types.ts';
+import type { PortableSessionState, Transport } from '../core/transport.ts';
 import { InterceptionPoint } from '../actors/interception-point.ts';
 import type { Implementation } from '../core/protocol/capabilities.ts';
 import { LEGACY_REVISIONS } from '../core/protocol/versions.ts';
@@ -41,8 +42,16 @@ export function createServer(options: ServerOptions): McpServer {
   const catalog = new ServerCatalog();
   const pageSize = options.pageSize ?? 100;
   const tasks = options.tasks === undefined ? undefined : createLegacyTasks(options.tasks, options.session?.clock, pageSize);
-  const subscriptions = new ResourceSubscriptions(options.maxSubscriptionsPerSession ?? 1000);
-  const logLevels = new SessionLogLevels();
+  // A session's portable state goes to its transport whenever it changes (a NATS binding records it, so the
+  // session keeps it when another process takes it over).
+  const transports = new WeakMap<SessionView, Transport>();
+  const portableState = (session: SessionView): PortableSessionState => {
+    const level = logLevels.logLevel(session);
+    return { subscriptions: subscriptions.of(session), ...(level === undefined ? {} : { logLevel: level }) };
+  };
+  const reportState = (session: SessionView): void => transports.get(session)?.portableStateChanged?.(portableState(session));
+  const subscriptions = new ResourceSubscriptions(options.maxSubscriptionsPerSession ?? 1000, reportState);
+  const logLevels = new SessionLogLevels(reportState);
   const features = createFeatureHandlers({ catalog, pageSize, subscriptions, logLevels, tasks, onRootsListChanged: options.onRootsListChanged });
   // --- extensions (server/extensions.ts): their handlers join the table both eras serve ---
   const extensions = installExtensions(features.table.requests, features.table.notifications as Map<string, NotificationHandler>, options.extensions ?? []);
@@ -104,7 +113,16 @@ export function createServer(options: ServerOptions): McpServer {
       return scopeShortfall(catalog, method, params, auth);
     },
     accept(transport, runtime) {
-      return open.add(acceptor.accept(transport, open.runtimeFor(runtime)), transport.kind);
+      const session = acceptor.accept(transport, open.runtimeFor(runtime));
+      if (transport.portableStateChanged !== undefined) transports.set(session, transport);
+      const restored = runtime?.restoredState;
+      if (restored !== undefined) {
+        // Before any frame is served: the session goes on as it was, then says what it could take back.
+        if (Array.isArray(restored.subscriptions)) subscriptions.restore(session, restored.subscriptions);
+        logLevels.restore(session, restored.logLevel);
+        reportState(session);
+      }
+      return open.add(session, transport.kind);
     },
     sessions: open.all,
     sessions$: open.events.events$,

@@ -17,7 +17,26 @@ export class ResourceSubscriptions implements SubscriptionBook {
   private readonly subscribers = new Map<string, Set<McpSession>>();
 
   /** @param maxPerSession subscriptions one session may hold (`ServerOptions.maxSubscriptionsPerSession`) */
-  constructor(private readonly maxPerSession: number) {}
+  /** @param changed called after a session's own set changed (its portable state, see `PortableSessionState`) */
+  constructor(private readonly maxPerSession: number, private readonly changed: (session: SessionView) => void = () => undefined) {}
+
+  /** The URIs `session` follows now. */
+  of(session: SessionView): readonly string[] {
+    const own = this.own.get(session);
+    return own === undefined ? [] : Array.from(own);
+  }
+
+  /**
+   * A restored session's subscriptions (a takeover), up to the cap; returns those restored. The URIs were
+   * accepted by the process that served the session before, so they are not checked again.
+   */
+  restore(session: SessionView, uris: readonly string[]): readonly string[] {
+    for (const uri of uris) {
+      if (typeof uri !== 'string' || (this.own.get(session)?.size ?? 0) >= this.maxPerSession) break;
+      this.add(session, uri);
+    }
+    return this.of(session);
+  }
 
   subscribe(session: SessionView, uri: string): void {
     let own = this.own.get(session);
@@ -25,6 +44,14 @@ export class ResourceSubscriptions implements SubscriptionBook {
     if (!own.has(uri) && own.size >= this.maxPerSession) {
       throw new WireError(ErrorCode.InvalidParams, `Invalid params: a session may hold at most ${this.maxPerSession} resource subscriptions`);
     }
+    const fresh = !own.has(uri);
+    this.add(session, uri);
+    if (fresh) this.changed(session);
+  }
+
+  private add(session: SessionView, uri: string): void {
+    let own = this.own.get(session);
+    if (own === undefined) this.own.set(session, (own = new Set()));
     own.add(uri);
     let set = this.subscribers.get(uri);
     if (set === undefined) this.subscribers.set(uri, (set = new Set()));
@@ -33,8 +60,9 @@ export class ResourceSubscriptions implements SubscriptionBook {
   }
 
   unsubscribe(session: SessionView, uri: string): void {
-    this.own.get(session)?.delete(uri);
+    const removed = this.own.get(session)?.delete(uri) === true;
     this.drop(uri, session as McpSession);
+    if (removed) this.changed(session);
   }
 
   /** The sessions subscribed to `uri` now (empty when none). */

@@ -15,7 +15,7 @@ import type { JsonObject, RequestId } from '../core/jsonrpc.ts';
 import type { Limits } from '../core/limits.ts';
 import type { AnyCapabilities, Implementation } from '../core/protocol/capabilities.ts';
 import type { LegacyRevision } from '../core/protocol/versions.ts';
-import type { ExchangeKey } from '../core/transport.ts';
+import type { ExchangeKey, PortableSessionState } from '../core/transport.ts';
 import type { LifecycleEvent, LifecycleState } from '../machines/session-lifecycle.ts';
 import type { SessionMessage } from './message-tap.ts';
 
@@ -42,6 +42,8 @@ export interface SessionRuntimeOptions {
    * its headers), so even an `initialize` on it is judged in that era.
    */
   readonly knownEra?: 'modern';
+  /** Server only: a restored session's portable state (see `PortableSessionState`), applied at `accept`. */
+  readonly restoredState?: PortableSessionState;
 }
 
 export interface CloseOptions {

@@ -1,7 +1,8 @@
 /**
  * A real MCP server process on NATS for the NATS specs: `createServer` + `serveNats`. Run as
  *   node --import tsx server-process.ts <nats url> <server name>
- * Environment (all optional): KEEPALIVE_MS (default 200), OWNER_PING_MS (default 300), ERAS (default `both`).
+ * Environment (all optional): KEEPALIVE_MS (default 200), OWNER_PING_MS (default 300), ERAS (default `both`),
+ * MAX_SUBSCRIPTIONS (resource subscriptions per session, default the server's).
  *
  * Tools (every result's text is JSON naming the process that answered):
  *   whoami            {"pid"}
@@ -10,15 +11,18 @@
  * Resource `test://status` (text: this pid).
  *
  * stdout: `ready <pid> <binding process id>` once serveNats resolved; then one `ok <command>` per command done,
- * and `nats <event>` for each event of its NATS connection (`nats disconnect`, `nats reconnect`).
+ * `nats <event>` for each event of its NATS connection (`nats disconnect`, `nats reconnect`), and
+ * `state-warning <kind> <session id>` for each session state warning of the binding.
  * stdin, one command a line:
  *   add-tool <name>           registers a tool (a list change every process serving the name hears)
  *   resource-updated <uri>    announces that a resource changed
+ *   log <level> <text>        `server.log(level, text)` to every session whose level lets it through
  *   shutdown <drainMs>        closes the binding gracefully (handover), prints `ok shutdown <drainMs>`, exits 0
  * The process exits when its stdin closes (so it never outlives the spec that started it).
  */
 import { createInterface } from 'node:readline';
 import { connect } from 'nats';
+import { isLoggingLevel } from '../../../core/protocol/logging.ts';
 import { createServer } from '../../../server/create-server.ts';
 import { serveNats } from '../../../transports/nats/index.ts';
 
@@ -31,7 +35,8 @@ const keepaliveMs = Number(process.env['KEEPALIVE_MS'] ?? 200);
 const ownerPingMs = Number(process.env['OWNER_PING_MS'] ?? 300);
 const eras = (process.env['ERAS'] ?? 'both') as 'both' | 'legacy' | 'modern';
 
-const server = createServer({ name: 'nats-fixture', version: '1.0.0', eras });
+const maxSubscriptions = process.env['MAX_SUBSCRIPTIONS'];
+const server = createServer({ name: 'nats-fixture', version: '1.0.0', eras, ...(maxSubscriptions === undefined ? {} : { maxSubscriptionsPerSession: Number(maxSubscriptions) }) });
 const said = (fields: Record<string, unknown>): string => JSON.stringify({ pid: process.pid, ...fields });
 
 server.tool({ name: 'whoami' }, () => said({}));
@@ -53,7 +58,7 @@ server.tool(
 server.resource({ uri: 'test://status', name: 'status' }, () => ({ contents: [{ uri: 'test://status', text: String(process.pid) }] }));
 
 const connection = await connect({ servers: url, name: `fixture-${process.pid}`, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
-const serving = await serveNats(server, { connection, name, keepaliveMs, sessions: { ownerPingMs } });
+const serving = await serveNats(server, { connection, name, keepaliveMs, sessions: { ownerPingMs, onStateWarning: (warning) => console.log(`state-warning ${warning.kind} ${warning.sessionId}`) } });
 console.log(`ready ${process.pid} ${serving.processId}`);
 // Connection events (`nats disconnect`, `nats reconnect`, ...), so a spec can wait until this process is back.
 void (async () => {
@@ -62,11 +67,13 @@ void (async () => {
 
 const lines = createInterface({ input: process.stdin });
 lines.on('line', (line) => {
-  const [command, argument] = line.trim().split(/\s+/);
+  const [command, argument, text] = line.trim().split(/\s+/);
   if (command === 'add-tool' && argument !== undefined) {
     server.tool({ name: argument }, () => said({ tool: argument }));
   } else if (command === 'resource-updated' && argument !== undefined) {
     server.notifyResourceUpdated(argument);
+  } else if (command === 'log' && isLoggingLevel(argument) && text !== undefined) {
+    server.log(argument, text);
   } else if (command === 'shutdown' && argument !== undefined) {
     void serving.close('handover', { drainMs: Number(argument) }).then(async () => {
       await connection.drain();

@@ -17,7 +17,7 @@ import type { Codec } from '../../../core/codecs/codec.ts';
 import { ErrorCode } from '../../../core/error-codes.ts';
 import { type JsonObject, type RequestId, classify, isRequestId } from '../../../core/jsonrpc.ts';
 import type { LegacyRevision } from '../../../core/protocol/versions.ts';
-import type { GracefulCloseOptions, SessionAcceptorPort } from '../../../core/transport.ts';
+import type { GracefulCloseOptions, PortableSessionState, SessionAcceptorPort } from '../../../core/transport.ts';
 import { type BodyEncoding, answerCodec, codecOf, readsMsgpack } from '../body-codec.ts';
 import { headerOf, isNoRespondersError, NatsHeader, replyOf } from '../headers.ts';
 import { isPlainSubject, type ServerSubjects } from '../subjects.ts';
@@ -36,6 +36,28 @@ export interface LegacySessionOptions {
   readonly idleMs?: number;
   /** How long the adopter waits for the owner's ping before it calls the owner dead (default 1 s). */
   readonly ownerPingMs?: number;
+  /**
+   * Told when a session's portable state (resource subscriptions, log level) would be lost without it: the
+   * record could not be written, a takeover could not restore all of it, or this process changed the state of a
+   * session it no longer owns. Default: `process.emitWarning` (stderr), so an operator sees it.
+   */
+  readonly onStateWarning?: (warning: SessionStateWarning) => void;
+}
+
+export interface SessionStateWarning {
+  readonly sessionId: string;
+  /**
+   * `not-recorded`: the record did not take the new state (KV failed or kept conflicting), a takeover would miss
+   * it; `not-restored`: the process taking the session over restored less than the record held; `not-owner`:
+   * the state changed here after another process took the session over (the change stays here, the client's
+   * notifications come from the new owner).
+   */
+  readonly kind: 'not-recorded' | 'not-restored' | 'not-owner';
+  readonly message: string;
+}
+
+function emitStateWarning(warning: SessionStateWarning): void {
+  process.emitWarning(`session ${warning.sessionId}: ${warning.message}`, { type: 'RxmcpSessionStateWarning', code: warning.kind });
 }
 
 interface Served {
@@ -50,6 +72,11 @@ export class LegacySessions {
   private readonly sessions = new Map<string, Served>();
   private readonly idleMs: number;
   private readonly ownerPingMs: number;
+  private readonly warn: (warning: SessionStateWarning) => void;
+  /** Per session, the state write under way: writes of one session go in order. */
+  private readonly stateWrites = new Map<string, Promise<void>>();
+  /** Sessions just taken over, with the state their record held, until the server says what it restored. */
+  private readonly restoring = new Map<string, PortableSessionState>();
   private handingOver = false;
   /** Messages held per session while ownership is unconfirmed after a NATS disconnection. */
   private fence: Map<string, Msg[]> | undefined;
@@ -66,6 +93,7 @@ export class LegacySessions {
   ) {
     this.idleMs = options.idleMs ?? 30 * 60_000;
     this.ownerPingMs = options.ownerPingMs ?? 1000;
+    this.warn = options.onStateWarning ?? emitStateWarning;
   }
 
   get size(): number {
@@ -168,7 +196,13 @@ export class LegacySessions {
           revision: record.revision as LegacyRevision,
           peerCapabilities: record.peerCapabilities,
           ...(record.peerInfo === undefined ? {} : { peerInfo: { name: record.peerInfo.name, version: record.peerInfo.version } }),
-        }, caller.auth);
+        }, caller.auth, record.state);
+    const unanswered = this.restoring.get(sessionId);
+    this.restoring.delete(sessionId);
+    if (served.ok && unanswered !== undefined && !isEmpty(unanswered)) {
+      // The server restored nothing (it reports no portable state): the client's subscriptions and level are gone.
+      this.warn({ sessionId, kind: 'not-restored', message: `taken over, but the server restored none of its state (${describe(unanswered)})` });
+    }
     if (!served.ok) {
       // Claimed but not served: the record goes back as it was, so another process takes the session over.
       await this.records!.handBack(sessionId, this.host.processId, record).catch(() => undefined);
@@ -212,6 +246,7 @@ export class LegacySessions {
     onNegotiated: ((revision: LegacyRevision | undefined) => Promise<Record<string, string>>) | undefined,
     preinitialized: { readonly revision: LegacyRevision; readonly peerCapabilities: JsonObject; readonly peerInfo?: { readonly name: string; readonly version: string } } | undefined,
     auth: AuthInfo | undefined,
+    restoredState?: PortableSessionState,
   ): Served {
     const subject = this.subjects.session(sessionId);
     // The connection's callbacks need the session record, which needs the connection.
@@ -222,6 +257,7 @@ export class LegacySessions {
       inboxCodec: codecOf(encoding),
       ...(onNegotiated === undefined ? {} : { onNegotiated }),
       ...(auth === undefined ? {} : { auth }),
+      onPortableState: (state) => this.stateChanged(sessionId, state),
       onClosed: () => {
         const served = made.served;
         if (served === undefined || this.sessions.get(sessionId) !== served) return;
@@ -241,8 +277,14 @@ export class LegacySessions {
     });
     let handle: Served['handle'];
     try {
-      handle = this.acceptor.accept(connection, preinitialized === undefined ? undefined : { preinitialized });
+      if (restoredState !== undefined) this.restoring.set(sessionId, restoredState);
+      handle = this.acceptor.accept(connection, preinitialized === undefined ? undefined : {
+        preinitialized,
+        restoredSessionId: sessionId,
+        ...(restoredState === undefined ? {} : { restoredState }),
+      });
     } catch (error) {
+      this.restoring.delete(sessionId);
       // A refused session leaves nothing behind: no subscription serves its subject, no connection waits.
       subscription.unsubscribe();
       void connection.close();
@@ -252,6 +294,40 @@ export class LegacySessions {
     made.served = served;
     this.sessions.set(sessionId, served);
     return served;
+  }
+
+  /**
+   * The server changed a session's portable state (or says what it restored after a takeover): it goes into the
+   * session's record, in order, while this process owns it; whatever cannot be kept is told (`onStateWarning`).
+   */
+  private stateChanged(sessionId: string, state: PortableSessionState): void {
+    const expected = this.restoring.get(sessionId);
+    if (expected !== undefined) {
+      this.restoring.delete(sessionId);
+      const lost = lostState(expected, state);
+      if (lost !== undefined) this.warn({ sessionId, kind: 'not-restored', message: `taken over, but not all of its state was restored: ${lost}` });
+    }
+    const records = this.records;
+    if (records === undefined) return;
+    const previous = this.stateWrites.get(sessionId) ?? Promise.resolve();
+    const write = previous.then(async () => {
+      let outcome: 'saved' | 'not-owner' | 'conflict' | 'failed';
+      try {
+        outcome = await records.saveState(sessionId, this.host.processId, state);
+      } catch {
+        outcome = 'failed';
+      }
+      if (outcome === 'not-owner') {
+        // A session this process no longer serves for its client; a closed session's record is gone (not a loss).
+        if (this.sessions.has(sessionId)) this.warn({ sessionId, kind: 'not-owner', message: 'its state changed on a process that no longer owns it; the change was not recorded and its notifications do not come from here' });
+      } else if (outcome !== 'saved') {
+        this.warn({ sessionId, kind: 'not-recorded', message: `its state could not be recorded (${outcome === 'conflict' ? 'concurrent writes' : 'the session store failed'}); a takeover would not restore ${describe(state)}` });
+      }
+    });
+    this.stateWrites.set(sessionId, write);
+    void write.finally(() => {
+      if (this.stateWrites.get(sessionId) === write) this.stateWrites.delete(sessionId);
+    });
   }
 
   /**
@@ -408,6 +484,25 @@ export class LegacySessions {
     if (options !== undefined) served.connection.answerOpenRequestsOnClose();
     await served.handle.close(options);
   }
+}
+
+function isEmpty(state: PortableSessionState): boolean {
+  return (state.subscriptions?.length ?? 0) === 0 && state.logLevel === undefined;
+}
+
+function describe(state: PortableSessionState): string {
+  return `${state.subscriptions?.length ?? 0} resource subscription(s), log level ${state.logLevel ?? 'unset'}`;
+}
+
+/** What `restored` lacks of `expected`, in words, or `undefined` when it lacks nothing. */
+function lostState(expected: PortableSessionState, restored: PortableSessionState): string | undefined {
+  const kept = new Set(restored.subscriptions ?? []);
+  const missing = (expected.subscriptions ?? []).filter((uri) => !kept.has(uri)).length;
+  const lost = [
+    ...(missing === 0 ? [] : [`${missing} resource subscription(s)`]),
+    ...(expected.logLevel !== undefined && restored.logLevel !== expected.logLevel ? [`log level ${expected.logLevel}`] : []),
+  ];
+  return lost.length === 0 ? undefined : lost.join(', ');
 }
 
 function idOf(value: unknown): RequestId | undefined {

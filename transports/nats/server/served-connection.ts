@@ -20,7 +20,7 @@ import { type JsonRpcMessage, type RequestId, errorResponse } from '../../../cor
 import { type ProgressToken, isProgressToken, progressTokenOf, reportedProgressTokenOf } from '../../../core/progress-token.ts';
 import type { LegacyRevision } from '../../../core/protocol/versions.ts';
 import type { AuthInfo } from '../../../core/auth.ts';
-import type { ExchangeKey, FrameOrigin, InboundFrame, OutboundFrame, Transport } from '../../../core/transport.ts';
+import type { ExchangeKey, FrameOrigin, InboundFrame, OutboundFrame, PortableSessionState, Transport } from '../../../core/transport.ts';
 import { depositClaim } from '../claim-check.ts';
 import { MSGPACK_CONTENT_TYPE, NatsHeader, newHeaders } from '../headers.ts';
 import { fitsPayload, maxPayloadOf } from '../payload-limit.ts';
@@ -67,6 +67,8 @@ export interface ServedConnectionOptions {
   /** The last exchange finished (one-shot lanes close then). */
   readonly onIdle?: () => void;
   readonly onClosed: () => void;
+  /** Legacy sessions: the session's portable state changed (it goes into the session's record). */
+  readonly onPortableState?: (state: PortableSessionState) => void;
   /** The caller the connection belongs to (a verified identity assertion), if any: lanes and sessions are bound to it. */
   readonly auth?: AuthInfo | undefined;
 }
@@ -166,6 +168,10 @@ export class ServedConnection implements Transport {
   negotiated(revision: LegacyRevision | undefined): void {
     if (this.initializeId === undefined || this.options.onNegotiated === undefined) return;
     this.initializeHeaders ??= this.options.onNegotiated(revision);
+  }
+
+  portableStateChanged(state: PortableSessionState): void {
+    this.options.onPortableState?.(state);
   }
 
   send(frame: OutboundFrame): void | Promise<void> {

@@ -5,7 +5,9 @@
  * a compare-and-set on the record's revision: of several processes that try at once, exactly one wins.
  */
 import type { KV, NatsConnection } from 'nats';
+import { isLoggingLevel } from '../../../core/protocol/logging.ts';
 import type { LegacyRevision } from '../../../core/protocol/versions.ts';
+import type { PortableSessionState } from '../../../core/transport.ts';
 import type { BodyEncoding } from '../body-codec.ts';
 
 export interface SessionRecord {
@@ -18,7 +20,16 @@ export interface SessionRecord {
   readonly owner: string;
   /** The caller the session belongs to (its verified identity's principal); absent for an anonymous session. */
   readonly principal?: string;
+  /** What the session subscribed to and its log level, restored by the process that takes it over. */
+  readonly state?: PortableSessionState;
 }
+
+/** Subscriptions a record keeps per session (the server's own cap may be lower); more are not carried over. */
+export const MAX_RECORDED_SUBSCRIPTIONS = 1000;
+/** Longest resource URI a record keeps. */
+const MAX_URI_CHARS = 2048;
+/** Attempts at a revision-checked state write that lost to a concurrent write of the same record. */
+const STATE_WRITE_ATTEMPTS = 5;
 
 export interface SessionRecordOptions {
   /** KV bucket (default `mcp_sessions_<name>`). */
@@ -37,10 +48,25 @@ function parse(bytes: Uint8Array): SessionRecord | undefined {
     const record = value as Partial<SessionRecord>;
     if (typeof record.revision !== 'string' || typeof record.owner !== 'string' || typeof record.clientInbox !== 'string') return undefined;
     if (record.principal !== undefined && typeof record.principal !== 'string') return undefined;
-    return value as SessionRecord;
+    const { state, ...rest } = record as SessionRecord;
+    const kept = portableOf(state);
+    return (kept === undefined ? rest : { ...rest, state: kept }) as SessionRecord;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The part of a recorded state that can be trusted: string URIs of bounded length, at most
+ * `MAX_RECORDED_SUBSCRIPTIONS` of them, a known log level. Anything else in a record is left out.
+ */
+export function portableOf(value: unknown): PortableSessionState | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { subscriptions, logLevel } = value as { subscriptions?: unknown; logLevel?: unknown };
+  const uris = Array.isArray(subscriptions)
+    ? subscriptions.filter((uri): uri is string => typeof uri === 'string' && uri.length <= MAX_URI_CHARS).slice(0, MAX_RECORDED_SUBSCRIPTIONS)
+    : [];
+  return { subscriptions: uris, ...(isLoggingLevel(logLevel) ? { logLevel } : {}) };
 }
 
 export class SessionRecords {
@@ -81,6 +107,21 @@ export class SessionRecords {
     const found = await this.get(sessionId);
     if (found === undefined || found.record.owner !== owner) return;
     await this.claim(sessionId, previous, found.revision);
+  }
+
+  /**
+   * Writes the session's portable state if `owner` still owns it, checked against the record's revision (a
+   * takeover that lands in between wins; the write is not made). `'not-owner'` when the session is another
+   * process's (or gone), `'conflict'` when concurrent writes kept winning.
+   */
+  async saveState(sessionId: string, owner: string, state: PortableSessionState): Promise<'saved' | 'not-owner' | 'conflict'> {
+    const bounded = portableOf(state);
+    for (let attempt = 0; attempt < STATE_WRITE_ATTEMPTS; attempt++) {
+      const found = await this.get(sessionId);
+      if (found === undefined || found.record.owner !== owner) return 'not-owner';
+      if (await this.claim(sessionId, { ...found.record, ...(bounded === undefined ? {} : { state: bounded }) }, found.revision)) return 'saved';
+    }
+    return 'conflict';
   }
 
   /** Deletes the record if `owner` still owns the session (a process that lost it must not end it for all). */
