@@ -27,13 +27,16 @@ interface Followed {
   readonly sessionId: string;
 }
 
-/** A legacy client of `name` (served by `owner`, the only process yet) that follows `uris` at log level `warning`. */
-async function follow(name: string, owner: ServerProcess, uris: readonly string[]): Promise<Followed> {
+/** A legacy client of `name` that follows `uris` at log level `warning`; `owner` is the process serving it. */
+async function follow(name: string, processes: readonly ServerProcess[], uris: readonly string[]): Promise<Followed & { readonly owner: ServerProcess; readonly survivor: ServerProcess }> {
   const connection = await natsConnection(nats.url, `${name}-client`);
   connections.push(connection);
   const client = await connectClient(connection, name, 'legacy', SILENCE_MS);
   clients.push(client);
-  assert.equal(answerOf(await client.session.callTool('whoami', {})).pid, owner.pid);
+  const ownerPid = answerOf(await client.session.callTool('whoami', {})).pid;
+  const owner = processes.find((process) => process.pid === ownerPid);
+  const survivor = processes.find((process) => process.pid !== ownerPid);
+  assert.ok(owner !== undefined && survivor !== undefined);
   const updates: ResourceUpdatedParams[] = [];
   const logs: LoggingMessageParams[] = [];
   for (const uri of uris) client.session.subscribe$(uri).subscribe((update) => void updates.push(update));
@@ -41,14 +44,9 @@ async function follow(name: string, owner: ServerProcess, uris: readonly string[
   await client.session.setLogLevel('warning');
   const sessionId = client.transport.sessionId;
   assert.ok(sessionId !== undefined);
-  // The record holds the state once the owner wrote it (right after each change succeeded).
-  const kv = await connection.jetstream().views.kv(`mcp_sessions_${name}`);
-  await until(async () => {
-    const entry = await kv.get(sessionId);
-    const state = entry === null ? undefined : (JSON.parse(new TextDecoder().decode(entry.value)) as { state?: { subscriptions?: string[]; logLevel?: string } }).state;
-    return state?.logLevel === 'warning' && [...(state.subscriptions ?? [])].sort().join(' ') === [...uris].sort().join(' ');
-  }, 'the session record holds the subscriptions and the level', WAIT_MS);
-  return { client, connection, updates, logs, sessionId };
+  // No wait for the record here: the answers left only once it held the state (the subscribes were handled
+  // before the level, in order), so the owner may die at once.
+  return { client, connection, updates, logs, sessionId, owner, survivor };
 }
 
 async function recordOf(connection: NatsConnection, name: string, sessionId: string): Promise<{ owner: string; state?: { subscriptions?: string[]; logLevel?: string } }> {
@@ -72,9 +70,8 @@ describe('NATS takeover carries resource subscriptions and the log level', { tim
   for (const how of ['killed', 'handed over'] as const) {
     test(`owner ${how}: the survivor sends the resource's updates and the logs at the session's level`, async () => {
       const name = `state-${how === 'killed' ? 'kill' : 'handover'}`;
-      const first = await startServerProcess(nats.url, name);
-      const followed = await follow(name, first, ['test://status']);
-      const second = await startServerProcess(nats.url, name);
+      const followed = await follow(name, [await startServerProcess(nats.url, name), await startServerProcess(nats.url, name)], ['test://status']);
+      const { owner: first, survivor: second } = followed;
       if (how === 'killed') {
         await first.kill();
         await awaitGoneFromNats(followed.connection, name, first.processId);
@@ -103,8 +100,11 @@ describe('NATS takeover carries resource subscriptions and the log level', { tim
 
   test('a survivor that cannot restore every subscription says so, and keeps what it could', async () => {
     const name = 'state-partial';
-    const first = await startServerProcess(nats.url, name);
-    const followed = await follow(name, first, ['test://status', 'test://other']);
+    // Only the first process serves the session's start; the survivor holds one subscription per session.
+    const only = await startServerProcess(nats.url, name);
+    const followed = await follow(name, [only, await startServerProcess(nats.url, `${name}-elsewhere`)], ['test://status', 'test://other']);
+    assert.equal(followed.owner, only);
+    const first = only;
     const second = await startServerProcess(nats.url, name, { MAX_SUBSCRIPTIONS: '1' });
     await first.kill();
     await awaitGoneFromNats(followed.connection, name, first.processId);

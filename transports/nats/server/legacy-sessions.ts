@@ -93,7 +93,15 @@ export class LegacySessions {
   ) {
     this.idleMs = options.idleMs ?? 30 * 60_000;
     this.ownerPingMs = options.ownerPingMs ?? 1000;
-    this.warn = options.onStateWarning ?? emitStateWarning;
+    const warn = options.onStateWarning ?? emitStateWarning;
+    // A listener that throws must not break the session (its state writes and answers wait on this).
+    this.warn = (warning) => {
+      try {
+        warn(warning);
+      } catch {
+        // The operator's listener failed; nothing else to tell.
+      }
+    };
   }
 
   get size(): number {
@@ -300,7 +308,7 @@ export class LegacySessions {
    * The server changed a session's portable state (or says what it restored after a takeover): it goes into the
    * session's record, in order, while this process owns it; whatever cannot be kept is told (`onStateWarning`).
    */
-  private stateChanged(sessionId: string, state: PortableSessionState): void {
+  private stateChanged(sessionId: string, state: PortableSessionState): Promise<void> {
     const expected = this.restoring.get(sessionId);
     if (expected !== undefined) {
       this.restoring.delete(sessionId);
@@ -308,7 +316,7 @@ export class LegacySessions {
       if (lost !== undefined) this.warn({ sessionId, kind: 'not-restored', message: `taken over, but not all of its state was restored: ${lost}` });
     }
     const records = this.records;
-    if (records === undefined) return;
+    if (records === undefined) return Promise.resolve();
     const previous = this.stateWrites.get(sessionId) ?? Promise.resolve();
     const write = previous.then(async () => {
       let outcome: 'saved' | 'not-owner' | 'conflict' | 'failed';
@@ -328,6 +336,7 @@ export class LegacySessions {
     void write.finally(() => {
       if (this.stateWrites.get(sessionId) === write) this.stateWrites.delete(sessionId);
     });
+    return write;
   }
 
   /**

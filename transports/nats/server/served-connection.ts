@@ -67,8 +67,11 @@ export interface ServedConnectionOptions {
   /** The last exchange finished (one-shot lanes close then). */
   readonly onIdle?: () => void;
   readonly onClosed: () => void;
-  /** Legacy sessions: the session's portable state changed (it goes into the session's record). */
-  readonly onPortableState?: (state: PortableSessionState) => void;
+  /**
+   * Legacy sessions: the session's portable state changed; settles (never rejects) once it is in the session's
+   * record, or could not be put there.
+   */
+  readonly onPortableState?: (state: PortableSessionState) => Promise<void>;
   /** The caller the connection belongs to (a verified identity assertion), if any: lanes and sessions are bound to it. */
   readonly auth?: AuthInfo | undefined;
 }
@@ -81,6 +84,8 @@ function isAnswer(message: JsonRpcMessage): message is JsonRpcMessage & { readon
 
 export class ServedConnection implements Transport {
   readonly kind = 'nats';
+  /** The portable state write under way, if any: frames wait for it (see `send`). */
+  private stateWrite: Promise<void> | undefined;
   readonly incoming$: Observable<InboundFrame>;
   /** Reply subject of each request in flight on this connection, by request id. */
   private readonly byId = new Map<RequestId, OpenExchange>();
@@ -171,10 +176,19 @@ export class ServedConnection implements Transport {
   }
 
   portableStateChanged(state: PortableSessionState): void {
-    this.options.onPortableState?.(state);
+    const write = this.options.onPortableState?.(state);
+    if (write === undefined) return;
+    this.stateWrite = write;
+    void write.then(() => {
+      if (this.stateWrite === write) this.stateWrite = undefined;
+    });
   }
 
   send(frame: OutboundFrame): void | Promise<void> {
+    // The answer to the request that changed the state (and what follows it) leaves once the record holds the
+    // state: a client that heard "subscribed" keeps its subscription even if this process dies the next moment.
+    const recording = this.stateWrite;
+    if (recording !== undefined) return recording.then(() => this.send(frame));
     if (this.closed) return Promise.reject(new LocalError('ConnectionClosed', 'The NATS connection of this session is closed'));
     const payload = frame.payload;
     if (Array.isArray(payload)) {
