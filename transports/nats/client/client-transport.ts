@@ -6,7 +6,9 @@
  *   client still listens.
  * - Before a legacy session exists, requests go to the call subject of their method (modern era, and
  *   `initialize`); the `initialize` answer names the session, and from then on everything goes to the session
- *   subject. The session's server requests and notifications arrive on the session inbox.
+ *   subject. The session's server requests and notifications arrive on the session inbox. What the client sends
+ *   while its `initialize` is in flight waits (bounded) and goes, in order, on the session subject once the
+ *   answer names it; should the `initialize` fail, the requests that waited fail with its reason.
  * - Nothing hangs: a request whose subject has no responders fails at once (or, for a legacy session whose
  *   process died, goes to the adopt subject so another process takes the session over); a request that hears
  *   nothing at all (answer, notification or keepalive) for `silenceMs` fails with a clear error; a request too
@@ -75,6 +77,8 @@ interface Pending {
 }
 
 const MAX_ADOPTIONS = 4;
+/** Frames that may wait for the `initialize` answer (the runtime's outbound queue bound). */
+const MAX_HELD = defaultLimits.maxOutboundQueue;
 const ADOPT_BACKOFF_MS = 50;
 const EMPTY = new Uint8Array(0);
 
@@ -105,6 +109,9 @@ class NatsClientTransport implements Transport {
   private sendCodec: Codec = jsonCodec;
   private readonly state: ConnectionState;
   private nextToken = 0;
+  /** The `initialize` request in flight before a session exists, and the frames that wait for its answer. */
+  private initializing: RequestId | undefined;
+  private held: Array<{ readonly message: JsonRpcMessage; readonly mirror: Readonly<Record<string, string>> | undefined }> = [];
   private closed = false;
   private readonly stopRefusals: () => void;
 
@@ -147,7 +154,11 @@ class NatsClientTransport implements Transport {
     if (this.closed) return Promise.reject(new LocalError('ConnectionClosed', 'The NATS transport is closed'));
     // One JSON-RPC message per NATS message: a batch goes as its messages.
     const messages = Array.isArray(frame.payload) ? (frame.payload as readonly JsonRpcMessage[]) : [frame.payload as JsonRpcMessage];
-    for (const message of messages) this.sendOne(message, frame.mirror);
+    try {
+      for (const message of messages) this.sendOne(message, frame.mirror);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return undefined;
   }
 
@@ -179,12 +190,15 @@ class NatsClientTransport implements Transport {
       }
     }
     for (const subscription of this.subscriptions) subscription.unsubscribe();
+    this.initializing = undefined;
+    this.held = [];
     this.pending.clear();
     this.tokenById.clear();
     this.inbound.complete();
   }
 
   private sendOne(message: JsonRpcMessage, mirror: Readonly<Record<string, string>> | undefined): void {
+    if (this.initializing !== undefined) return this.hold(message, mirror);
     const classified = classify(message);
     if (classified.kind === 'request') return this.sendRequest(classified.message, mirror);
     if (classified.kind === 'notification') return this.sendNotification(message, classified.message.method, classified.message.params);
@@ -224,6 +238,7 @@ class NatsClientTransport implements Transport {
     const entry: Pending = { id: message.id, method: message.method, message, subject, body, headers, heardAt: Date.now(), adoptions: 0 };
     this.pending.set(token, entry);
     this.tokenById.set(message.id, token);
+    if (sessionId === undefined && message.method === 'initialize') this.initializing = message.id;
     this.publishRaw(subject, body, headers, `${this.inbox}.r.${token}`, message);
   }
 
@@ -274,11 +289,43 @@ class NatsClientTransport implements Transport {
     }
   }
 
+  /**
+   * Keeps a frame sent while `initialize` is in flight: sent now it would go sessionless (to the call subject,
+   * where a legacy server refuses it) or nowhere (a notification has no subject yet).
+   */
+  private hold(message: JsonRpcMessage, mirror: Readonly<Record<string, string>> | undefined): void {
+    if (this.held.length >= MAX_HELD) {
+      const error = new LocalError('QueueFull', `${MAX_HELD} messages already wait for the answer to initialize; this one was not sent`);
+      if (classify(message).kind === 'request') return this.undeliverable(message, error);
+      throw error;
+    }
+    this.held.push({ message, mirror });
+  }
+
+  /**
+   * The `initialize` exchange ended: with a session, what waited goes now, in order, on the session subject
+   * (without one, as the client would have sent it); with a failure, the requests that waited fail with its
+   * reason (their notifications have nobody to go to).
+   */
+  private initialized(failure: LocalError | undefined): void {
+    this.initializing = undefined;
+    const held = this.held;
+    this.held = [];
+    for (const { message, mirror } of held) {
+      if (failure === undefined) this.sendOne(message, mirror);
+      else if (classify(message).kind === 'request') this.undeliverable(message, failure);
+    }
+  }
+
   /** Fails the request a message carried (asynchronously: never inside the session's own send). */
   private undeliverable(message: JsonRpcMessage, error: LocalError): void {
     queueMicrotask(() => {
       if (!this.closed) this.inbound.next({ type: 'undeliverable', payload: message, error });
     });
+    const id = (message as { readonly id?: RequestId }).id;
+    if (this.initializing !== undefined && id === this.initializing && (message as { readonly method?: string }).method === 'initialize') {
+      this.initialized(new LocalError(error.code, `The initialize request failed, so this request was not sent: ${error.message}`, { cause: error }));
+    }
   }
 
   private forget(token: string): Pending | undefined {
@@ -339,6 +386,11 @@ class NatsClientTransport implements Transport {
       }
     }
     this.inbound.next({ type: 'message', payload, exchange: entry.id });
+    if (classified.kind === 'response' && this.initializing !== undefined && entry.method === 'initialize' && entry.id === this.initializing && this.pending.get(token) === undefined) {
+      // After the answer itself, so the client session learns the session before what it sent meanwhile goes.
+      const refusal = 'error' in classified.message ? (classified.message.error as { readonly message?: unknown }) : undefined;
+      this.initialized(refusal === undefined ? undefined : new LocalError('TransportFailed', `The initialize request failed, so this request was not sent: the server refused it (${String(refusal.message)})`));
+    }
   }
 
   private onSessionInbox(msg: Msg): void {
