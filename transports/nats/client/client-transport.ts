@@ -17,6 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Msg, type MsgHdrs, type NatsConnection, type Subscription, headers as natsHeaders } from 'nats';
 import { type Observable, Subject } from 'rxjs';
+import { type Clock, type TimerHandle, systemClock } from '../../../core/clock.ts';
 import type { Codec } from '../../../core/codecs/codec.ts';
 import { jsonCodec } from '../../../core/codecs/json.ts';
 import { msgpackCodec } from '../../../core/codecs/msgpack.ts';
@@ -63,6 +64,8 @@ export interface NatsClientTransportOptions {
    * vouching for the caller it authenticated (docs/nats-binding.md, "Identity across NATS"). Undefined: none.
    */
   readonly identity?: () => string | undefined;
+  /** The silence check, its clock and the adoption backoff run on this clock (default: the system clock). */
+  readonly clock?: Clock;
 }
 
 interface Pending {
@@ -105,7 +108,8 @@ class NatsClientTransport implements Transport {
   private readonly subscriptions: Subscription[] = [];
   private readonly silenceMs: number;
   private readonly maxMessageBytes: number;
-  private readonly timer: NodeJS.Timeout;
+  private readonly clock: Clock;
+  private readonly timer: TimerHandle;
   private sendCodec: Codec = jsonCodec;
   private readonly state: ConnectionState;
   private nextToken = 0;
@@ -120,6 +124,7 @@ class NatsClientTransport implements Transport {
     this.subjects = serverSubjects(options.prefix ?? DEFAULT_PREFIX, options.name);
     this.remote = `nats:${this.subjects.base}`;
     this.silenceMs = options.silenceMs ?? 30_000;
+    this.clock = options.clock ?? systemClock;
     this.maxMessageBytes = options.maxMessageBytes ?? defaultLimits.maxMessageBytes;
     const prefix = options.inboxPrefix ?? '_INBOX';
     if (!isPlainSubject(prefix)) throw new TypeError(`inbox prefix ${JSON.stringify(prefix)} is not a plain NATS subject`);
@@ -145,8 +150,7 @@ class NatsClientTransport implements Transport {
         this.connection.subscribe(this.clientInbox, { queue: 'mcp-client', callback: (error, msg) => (error === null ? this.onSessionInbox(msg) : this.refusedInbox(error)) }),
       );
     }
-    this.timer = setInterval(() => this.checkSilence(), Math.max(10, Math.min(this.silenceMs / 4, 1000)));
-    this.timer.unref();
+    this.timer = this.clock.setInterval(() => this.checkSilence(), Math.max(10, Math.min(this.silenceMs / 4, 1000)));
     this.connection.closed().then(() => this.close(new LocalError('ConnectionClosed', 'The NATS connection closed')), () => undefined);
   }
 
@@ -165,7 +169,7 @@ class NatsClientTransport implements Transport {
   async close(_reason?: LocalError): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    clearInterval(this.timer);
+    this.timer.cancel();
     this.stopRefusals();
     const sessionId = this.sessionId;
     if (sessionId !== undefined && this.options.keepSessionOnClose !== true && !this.connection.isClosed()) {
@@ -235,7 +239,7 @@ class NatsClientTransport implements Transport {
     if (!fitsPayload(this.connection, body.byteLength)) {
       return this.undeliverable(message, new LocalError('FrameTooLarge', `The ${message.method} request is ${body.byteLength} bytes, more than the NATS max_payload of ${maxPayloadOf(this.connection)} bytes allows`));
     }
-    const entry: Pending = { id: message.id, method: message.method, message, subject, body, headers, heardAt: Date.now(), adoptions: 0 };
+    const entry: Pending = { id: message.id, method: message.method, message, subject, body, headers, heardAt: this.clock.now(), adoptions: 0 };
     this.pending.set(token, entry);
     this.tokenById.set(message.id, token);
     if (sessionId === undefined && message.method === 'initialize') this.initializing = message.id;
@@ -343,7 +347,7 @@ class NatsClientTransport implements Transport {
       return;
     }
     if (isNoResponders(msg.headers)) return this.noResponders(token, entry);
-    entry.heardAt = Date.now();
+    entry.heardAt = this.clock.now();
     const frame = msg.headers?.get(NatsHeader.frame);
     if (frame === 'keepalive') {
       if (replyOf(msg) !== undefined) msg.respond(EMPTY);
@@ -415,13 +419,13 @@ class NatsClientTransport implements Transport {
     if (sessionId !== undefined && entry.adoptions < MAX_ADOPTIONS) {
       // The session's process is gone: another one takes the session over.
       entry.adoptions++;
-      entry.heardAt = Date.now();
+      entry.heardAt = this.clock.now();
       const delay = (entry.adoptions - 1) * ADOPT_BACKOFF_MS;
       const send = (): void => {
         if (this.pending.get(token) === entry) this.publishRaw(this.subjects.adopt, entry.body, entry.headers, `${this.inbox}.r.${token}`, entry.message);
       };
       if (delay === 0) send();
-      else setTimeout(send, delay).unref();
+      else this.clock.setTimeout(send, delay);
       return;
     }
     this.forget(token);
@@ -454,7 +458,7 @@ class NatsClientTransport implements Transport {
   }
 
   private checkSilence(): void {
-    const cutoff = Date.now() - this.silenceMs;
+    const cutoff = this.clock.now() - this.silenceMs;
     for (const [token, entry] of this.pending) {
       if (entry.heardAt > cutoff) continue;
       this.forget(token);

@@ -12,6 +12,7 @@
  */
 import type { NatsConnection, ObjectStore } from 'nats';
 import { type Observable, Subject } from 'rxjs';
+import type { Clock } from '../../../core/clock.ts';
 import type { Codec } from '../../../core/codecs/codec.ts';
 import { jsonCodec } from '../../../core/codecs/json.ts';
 import { ErrorCode } from '../../../core/error-codes.ts';
@@ -46,6 +47,8 @@ export interface ServingHost {
   readonly connection: NatsConnection;
   readonly processId: string;
   readonly now: () => number;
+  /** Timers of the binding (keepalives, the idle sweep, owner re-checks). */
+  readonly clock: Clock;
   /** In-flight exchanges of the whole process, for keepalives. */
   readonly exchanges: Map<string, OpenExchange>;
   /** The claim-check store, when the server enabled it. */
