@@ -77,6 +77,8 @@ interface Pending {
   readonly headers: MsgHdrs;
   heardAt: number;
   adoptions: number;
+  /** The client cancelled it (legacy session): no answer will come, but the server's last words may still. */
+  cancelled?: boolean;
 }
 
 const MAX_ADOPTIONS = 4;
@@ -248,6 +250,14 @@ class NatsClientTransport implements Transport {
 
   private sendNotification(message: JsonRpcMessage, method: string, params: { readonly [key: string]: unknown } | undefined): void {
     const sessionId = this.sessionId;
+    if (sessionId !== undefined && method === 'notifications/cancelled') {
+      // No answer will come: the request is let go at its silence limit without an error (what the server still
+      // sends on its reply subject meanwhile, such as the cancellation of its own nested requests, is delivered).
+      const requestId = params?.['requestId'];
+      const token = requestId === undefined ? undefined : this.tokenById.get(requestId as RequestId);
+      const entry = token === undefined ? undefined : this.pending.get(token);
+      if (entry !== undefined) entry.cancelled = true;
+    }
     if (sessionId !== undefined) return this.publish(this.subjects.session(sessionId), message, this.sessionHeaders(), undefined);
     if (method !== 'notifications/cancelled') return;
     // Modern era: the cancel goes to every process; the one holding this lane's request aborts it.
@@ -462,6 +472,7 @@ class NatsClientTransport implements Transport {
     for (const [token, entry] of this.pending) {
       if (entry.heardAt > cutoff) continue;
       this.forget(token);
+      if (entry.cancelled === true) continue;
       const state = this.connection.isClosed() ? 'closed' : this.state.down ? 'reconnecting' : 'open';
       this.undeliverable(entry.message, new LocalError('PeerUnresponsive', `No word from the MCP server "${this.options.name}" about ${entry.method} for ${this.silenceMs} ms (no answer, no keepalive; NATS connection ${state}): its process may have died`));
     }
