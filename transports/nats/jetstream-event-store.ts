@@ -51,6 +51,7 @@ import {
   nanos,
 } from 'nats';
 import { Observable } from 'rxjs';
+import { type Clock, systemClock } from '../../core/clock.ts';
 import type { EventStore, ReplayResult, StoredEvent } from '../http/index.ts';
 
 export interface JetStreamEventStoreOptions {
@@ -68,6 +69,8 @@ export interface JetStreamEventStoreOptions {
   readonly replicas?: number;
   /** How long a replay may take before it fails (default 10 s). */
   readonly replayTimeoutMs?: number;
+  /** The replay timeout runs on this clock (default: the system clock). */
+  readonly clock?: Clock;
 }
 
 /** Marks a stream's end: followers complete there. */
@@ -108,6 +111,7 @@ export class JetStreamEventStore implements EventStore {
     private readonly stream: string,
     private readonly prefix: string,
     private readonly replayTimeoutMs: number,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -142,7 +146,7 @@ export class JetStreamEventStore implements EventStore {
         throw new Error(`The JetStream stream ${stream} exists without the subjects ${prefix}.>`, { cause: error });
       }
     }
-    return new JetStreamEventStore(nc.jetstream(), jsm, stream, prefix, options.replayTimeoutMs ?? DEFAULTS.replayTimeoutMs);
+    return new JetStreamEventStore(nc.jetstream(), jsm, stream, prefix, options.replayTimeoutMs ?? DEFAULTS.replayTimeoutMs, options.clock ?? systemClock);
   }
 
   /** The subject events of `streamId` in session `sessionId` are stored on. */
@@ -168,7 +172,7 @@ export class JetStreamEventStore implements EventStore {
     const events: StoredEvent[] = [];
     if (last === undefined || last <= ref.seq) return { streamId: ref.streamId, events };
     const reader = await this.open(subject, ref.seq);
-    const timer = setTimeout(() => reader.stop(new Error(`The replay of ${lastEventId} took longer than ${this.replayTimeoutMs} ms`)), this.replayTimeoutMs);
+    const timer = this.clock.setTimeout(() => reader.stop(new Error(`The replay of ${lastEventId} took longer than ${this.replayTimeoutMs} ms`)), this.replayTimeoutMs);
     try {
       for await (const msg of reader) {
         const event = eventOf(msg, ref.streamId);
@@ -177,7 +181,7 @@ export class JetStreamEventStore implements EventStore {
         if (msg.seq >= last || msg.info.pending === 0) break;
       }
     } finally {
-      clearTimeout(timer);
+      timer.cancel();
       this.release(reader);
     }
     if (this.closed) throw new Error('The event store closed during the replay');

@@ -6,7 +6,9 @@
  *   client still listens.
  * - Before a legacy session exists, requests go to the call subject of their method (modern era, and
  *   `initialize`); the `initialize` answer names the session, and from then on everything goes to the session
- *   subject. The session's server requests and notifications arrive on the session inbox.
+ *   subject. The session's server requests and notifications arrive on the session inbox. What the client sends
+ *   while its `initialize` is in flight waits (bounded) and goes, in order, on the session subject once the
+ *   answer names it; should the `initialize` fail, the requests that waited fail with its reason.
  * - Nothing hangs: a request whose subject has no responders fails at once (or, for a legacy session whose
  *   process died, goes to the adopt subject so another process takes the session over); a request that hears
  *   nothing at all (answer, notification or keepalive) for `silenceMs` fails with a clear error; a request too
@@ -15,6 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Msg, type MsgHdrs, type NatsConnection, type Subscription, headers as natsHeaders } from 'nats';
 import { type Observable, Subject } from 'rxjs';
+import { type Clock, type TimerHandle, systemClock } from '../../../core/clock.ts';
 import type { Codec } from '../../../core/codecs/codec.ts';
 import { jsonCodec } from '../../../core/codecs/json.ts';
 import { msgpackCodec } from '../../../core/codecs/msgpack.ts';
@@ -61,6 +64,8 @@ export interface NatsClientTransportOptions {
    * vouching for the caller it authenticated (docs/nats-binding.md, "Identity across NATS"). Undefined: none.
    */
   readonly identity?: () => string | undefined;
+  /** The silence check, its clock and the adoption backoff run on this clock (default: the system clock). */
+  readonly clock?: Clock;
 }
 
 interface Pending {
@@ -72,9 +77,13 @@ interface Pending {
   readonly headers: MsgHdrs;
   heardAt: number;
   adoptions: number;
+  /** The client cancelled it (legacy session): no answer will come, but the server's last words may still. */
+  cancelled?: boolean;
 }
 
 const MAX_ADOPTIONS = 4;
+/** Frames that may wait for the `initialize` answer (the runtime's outbound queue bound). */
+const MAX_HELD = defaultLimits.maxOutboundQueue;
 const ADOPT_BACKOFF_MS = 50;
 const EMPTY = new Uint8Array(0);
 
@@ -101,10 +110,14 @@ class NatsClientTransport implements Transport {
   private readonly subscriptions: Subscription[] = [];
   private readonly silenceMs: number;
   private readonly maxMessageBytes: number;
-  private readonly timer: NodeJS.Timeout;
+  private readonly clock: Clock;
+  private readonly timer: TimerHandle;
   private sendCodec: Codec = jsonCodec;
   private readonly state: ConnectionState;
   private nextToken = 0;
+  /** The `initialize` request in flight before a session exists, and the frames that wait for its answer. */
+  private initializing: RequestId | undefined;
+  private held: Array<{ readonly message: JsonRpcMessage; readonly mirror: Readonly<Record<string, string>> | undefined }> = [];
   private closed = false;
   private readonly stopRefusals: () => void;
 
@@ -113,6 +126,7 @@ class NatsClientTransport implements Transport {
     this.subjects = serverSubjects(options.prefix ?? DEFAULT_PREFIX, options.name);
     this.remote = `nats:${this.subjects.base}`;
     this.silenceMs = options.silenceMs ?? 30_000;
+    this.clock = options.clock ?? systemClock;
     this.maxMessageBytes = options.maxMessageBytes ?? defaultLimits.maxMessageBytes;
     const prefix = options.inboxPrefix ?? '_INBOX';
     if (!isPlainSubject(prefix)) throw new TypeError(`inbox prefix ${JSON.stringify(prefix)} is not a plain NATS subject`);
@@ -138,8 +152,7 @@ class NatsClientTransport implements Transport {
         this.connection.subscribe(this.clientInbox, { queue: 'mcp-client', callback: (error, msg) => (error === null ? this.onSessionInbox(msg) : this.refusedInbox(error)) }),
       );
     }
-    this.timer = setInterval(() => this.checkSilence(), Math.max(10, Math.min(this.silenceMs / 4, 1000)));
-    this.timer.unref();
+    this.timer = this.clock.setInterval(() => this.checkSilence(), Math.max(10, Math.min(this.silenceMs / 4, 1000)));
     this.connection.closed().then(() => this.close(new LocalError('ConnectionClosed', 'The NATS connection closed')), () => undefined);
   }
 
@@ -147,14 +160,18 @@ class NatsClientTransport implements Transport {
     if (this.closed) return Promise.reject(new LocalError('ConnectionClosed', 'The NATS transport is closed'));
     // One JSON-RPC message per NATS message: a batch goes as its messages.
     const messages = Array.isArray(frame.payload) ? (frame.payload as readonly JsonRpcMessage[]) : [frame.payload as JsonRpcMessage];
-    for (const message of messages) this.sendOne(message, frame.mirror);
+    try {
+      for (const message of messages) this.sendOne(message, frame.mirror);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return undefined;
   }
 
   async close(_reason?: LocalError): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    clearInterval(this.timer);
+    this.timer.cancel();
     this.stopRefusals();
     const sessionId = this.sessionId;
     if (sessionId !== undefined && this.options.keepSessionOnClose !== true && !this.connection.isClosed()) {
@@ -179,12 +196,15 @@ class NatsClientTransport implements Transport {
       }
     }
     for (const subscription of this.subscriptions) subscription.unsubscribe();
+    this.initializing = undefined;
+    this.held = [];
     this.pending.clear();
     this.tokenById.clear();
     this.inbound.complete();
   }
 
   private sendOne(message: JsonRpcMessage, mirror: Readonly<Record<string, string>> | undefined): void {
+    if (this.initializing !== undefined) return this.hold(message, mirror);
     const classified = classify(message);
     if (classified.kind === 'request') return this.sendRequest(classified.message, mirror);
     if (classified.kind === 'notification') return this.sendNotification(message, classified.message.method, classified.message.params);
@@ -221,14 +241,23 @@ class NatsClientTransport implements Transport {
     if (!fitsPayload(this.connection, body.byteLength)) {
       return this.undeliverable(message, new LocalError('FrameTooLarge', `The ${message.method} request is ${body.byteLength} bytes, more than the NATS max_payload of ${maxPayloadOf(this.connection)} bytes allows`));
     }
-    const entry: Pending = { id: message.id, method: message.method, message, subject, body, headers, heardAt: Date.now(), adoptions: 0 };
+    const entry: Pending = { id: message.id, method: message.method, message, subject, body, headers, heardAt: this.clock.now(), adoptions: 0 };
     this.pending.set(token, entry);
     this.tokenById.set(message.id, token);
+    if (sessionId === undefined && message.method === 'initialize') this.initializing = message.id;
     this.publishRaw(subject, body, headers, `${this.inbox}.r.${token}`, message);
   }
 
   private sendNotification(message: JsonRpcMessage, method: string, params: { readonly [key: string]: unknown } | undefined): void {
     const sessionId = this.sessionId;
+    if (sessionId !== undefined && method === 'notifications/cancelled') {
+      // No answer will come: the request is let go at its silence limit without an error (what the server still
+      // sends on its reply subject meanwhile, such as the cancellation of its own nested requests, is delivered).
+      const requestId = params?.['requestId'];
+      const token = requestId === undefined ? undefined : this.tokenById.get(requestId as RequestId);
+      const entry = token === undefined ? undefined : this.pending.get(token);
+      if (entry !== undefined) entry.cancelled = true;
+    }
     if (sessionId !== undefined) return this.publish(this.subjects.session(sessionId), message, this.sessionHeaders(), undefined);
     if (method !== 'notifications/cancelled') return;
     // Modern era: the cancel goes to every process; the one holding this lane's request aborts it.
@@ -274,11 +303,43 @@ class NatsClientTransport implements Transport {
     }
   }
 
+  /**
+   * Keeps a frame sent while `initialize` is in flight: sent now it would go sessionless (to the call subject,
+   * where a legacy server refuses it) or nowhere (a notification has no subject yet).
+   */
+  private hold(message: JsonRpcMessage, mirror: Readonly<Record<string, string>> | undefined): void {
+    if (this.held.length >= MAX_HELD) {
+      const error = new LocalError('QueueFull', `${MAX_HELD} messages already wait for the answer to initialize; this one was not sent`);
+      if (classify(message).kind === 'request') return this.undeliverable(message, error);
+      throw error;
+    }
+    this.held.push({ message, mirror });
+  }
+
+  /**
+   * The `initialize` exchange ended: with a session, what waited goes now, in order, on the session subject
+   * (without one, as the client would have sent it); with a failure, the requests that waited fail with its
+   * reason (their notifications have nobody to go to).
+   */
+  private initialized(failure: LocalError | undefined): void {
+    this.initializing = undefined;
+    const held = this.held;
+    this.held = [];
+    for (const { message, mirror } of held) {
+      if (failure === undefined) this.sendOne(message, mirror);
+      else if (classify(message).kind === 'request') this.undeliverable(message, failure);
+    }
+  }
+
   /** Fails the request a message carried (asynchronously: never inside the session's own send). */
   private undeliverable(message: JsonRpcMessage, error: LocalError): void {
     queueMicrotask(() => {
       if (!this.closed) this.inbound.next({ type: 'undeliverable', payload: message, error });
     });
+    const id = (message as { readonly id?: RequestId }).id;
+    if (this.initializing !== undefined && id === this.initializing && (message as { readonly method?: string }).method === 'initialize') {
+      this.initialized(new LocalError(error.code, `The initialize request failed, so this request was not sent: ${error.message}`, { cause: error }));
+    }
   }
 
   private forget(token: string): Pending | undefined {
@@ -296,7 +357,7 @@ class NatsClientTransport implements Transport {
       return;
     }
     if (isNoResponders(msg.headers)) return this.noResponders(token, entry);
-    entry.heardAt = Date.now();
+    entry.heardAt = this.clock.now();
     const frame = msg.headers?.get(NatsHeader.frame);
     if (frame === 'keepalive') {
       if (replyOf(msg) !== undefined) msg.respond(EMPTY);
@@ -339,6 +400,11 @@ class NatsClientTransport implements Transport {
       }
     }
     this.inbound.next({ type: 'message', payload, exchange: entry.id });
+    if (classified.kind === 'response' && this.initializing !== undefined && entry.method === 'initialize' && entry.id === this.initializing && this.pending.get(token) === undefined) {
+      // After the answer itself, so the client session learns the session before what it sent meanwhile goes.
+      const refusal = 'error' in classified.message ? (classified.message.error as { readonly message?: unknown }) : undefined;
+      this.initialized(refusal === undefined ? undefined : new LocalError('TransportFailed', `The initialize request failed, so this request was not sent: the server refused it (${String(refusal.message)})`));
+    }
   }
 
   private onSessionInbox(msg: Msg): void {
@@ -363,13 +429,13 @@ class NatsClientTransport implements Transport {
     if (sessionId !== undefined && entry.adoptions < MAX_ADOPTIONS) {
       // The session's process is gone: another one takes the session over.
       entry.adoptions++;
-      entry.heardAt = Date.now();
+      entry.heardAt = this.clock.now();
       const delay = (entry.adoptions - 1) * ADOPT_BACKOFF_MS;
       const send = (): void => {
         if (this.pending.get(token) === entry) this.publishRaw(this.subjects.adopt, entry.body, entry.headers, `${this.inbox}.r.${token}`, entry.message);
       };
       if (delay === 0) send();
-      else setTimeout(send, delay).unref();
+      else this.clock.setTimeout(send, delay);
       return;
     }
     this.forget(token);
@@ -402,10 +468,11 @@ class NatsClientTransport implements Transport {
   }
 
   private checkSilence(): void {
-    const cutoff = Date.now() - this.silenceMs;
+    const cutoff = this.clock.now() - this.silenceMs;
     for (const [token, entry] of this.pending) {
       if (entry.heardAt > cutoff) continue;
       this.forget(token);
+      if (entry.cancelled === true) continue;
       const state = this.connection.isClosed() ? 'closed' : this.state.down ? 'reconnecting' : 'open';
       this.undeliverable(entry.message, new LocalError('PeerUnresponsive', `No word from the MCP server "${this.options.name}" about ${entry.method} for ${this.silenceMs} ms (no answer, no keepalive; NATS connection ${state}): its process may have died`));
     }

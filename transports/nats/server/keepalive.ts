@@ -13,7 +13,7 @@ const EMPTY = new Uint8Array(0);
 export function startKeepalives(host: ServingHost, keepaliveMs: number): () => void {
   const frame = natsHeaders();
   frame.set(NatsHeader.frame, 'keepalive');
-  const timer = setInterval(() => {
+  const timer = host.clock.setInterval(() => {
     const due = host.now() - keepaliveMs;
     for (const [reply, open] of host.exchanges) {
       if (open.probing || open.lastSent > due) continue;
@@ -28,6 +28,5 @@ export function startKeepalives(host: ServingHost, keepaliveMs: number): () => v
       );
     }
   }, keepaliveMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  return () => timer.cancel();
 }

@@ -473,7 +473,7 @@ export class LegacySessions {
    */
   private async ownerAlive(owner: string): Promise<boolean> {
     if (await this.ownerAnswers(owner)) return true;
-    await new Promise((resolve) => setTimeout(resolve, OWNER_RECHECK_MS).unref());
+    await new Promise<void>((resolve) => this.host.clock.setTimeout(resolve, OWNER_RECHECK_MS));
     return this.ownerAnswers(owner);
   }
 

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Msg, NatsConnection, Subscription } from 'nats';
+import { type Clock, systemClock } from '../../../core/clock.ts';
 import { ErrorCode } from '../../../core/error-codes.ts';
 import { defaultLimits } from '../../../core/limits.ts';
 import type { GracefulCloseOptions, SessionAcceptorPort } from '../../../core/transport.ts';
@@ -54,7 +55,9 @@ export interface NatsServeOptions {
    * Without this option any message carrying an assertion is refused (it cannot be verified).
    */
   readonly identity?: NatsIdentityOptions;
-  /** Clock for idle expiry (tests). */
+  /** Keepalives, idle expiry of sessions and lanes, and owner re-checks run on this clock (default: the system clock). */
+  readonly clock?: Clock;
+  /** Time for idle expiry and keepalive due dates, when it should differ from `clock.now` (default `clock.now`). */
   readonly now?: () => number;
 }
 
@@ -84,16 +87,18 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
   const maxMessageBytes = options.maxMessageBytes ?? defaultLimits.maxMessageBytes;
   const eras = acceptor.eras ?? 'legacy';
   const claimOptions = options.claimCheck === true ? {} : options.claimCheck === false || options.claimCheck === undefined ? undefined : options.claimCheck;
+  const clock = options.clock ?? systemClock;
   const host: ServingHost = {
     connection,
     processId,
-    now: options.now ?? Date.now,
+    now: options.now ?? (() => clock.now()),
+    clock,
     exchanges: new Map<string, OpenExchange>(),
     claims: claimOptions === undefined ? undefined : { bucket: claimOptions.bucket ?? DEFAULT_CLAIM_BUCKET, store: openClaimStore(connection, claimOptions) },
   };
   if (host.claims !== undefined) await host.claims.store;
   const identity = options.identity;
-  const gate = new IdentityGate(identity === undefined ? undefined : createIdentityVerifier(identity, subjects.base), identity?.required === true);
+  const gate = new IdentityGate(identity === undefined ? undefined : createIdentityVerifier({ now: () => clock.now(), ...identity }, subjects.base), identity?.required === true);
   const records = eras === 'modern' || options.sessionRecords === false ? undefined : await SessionRecords.open(connection, options.name, options.sessionRecords ?? {});
   const lanes = new Lanes(host, acceptor, options.lanes ?? {});
   const legacy = new LegacySessions(host, acceptor, subjects, records, gate, maxMessageBytes, { claims: host.claims !== undefined, msgpack: options.msgpack !== false }, options.sessions ?? {});
@@ -166,11 +171,10 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
   const stopChanges = acceptor.changes === undefined ? undefined : fanOutChanges(connection, subjects.changes, processId, acceptor.changes);
   const keepaliveMs = options.keepaliveMs ?? 5000;
   const stopKeepalives = startKeepalives(host, keepaliveMs);
-  const sweeper = setInterval(() => {
+  const sweeper = clock.setInterval(() => {
     lanes.sweep();
     legacy.sweep();
   }, Math.min(keepaliveMs * 4, 30_000));
-  sweeper.unref();
   // The subscriptions are in place at the NATS server before anyone is told this process serves (a refusal
   // comes back before the flush's answer).
   await connection.flush();
@@ -179,7 +183,7 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
     stopChanges?.();
     stopWatching();
     stopKeepalives();
-    clearInterval(sweeper);
+    sweeper.cancel();
     throw new Error(`NATS refused the subscriptions serving ${subjects.base} needs: ${refused.join('; ')} (see "Permissions" in docs/nats-binding.md)`);
   }
 
@@ -199,7 +203,7 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
         stopChanges?.();
         stopWatching();
         stopKeepalives();
-        clearInterval(sweeper);
+        sweeper.cancel();
         if (!connection.isClosed()) await connection.flush().catch(() => undefined);
       })();
       return closed;

@@ -12,6 +12,7 @@
  */
 import type { NatsConnection, ObjectStore } from 'nats';
 import { type Observable, Subject } from 'rxjs';
+import type { Clock } from '../../../core/clock.ts';
 import type { Codec } from '../../../core/codecs/codec.ts';
 import { jsonCodec } from '../../../core/codecs/json.ts';
 import { ErrorCode } from '../../../core/error-codes.ts';
@@ -46,6 +47,8 @@ export interface ServingHost {
   readonly connection: NatsConnection;
   readonly processId: string;
   readonly now: () => number;
+  /** Timers of the binding (keepalives, the idle sweep, owner re-checks). */
+  readonly clock: Clock;
   /** In-flight exchanges of the whole process, for keepalives. */
   readonly exchanges: Map<string, OpenExchange>;
   /** The claim-check store, when the server enabled it. */
@@ -146,6 +149,11 @@ export class ServedConnection implements Transport {
     this.lastActive = this.host.now();
     const origin = this.originOf(auth);
     this.inbound.next(origin === undefined ? { type: 'message', payload } : { type: 'message', payload, origin });
+    // A cancelled request gets no answer, and its client stops listening for one: its exchange ends here, or
+    // keepalives would probe it (and it would count as in flight, keeping the session from idling out) forever.
+    const cancelled = cancelledRequestOf(payload);
+    const open = cancelled === undefined ? undefined : this.byId.get(cancelled);
+    if (open !== undefined) this.finish(open);
   }
 
   /** The origin of a message its caller's identity vouched for (the binding checked it is this connection's caller). */
@@ -322,4 +330,12 @@ export class ServedConnection implements Transport {
       void this.close(new LocalError('ConnectionClosed', 'The NATS connection closed', { cause: error }));
     }
   }
+}
+
+/** The id a `notifications/cancelled` names, if `payload` is one. */
+function cancelledRequestOf(payload: unknown): RequestId | undefined {
+  if (typeof payload !== 'object' || payload === null || (payload as { method?: unknown }).method !== 'notifications/cancelled') return undefined;
+  const params = (payload as { params?: unknown }).params;
+  const id = typeof params === 'object' && params !== null ? (params as { requestId?: unknown }).requestId : undefined;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
