@@ -30,9 +30,12 @@ import {
 
 const KEEPALIVE_MS = 200;
 const SILENCE_MS = 1500;
-/** How late a silent request may fail: silenceMs, plus the client's silence check period, plus scheduling. */
-const SILENCE_BOUND_MS = SILENCE_MS + 1000;
-const CALL_TIMEOUT_MS = 5000;
+/**
+ * How late a silent request may fail: silenceMs, plus the client's silence check period, plus scheduling (generous:
+ * a loaded CI machine was seen to need more than a second; the spec is about failing, not about how fast).
+ */
+const SILENCE_BOUND_MS = SILENCE_MS + 3000;
+const CALL_TIMEOUT_MS = 8000;
 const CLEAR_ERRORS = new Set(['PeerUnresponsive', 'TransportFailed']);
 
 let nats: NatsServerProcess;
