@@ -9,6 +9,7 @@ import * as oauth from 'oauth4webapi';
 import { AuthorizationError } from './errors.ts';
 import type { OAuthRequestOptions } from './http.ts';
 import type { ClientRegistration, OAuthStore } from './store.ts';
+import { clientSecretBasic, preferredSecretMethod } from './grants/client-auth.ts';
 
 type Http = OAuthRequestOptions;
 
@@ -147,36 +148,15 @@ function settled(as: oauth.AuthorizationServer, options: RegistrationOptions, re
 
 function standardAuth(as: oauth.AuthorizationServer, registration: ClientRegistration): oauth.ClientAuth {
   const secret = registration.clientSecret;
-  let method = registration.tokenEndpointAuthMethod;
-  if (method === undefined) {
-    const offered = as.token_endpoint_auth_methods_supported;
-    method = secret === undefined ? 'none' : Array.isArray(offered) && !offered.includes('client_secret_basic') && offered.includes('client_secret_post') ? 'client_secret_post' : 'client_secret_basic';
-  }
+  const method = registration.tokenEndpointAuthMethod ?? (secret === undefined ? 'none' : preferredSecretMethod(as));
   switch (method) {
     case 'none':
       return oauth.None();
     case 'client_secret_basic':
     case 'client_secret_post':
       if (secret === undefined) throw new AuthorizationError('registration', `${method} needs a client secret and ${as.issuer} gave none`);
-      return method === 'client_secret_basic' ? basicAuth(registration.clientId, secret) : oauth.ClientSecretPost(secret);
+      return method === 'client_secret_basic' ? clientSecretBasic(secret) : oauth.ClientSecretPost(secret);
     default:
       throw new AuthorizationError('registration', `token endpoint authentication ${JSON.stringify(method)} needs the clientAuthentication option`);
   }
-}
-
-/** Characters that form-urlencoding leaves as they are (RFC 3986 unreserved). */
-const UNRESERVED = /^[A-Za-z0-9\-._~]*$/;
-
-/**
- * `client_secret_basic`. RFC 6749 §2.3.1 form-encodes id and secret before Base64, and oauth4webapi does, down to
- * `-` as `%2D`; many servers do not decode them. When both are unreserved characters only, the encoded and the
- * raw forms mean the same to a server that decodes, so the raw form is sent (servers that do not decode then
- * work too); anything else goes through oauth4webapi's encoding.
- */
-function basicAuth(clientId: string, secret: string): oauth.ClientAuth {
-  if (!UNRESERVED.test(clientId) || !UNRESERVED.test(secret)) return oauth.ClientSecretBasic(secret);
-  const credentials = `Basic ${btoa(`${clientId}:${secret}`)}`;
-  return (_as, _client, _body, headers) => {
-    headers.set('authorization', credentials);
-  };
 }

@@ -64,7 +64,11 @@ function base64(ascii: string): string {
 }
 
 function secretMethod(options: ClientSecretCredentials, as: oauth.AuthorizationServer): 'client_secret_basic' | 'client_secret_post' {
-  if (options.method !== undefined) return options.method;
+  return options.method ?? preferredSecretMethod(as);
+}
+
+/** `client_secret_basic` (the RFC 8414 default) unless the server lists `client_secret_post` and not it. */
+export function preferredSecretMethod(as: oauth.AuthorizationServer): 'client_secret_basic' | 'client_secret_post' {
   const offered = as.token_endpoint_auth_methods_supported;
-  return offered !== undefined && !offered.includes('client_secret_basic') && offered.includes('client_secret_post') ? 'client_secret_post' : 'client_secret_basic';
+  return Array.isArray(offered) && !offered.includes('client_secret_basic') && offered.includes('client_secret_post') ? 'client_secret_post' : 'client_secret_basic';
 }
