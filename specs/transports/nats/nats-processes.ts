@@ -37,8 +37,14 @@ export interface ServerProcess {
 
 const running = new Map<number, ChildProcess>();
 
-export async function startServerProcess(url: string, name: string, env: Readonly<Record<string, string>> = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, url, name], {
+/** Another fixture than server-process.ts (same `ready`/`ok` protocol), with its extra arguments. */
+export interface FixtureChoice {
+  readonly fixture: string;
+  readonly args?: readonly string[];
+}
+
+export async function startServerProcess(url: string, name: string, env: Readonly<Record<string, string>> = {}, choice?: FixtureChoice): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', choice?.fixture ?? FIXTURE, url, name, ...(choice?.args ?? [])], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
