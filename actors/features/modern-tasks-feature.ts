@@ -129,6 +129,11 @@ function runnerGone(taskId: string): WireError {
   return new WireError(ErrorCode.InternalError, `Task "${taskId}" failed: the server process running it is gone, and its work with it`);
 }
 
+/** Whether a task was failed because its process is gone (by this process or another that found out first). */
+function isOrphaned(task: Task): boolean {
+  return task.status === 'failed' && task.statusMessage === runnerGone(task.taskId).message;
+}
+
 function relayFailure(answer: RelayAnswer<unknown>): WireError | undefined {
   if (answer.type === 'failed') return new WireError(answer.error.code, answer.error.message, { data: answer.error.data });
   if (answer.type === 'unreachable') return new WireError(ErrorCode.InternalError, answer.message);
@@ -443,9 +448,10 @@ class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
     if (this.relay === undefined) return {};
     // The handler runs in another process: the answers go there.
     const forwarded = await this.relay.supply(owner, taskId, responses);
+    // Failed by this call or another; a task that ended just before its process did keeps its own outcome.
     if (forwarded.type === 'gone') {
-      await this.orphaned(owner, task);
-      throw runnerGone(taskId);
+      if (isOrphaned(await this.orphaned(owner, task))) throw runnerGone(taskId);
+      return {};
     }
     const failure = relayFailure(forwarded);
     if (failure !== undefined) throw failure;
@@ -463,8 +469,8 @@ class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
         // Its handler runs in another process: that one cancels it (and aborts the handler).
         const forwarded = await this.relay.cancel(owner, taskId);
         if (forwarded.type === 'gone') {
-          await this.orphaned(owner, task);
-          throw runnerGone(taskId);
+          if (isOrphaned(await this.orphaned(owner, task))) throw runnerGone(taskId);
+          return {};
         }
         if (forwarded.type === 'failed') throw relayFailure(forwarded);
         if (forwarded.type === 'answered' && forwarded.value) return {};

@@ -75,6 +75,15 @@ function parseReply(data: Uint8Array): { readonly ok: unknown } | { readonly err
   }
 }
 
+/** Answers a forwarded call; a connection closed meanwhile loses the answer (the asker's deadline covers it). */
+function respond(msg: Msg, reply: unknown): void {
+  try {
+    msg.respond(encode(reply));
+  } catch {
+    // Closed or draining: nothing to answer on.
+  }
+}
+
 function isRunnerView(value: unknown): value is RunnerView {
   return isJsonObject(value) && typeof value['running'] === 'boolean' && (value['inputRequests'] === undefined || isJsonObject(value['inputRequests']));
 }
@@ -134,13 +143,10 @@ export class NatsTaskRelay implements TaskRelay {
   private answer(msg: Msg): void {
     if (msg.reply === undefined || msg.reply === '') return;
     const request = parseRequest(msg.data);
-    if (request === undefined) {
-      msg.respond(encode({ error: { code: -32600, message: 'Invalid task relay request' } }));
-      return;
-    }
+    if (request === undefined) return respond(msg, { error: { code: -32600, message: 'Invalid task relay request' } });
     this.local(request).then(
-      (value) => msg.respond(encode({ ok: value })),
-      (error: unknown) => msg.respond(encode({ error: toWireError(error) })),
+      (value) => respond(msg, { ok: value }),
+      (error: unknown) => respond(msg, { error: toWireError(error) }),
     );
   }
 

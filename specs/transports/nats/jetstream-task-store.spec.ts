@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { type NatsConnection, connect } from 'nats';
 import { TaskStoreError, type TaskRunnerCalls } from '../../../core/catalog/task-store.ts';
+import { WireError } from '../../../core/errors.ts';
 import { type JetStreamTaskStore, type JetStreamTaskStoreOptions, createJetStreamTaskStore } from '../../../transports/nats/jetstream-task-store.ts';
 import { type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';
 
@@ -127,6 +128,7 @@ describe('JetStream KV task store', { timeout: 60_000 }, () => {
       inputRequests: (owner, taskId) => (owner === 'alice' && taskId === task.taskId ? { running: true, inputRequests: { k: { method: 'roots/list' } } } : { running: false }),
       supply: async (owner, taskId, responses) => {
         if (owner !== 'alice' || taskId !== task.taskId) return false;
+        if (responses['k'] === null) throw new WireError(-32602, 'Invalid params: inputResponses "k" do not have the shape of the result they answer');
         supplied.push(JSON.stringify(responses));
         return true;
       },
@@ -136,6 +138,9 @@ describe('JetStream KV task store', { timeout: 60_000 }, () => {
     assert.deepEqual(await asker.store.relay!.inputRequests('alice', task.taskId), { type: 'answered', value: { running: true, inputRequests: { k: { method: 'roots/list' } } } });
     assert.deepEqual(await asker.store.relay!.supply('alice', task.taskId, { k: { roots: [] } }), { type: 'answered', value: true });
     assert.deepEqual(supplied, ['{"k":{"roots":[]}}']);
+    // The runner's refusal comes back as it is; another owner's call reaches nothing there.
+    assert.deepEqual(await asker.store.relay!.supply('alice', task.taskId, { k: null }), { type: 'failed', error: { code: -32602, message: 'Invalid params: inputResponses "k" do not have the shape of the result they answer' } });
+    assert.deepEqual(await asker.store.relay!.inputRequests('bob', task.taskId), { type: 'answered', value: { running: false } });
     assert.deepEqual(await asker.store.relay!.cancel('alice', task.taskId), { type: 'answered', value: false });
     stop();
     // Alive, but running nothing of it.

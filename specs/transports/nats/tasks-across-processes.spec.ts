@@ -18,6 +18,7 @@ import { createClient } from '../../../client/create-client.ts';
 import type { ClientSession } from '../../../client/session-api.ts';
 import { WireError } from '../../../core/errors.ts';
 import type { JsonObject } from '../../../core/jsonrpc.ts';
+import type { ElicitResult } from '../../../core/protocol/index.ts';
 import { isNoRespondersError } from '../../../transports/nats/headers.ts';
 import { natsClientTransport } from '../../../transports/nats/index.ts';
 import { startNatsServer } from '../../support/nats-server.ts';
@@ -33,13 +34,13 @@ interface TaskProcess extends ServerProcess {
 }
 
 async function startTaskProcess(url: string, bucket: string): Promise<TaskProcess> {
-  const started = await startServerProcess(url, NAME, {}, { fixture: FIXTURE, args: [bucket] });
+  const started = await startServerProcess(url, NAME, {}, { fixture: FIXTURE, args: [bucket], startMs: 40_000 });
   const runnerId = started.lines().find((line) => line.startsWith('ready '))?.split(' ')[3];
   if (runnerId === undefined) throw new Error(`no runner id in ${started.output()}`);
   return Object.assign(started, { runnerId });
 }
 
-const accept = (name: string): JsonObject => ({ action: 'accept', content: { name } });
+const accept = (name: string): ElicitResult & JsonObject => ({ action: 'accept', content: { name } });
 
 /** The pid in an `ask` task's input request message (`name? <pid>`). */
 function runnerPid(task: JsonObject): number | undefined {
@@ -70,8 +71,8 @@ async function rejection(promise: Promise<unknown>): Promise<WireError> {
   assert.fail('expected an error answer');
 }
 
-describe('modern tasks across NATS processes (JetStream KV task store)', { timeout: 60_000 }, () => {
-  test('a task started on one process is polled, given input and finished through the other', async () => {
+describe('modern tasks across NATS processes (JetStream KV task store)', () => {
+  test('a task started on one process is polled, given input and finished through the other', { timeout: 90_000 }, async () => {
     await using nats = await startNatsServer();
     const [a, b] = await Promise.all([startTaskProcess(nats.url, 'tasks_follow'), startTaskProcess(nats.url, 'tasks_follow')]);
     const byPid = new Map([a, b].map((process) => [process.pid, process]));
@@ -107,7 +108,7 @@ describe('modern tasks across NATS processes (JetStream KV task store)', { timeo
     }
   });
 
-  test('the runner dies: tasks/get fails its task with the reason; tasks/update and tasks/cancel are refused', async () => {
+  test('the runner dies: tasks/get fails its task with the reason; tasks/update and tasks/cancel are refused', { timeout: 90_000 }, async () => {
     const bucket = 'tasks_death';
     await using nats = await startNatsServer();
     const processes = await Promise.all([startTaskProcess(nats.url, bucket), startTaskProcess(nats.url, bucket)]);
