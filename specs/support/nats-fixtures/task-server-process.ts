@@ -25,6 +25,7 @@ const connection = await connect({ servers: url, name: `task-fixture-${process.p
 const store = await createJetStreamTaskStore({ connection, bucket, storage: 'memory', recheckMs: 300, forwardTimeoutMs: 5000 });
 const server = createServer({ name: 'task-fixture', version: '1.0.0', eras: 'modern', modern: { tasks: { store, pollIntervalMs: 200 } } });
 server.tool({ name: 'ask', execution: { taskSupport: 'required' } }, async (_args, ctx) => {
+  ctx.signal.addEventListener('abort', () => console.log('aborted'), { once: true });
   const answer = await ctx.elicit({ message: `name? ${process.pid}`, requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } });
   return JSON.stringify({ pid: process.pid, name: answer.content?.['name'] ?? null });
 });

@@ -6,6 +6,7 @@
  * - A task started on one process is polled, given its input and finished through the other: the process
  *   running it leaves the queue group as soon as its input request is seen, so from then on every request
  *   reaches the other one, which reads the task from KV and forwards the input to the runner.
+ * - A cancellation reaches the runner through the other process (the handler's signal aborts there).
  * - The runner is SIGKILLed: `tasks/get` of its task from the survivor fails it with the reason, `tasks/update`
  *   and `tasks/cancel` are refused with that error (nothing waits for the dead process), and the survivor's own
  *   task goes on.
@@ -118,9 +119,9 @@ describe('modern tasks across NATS processes (JetStream KV task store)', () => {
       session = await createClient({ name: 'tasks-x-raw', version: '1.0.0', era: 'modern', tasks: { listen: false }, elicitation: { form: () => accept('unused') } })
         .connect(natsClientTransport({ connection: nc, name: NAME }));
       const raw = session.session;
-      // Five tasks over two processes: one runs at least three of them. Each waits for its input.
+      // Seven tasks over two processes: one runs at least four of them. Each waits for its input.
       const runners = new Map<string, number>();
-      for (let n = 0; n < 5; n++) {
+      for (let n = 0; n < 7; n++) {
         const created = await raw.request('tools/call', { name: 'ask', arguments: {} });
         assert.equal(created['resultType'], 'task');
         const taskId = created['taskId'] as string;
@@ -129,12 +130,19 @@ describe('modern tasks across NATS processes (JetStream KV task store)', () => {
         runners.set(taskId, pid as number);
       }
       const counts = [...runners.values()].reduce((map, pid) => map.set(pid, (map.get(pid) ?? 0) + 1), new Map<number, number>());
-      const victimPid = [...counts].find(([, count]) => count >= 3)?.[0];
+      const victimPid = [...counts].find(([, count]) => count >= 4)?.[0];
       const victim = processes.find((process) => process.pid === victimPid);
       assert.ok(victim !== undefined);
       const survivor = processes.find((process) => process !== victim)!;
-      const [byGet, byUpdate, byCancel] = [...runners].filter(([, pid]) => pid === victim.pid).map(([taskId]) => taskId);
+      const [byGet, byUpdate, byCancel, cancelledAlive] = [...runners].filter(([, pid]) => pid === victim.pid).map(([taskId]) => taskId);
       const survivorTask = [...runners].find(([, pid]) => pid === survivor.pid)?.[0];
+
+      // While the runner lives, but serves no requests: a cancellation reaches it through the survivor.
+      await victim.command('leave', 20_000);
+      assert.equal((await raw.request('tasks/cancel', { taskId: cancelledAlive }))['resultType'], 'complete');
+      const cancelled = await raw.request('tasks/get', { taskId: cancelledAlive });
+      assert.equal(cancelled['status'], 'cancelled');
+      await until(() => victim.lines().includes('aborted'), 'the handler aborted in the runner', 10_000);
 
       await victim.kill();
       await relayGone(nc, bucket, victim.runnerId);
