@@ -86,6 +86,8 @@ const CAS_ATTEMPTS = 10;
 const MAX_SWEEP = 100_000;
 /** Tasks of one owner `list` reads at most (more than the per-owner limit ever lets in). */
 const MAX_LISTED = 10_000;
+/** Runners remembered by task key (a task's runner never changes), the oldest forgotten first. */
+const MAX_REMEMBERED_RUNNERS = 10_000;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -143,6 +145,8 @@ export class JetStreamTaskStore implements TaskStore {
   private readonly maxPerOwner: number;
   private readonly pageSize: number;
   private readonly runners: NatsTaskRelay;
+  /** key -> runner id, as read: a poll of another process's task then costs one KV read, not two. */
+  private readonly knownRunners = new Map<string, string>();
 
   private constructor(private readonly kv: KV, options: JetStreamTaskStoreOptions, bucket: string) {
     this.clock = options.clock ?? systemClock;
@@ -153,7 +157,7 @@ export class JetStreamTaskStore implements TaskStore {
       connection: options.connection,
       prefix: options.subjectPrefix ?? `mcp.tasks.${bucket}`,
       runnerId: this.runnerId,
-      runnerOf: async (owner, taskId) => (await this.read(owner, taskId))?.record.runner,
+      runnerOf: async (owner, taskId) => (TASK_ID.test(taskId) ? this.knownRunners.get(this.key(owner, taskId)) : undefined) ?? (await this.read(owner, taskId))?.record.runner,
       timeoutMs: options.forwardTimeoutMs ?? 5000,
       recheckMs: options.recheckMs ?? 1000,
       clock: this.clock,
@@ -307,10 +311,21 @@ export class JetStreamTaskStore implements TaskStore {
     const record = entry === null ? undefined : parse(entry);
     if (entry === null || record === undefined || record.owner !== owner) return undefined;
     if (!includeExpired && this.expired(record)) {
+      this.knownRunners.delete(key);
       await this.deleteAt(key, entry.revision);
       return undefined;
     }
+    this.remember(key, record.runner);
     return { record, revision: entry.revision };
+  }
+
+  private remember(key: string, runner: string): void {
+    if (this.knownRunners.has(key)) return;
+    if (this.knownRunners.size >= MAX_REMEMBERED_RUNNERS) {
+      const oldest = this.knownRunners.keys().next().value;
+      if (oldest !== undefined) this.knownRunners.delete(oldest);
+    }
+    this.knownRunners.set(key, runner);
   }
 
   /** Deletes the key if it is still at `revision` (a newer write is not lost to a stale delete). */

@@ -11,6 +11,8 @@ import { describe, test } from 'node:test';
 import { type NatsConnection, connect } from 'nats';
 import { TaskStoreError, type TaskRunnerCalls } from '../../../core/catalog/task-store.ts';
 import { WireError } from '../../../core/errors.ts';
+import { isNoRespondersError } from '../../../transports/nats/headers.ts';
+import { until } from './nats-processes.ts';
 import { type JetStreamTaskStore, type JetStreamTaskStoreOptions, createJetStreamTaskStore } from '../../../transports/nats/jetstream-task-store.ts';
 import { type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';
 
@@ -21,7 +23,7 @@ interface Process extends AsyncDisposable {
 
 async function processOf(nats: NatsServerProcess, options: Partial<JetStreamTaskStoreOptions> = {}): Promise<Process> {
   const nc = await connect({ servers: nats.url, reconnect: false });
-  const store = await createJetStreamTaskStore({ connection: nc, bucket: 'spec_tasks', storage: 'memory', recheckMs: 50, forwardTimeoutMs: 2000, ...options });
+  const store = await createJetStreamTaskStore({ connection: nc, bucket: 'spec_tasks', storage: 'memory', recheckMs: 50, forwardTimeoutMs: 10_000, ...options });
   return {
     nc,
     store,
@@ -146,6 +148,15 @@ describe('JetStream KV task store', { timeout: 60_000 }, () => {
     // Alive, but running nothing of it.
     assert.deepEqual(await asker.store.relay!.inputRequests('alice', task.taskId), { type: 'answered', value: { running: false } });
     await runner[Symbol.asyncDispose]();
+    // nats-server reads the closed connection in its own time: until then a call would wait for its deadline.
+    await until(async () => {
+      try {
+        await asker.nc.request(`mcp.tasks.spec_tasks.${runner.store.runnerId}`, new Uint8Array(0), { timeout: 1000 });
+        return false;
+      } catch (error) {
+        return isNoRespondersError(error);
+      }
+    }, 'the closed runner dropped by nats-server', 10_000);
     assert.deepEqual(await asker.store.relay!.inputRequests('alice', task.taskId), { type: 'gone' });
   });
 });
