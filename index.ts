@@ -56,6 +56,10 @@ export {
   type TaskPage,
   type NewTask,
   type TaskTtlPolicy,
+  type TaskRelay,
+  type TaskRunnerCalls,
+  type RunnerView,
+  type RelayAnswer,
 } from './core/catalog/task-store.ts';
 export type { CallToolAsTaskOptions, TaskUpdatesOptions } from './client/tasks.ts';
 export type { TaskFollowOptions } from './client/task-follower.ts';

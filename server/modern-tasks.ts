@@ -23,7 +23,9 @@ export interface ModernTaskOptions {
   /**
    * Where tasks are kept (default: an in-memory store on the session clock, closed with the server). A task's
    * status and outcome may live in a shared store, but its running handler, and so the input it waits for,
-   * lives in the process that started it: `tasks/update` must reach that process.
+   * lives in the process that started it: a store shared by several processes carries a `relay` that takes
+   * `tasks/update`, `tasks/cancel` and the pending input there, and fails a task whose process is gone
+   * (`createJetStreamTaskStore` of rxmcp/nats; docs/nats-binding.md, "Tasks across processes").
    */
   readonly store?: TaskStore;
   /** How long a task is kept from its creation (default 1 h); `null` keeps it until the server closes. */

@@ -21,13 +21,18 @@
  * owner, "anonymous": anyone who knows such a task's id can reach it, and task ids are random UUIDs (122 random
  * bits), so they cannot be guessed.
  *
+ * Across processes: with a store several processes share (its `relay`), a `tasks/get`, `tasks/update` or
+ * `tasks/cancel` for a task whose handler runs in another process is forwarded to that process (pending input,
+ * answers, cancellation). When that process is gone, the task is failed (compare-and-set in the store: one
+ * writer wins) with an error saying so; a `tasks/update` or `tasks/cancel` for it is refused with that error.
+ *
  * Watching: every change of a task (and, once a call is a task, its handler's progress and log messages) is
  * offered to the listen streams that asked for the task by id ({@link ModernTasksFeature.watch}); the status
  * notification is `notifications/tasks` carrying the task as `tasks/get` would give it.
  */
 import { type Observable, Subject, filter } from 'rxjs';
 import { type Settled, followOutput } from './follow-output.ts';
-import { type TaskStore, TaskStoreError } from '../../core/catalog/task-store.ts';
+import { type RelayAnswer, type RunnerView, type TaskRelay, type TaskRunnerCalls, type TaskStore, TaskStoreError } from '../../core/catalog/task-store.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
 import { LocalError, WireError, toWireError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
@@ -119,6 +124,22 @@ function missingExtension(what: string): WireError {
   return new WireError(error.code, error.message, { data: error.data });
 }
 
+/** The error a task whose handler's process is gone fails with. */
+function runnerGone(taskId: string): WireError {
+  return new WireError(ErrorCode.InternalError, `Task "${taskId}" failed: the server process running it is gone, and its work with it`);
+}
+
+/** Whether a task was failed because its process is gone (by this process or another that found out first). */
+function isOrphaned(task: Task): boolean {
+  return task.status === 'failed' && task.statusMessage === runnerGone(task.taskId).message;
+}
+
+function relayFailure(answer: RelayAnswer<unknown>): WireError | undefined {
+  if (answer.type === 'failed') return new WireError(answer.error.code, answer.error.message, { data: answer.error.data });
+  if (answer.type === 'unreachable') return new WireError(ErrorCode.InternalError, answer.message);
+  return undefined;
+}
+
 function fromStoreError(error: unknown): unknown {
   return error instanceof TaskStoreError ? new WireError(ErrorCode.InternalError, error.message) : error;
 }
@@ -151,6 +172,8 @@ class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
   /** Notifications about tasks, for the listens that watch them (computed only while one does). */
   private readonly notices = new Subject<TaskNotice>();
   private closed = false;
+  private readonly relay: TaskRelay | undefined;
+  private readonly stopRelay: () => void;
 
   constructor(private readonly options: ModernTasksFeatureOptions) {
     this.store = options.store;
@@ -159,10 +182,40 @@ class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
       'tasks/update': (params, request) => this.update(params, request),
       'tasks/cancel': (params, request) => this.cancel(params, request),
     };
+    this.relay = options.store.relay;
+    this.stopRelay = this.relay === undefined ? noop : this.relay.serve(this.runnerCalls());
+  }
+
+  /** What other processes may ask of the tasks this one runs (through the store's relay). */
+  private runnerCalls(): TaskRunnerCalls {
+    const runOf = (owner: string, taskId: string): ToolCallRun | undefined => {
+      const run = this.running.get(taskId);
+      return run !== undefined && run.owner === owner ? run : undefined;
+    };
+    return {
+      inputRequests: (owner, taskId) => {
+        const run = runOf(owner, taskId);
+        if (run === undefined) return { running: false };
+        const inputRequests = run.inputRequests();
+        return inputRequests === undefined ? { running: true } : { running: true, inputRequests };
+      },
+      supply: async (owner, taskId, responses) => {
+        const run = runOf(owner, taskId);
+        if (run === undefined) return false;
+        await run.supply(responses);
+        return true;
+      },
+      cancel: async (owner, taskId) => {
+        if (runOf(owner, taskId) === undefined) return false;
+        await this.cancelHere(owner, taskId);
+        return true;
+      },
+    };
   }
 
   close(): void {
     this.closed = true;
+    this.stopRelay();
     const reason = new LocalError('ConnectionClosed', 'The server closed before the task finished');
     for (const [taskId, run] of [...this.running]) {
       this.running.delete(taskId);
@@ -336,15 +389,35 @@ class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
     const owner = ownerOf(request);
     const task = await this.store.get(owner, taskId);
     if (task === undefined) throw unknownTask(taskId);
-    return this.detailed(owner, task);
+    if (this.relay === undefined || isFinalTaskStatus(task.status) || this.running.has(taskId)) return this.detailed(owner, task);
+    // Its handler runs elsewhere (or ran in a process that is gone): that process knows its pending input.
+    const asked = await this.relay.inputRequests(owner, taskId);
+    if (asked.type === 'gone') return this.detailed(owner, await this.orphaned(owner, task));
+    if (asked.type !== 'answered') return this.detailed(owner, task);
+    // Not running there any more: it has just ended, and the store now says how.
+    const now = asked.value.running ? task : ((await this.store.get(owner, taskId)) ?? task);
+    return this.detailed(owner, now, asked.value);
+  }
+
+  /**
+   * Fails a task whose handler's process is gone. Compare-and-set in the store: of several processes that find
+   * it at once, one writes the failure; the others (and a handler that finished just before) are refused, and
+   * every one answers with the task as the store now has it.
+   */
+  private async orphaned(owner: string, task: Task): Promise<Task> {
+    const error = runnerGone(task.taskId);
+    const change = await this.store.setResult(owner, task.taskId, 'failed', { type: 'error', error: error.toObject() }, error.message);
+    if (change === undefined) throw unknownTask(task.taskId);
+    this.reportChange(owner, change);
+    return change.task;
   }
 
   /** The task as `tasks/get` gives it: with its pending input, its result or its error inlined. */
-  private async detailed(owner: string, task: Task): Promise<DetailedTask> {
+  private async detailed(owner: string, task: Task, remote?: RunnerView): Promise<DetailedTask> {
     const taskId = task.taskId;
     const detailed: DetailedTask = { ...wireTask(task), resultType: 'complete' };
     if (task.status === 'input_required') {
-      const inputRequests = this.running.get(taskId)?.inputRequests();
+      const inputRequests = remote === undefined ? this.running.get(taskId)?.inputRequests() : remote.inputRequests;
       return inputRequests === undefined ? detailed : { ...detailed, inputRequests };
     }
     if (task.status !== 'completed' && task.status !== 'failed') return detailed;
@@ -362,19 +435,56 @@ class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
     const taskId = readTaskId(params);
     const responses = params?.['inputResponses'];
     if (!isJsonObject(responses)) throw invalidParams('"inputResponses" must be an object of answers by input request key');
-    const task = await this.store.get(ownerOf(request), taskId);
+    const owner = ownerOf(request);
+    const task = await this.store.get(owner, taskId);
     if (task === undefined) throw unknownTask(taskId);
     // A task that waits for nothing (any more) has no use for answers: they are ignored, as unknown keys are.
+    if (isFinalTaskStatus(task.status)) return {};
     const run = this.running.get(taskId);
-    if (run !== undefined && !isFinalTaskStatus(task.status)) await run.supply(responses);
+    if (run !== undefined) {
+      await run.supply(responses);
+      return {};
+    }
+    if (this.relay === undefined) return {};
+    // The handler runs in another process: the answers go there.
+    const forwarded = await this.relay.supply(owner, taskId, responses);
+    // Failed by this call or another; a task that ended just before its process did keeps its own outcome.
+    if (forwarded.type === 'gone') {
+      if (isOrphaned(await this.orphaned(owner, task))) throw runnerGone(taskId);
+      return {};
+    }
+    const failure = relayFailure(forwarded);
+    if (failure !== undefined) throw failure;
     return {};
   }
 
   private async cancel(params: JsonObject | undefined, request: RequestContext): Promise<JsonObject> {
     this.requireExtension('tasks/cancel', request);
     const taskId = readTaskId(params);
-    // Cancelled in the store before the ack; cancelling a task that has ended already is acknowledged alike.
     const owner = ownerOf(request);
+    if (this.relay !== undefined && !this.running.has(taskId)) {
+      const task = await this.store.get(owner, taskId);
+      if (task === undefined) throw unknownTask(taskId);
+      if (!isFinalTaskStatus(task.status)) {
+        // Its handler runs in another process: that one cancels it (and aborts the handler).
+        const forwarded = await this.relay.cancel(owner, taskId);
+        if (forwarded.type === 'gone') {
+          if (isOrphaned(await this.orphaned(owner, task))) throw runnerGone(taskId);
+          return {};
+        }
+        if (forwarded.type === 'failed') throw relayFailure(forwarded);
+        if (forwarded.type === 'answered' && forwarded.value) return {};
+        // Not running there any more, or no answer in time: the store's word is final all the same (the
+        // handler's own result would be refused once the task is cancelled).
+      }
+    }
+    await this.cancelHere(owner, taskId);
+    return {};
+  }
+
+  /** Cancels the task in the store, then its handler's signal if it runs here. */
+  private async cancelHere(owner: string, taskId: string): Promise<void> {
+    // Cancelled in the store before the ack; cancelling a task that has ended already is acknowledged alike.
     const change = await this.store.cancel(owner, taskId, 'The task was cancelled by request.');
     if (change === undefined) throw unknownTask(taskId);
     const run = this.running.get(taskId);
@@ -383,7 +493,6 @@ class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
       run.abort(new LocalError('RequestAborted', 'The task was cancelled'));
     }
     this.reportChange(owner, change);
-    return {};
   }
 
   private requireExtension(method: string, request: RequestContext): void {

@@ -15,6 +15,7 @@
  * task lifecycle machine, machines/task-lifecycle.ts, says which moves are legal).
  */
 import type { JsonObject, JsonRpcErrorObject } from '../jsonrpc.ts';
+import type { InputRequest } from '../protocol/modern-shapes.ts';
 import type { Task } from '../protocol/tasks.ts';
 
 /** How the work behind a task ended: the result the request would have had, or the JSON-RPC error. */
@@ -84,6 +85,53 @@ export interface TaskStore {
   deleteExpired(): Promise<number>;
   /** Deletes every task of an owner (its session closed); returns how many. */
   deleteOwner(owner: string): Promise<number>;
+  /**
+   * Present on a store several processes share (e.g. `createJetStreamTaskStore` of rxmcp/nats): how a process
+   * that does not run a task's handler reaches the one that does. Absent: every task runs in this process.
+   */
+  readonly relay?: TaskRelay;
+}
+
+/** What the process running a task says about it: whether it runs it here, and the input it waits for. */
+export interface RunnerView {
+  readonly running: boolean;
+  readonly inputRequests?: { readonly [key: string]: InputRequest };
+}
+
+/**
+ * What a process does for the tasks it runs when another process asks (the tasks feature gives it to
+ * {@link TaskRelay.serve}). Each call checks that the task is the owner's and runs here; `running: false` /
+ * `false` when it does not (its handler ended, or it never ran here).
+ */
+export interface TaskRunnerCalls {
+  inputRequests(owner: string, taskId: string): RunnerView;
+  /** Input for the task, as `tasks/update` gives it (throws as `tasks/update` would, e.g. -32602). */
+  supply(owner: string, taskId: string, responses: JsonObject): Promise<boolean>;
+  /** Cancels the task as `tasks/cancel` does here: in the store, then its handler's signal. */
+  cancel(owner: string, taskId: string): Promise<boolean>;
+}
+
+/**
+ * The answer of the process that runs a task: `answered`, or `failed` with the error it raised; `gone` when
+ * that process is gone (NATS or the store says nobody serves it any more, re-checked); `unreachable` when it
+ * did not answer in time (it may be alive, merely slow: nothing is concluded from that).
+ */
+export type RelayAnswer<T> =
+  | { readonly type: 'answered'; readonly value: T }
+  | { readonly type: 'failed'; readonly error: JsonRpcErrorObject }
+  | { readonly type: 'gone' }
+  | { readonly type: 'unreachable'; readonly message: string };
+
+/**
+ * Calls forwarded to the process that runs a task's handler (named by the task's record in the shared store).
+ * When that process is this one, the call is made here, without a round trip.
+ */
+export interface TaskRelay {
+  /** Answers, with `local`, the calls other processes forward here; returns how to stop. */
+  serve(local: TaskRunnerCalls): () => void;
+  inputRequests(owner: string, taskId: string): Promise<RelayAnswer<RunnerView>>;
+  supply(owner: string, taskId: string, responses: JsonObject): Promise<RelayAnswer<boolean>>;
+  cancel(owner: string, taskId: string): Promise<RelayAnswer<boolean>>;
 }
 
 export interface TaskTtlPolicy {

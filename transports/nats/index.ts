@@ -2,11 +2,14 @@
  * rxmcp over NATS: `serveNats(server, { connection, name })` serves a server (every process serving the same
  * name shares the load), `natsClientTransport({ connection, name })` connects a client. The wire is documented
  * in docs/nats-binding.md. `JetStreamEventStore` keeps the SSE events of `rxmcp/http` servers in JetStream, so
- * replicas behind a load balancer resume each other's streams.
+ * replicas behind a load balancer resume each other's streams. `createJetStreamTaskStore` keeps modern tasks in
+ * JetStream KV, so any process of the queue group answers for any task (docs/nats-binding.md, "Tasks across
+ * processes").
  */
 export { type NatsServeOptions, type NatsServing, serveNats } from './server/serve-nats.ts';
 export { type NatsClientTransportOptions, natsClientTransport } from './client/client-transport.ts';
 export { JetStreamEventStore, type JetStreamEventStoreOptions } from './jetstream-event-store.ts';
+export { JetStreamTaskStore, type JetStreamTaskStoreOptions, createJetStreamTaskStore } from './jetstream-task-store.ts';
 export type { BodyEncoding } from './body-codec.ts';
 export type { ClaimCheckOptions } from './claim-check.ts';
 export type { SessionRecordOptions } from './server/session-records.ts';

@@ -37,8 +37,16 @@ export interface ServerProcess {
 
 const running = new Map<number, ChildProcess>();
 
-export async function startServerProcess(url: string, name: string, env: Readonly<Record<string, string>> = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, url, name], {
+/** Another fixture than server-process.ts (same `ready`/`ok` protocol), with its extra arguments. */
+export interface FixtureChoice {
+  readonly fixture: string;
+  readonly args?: readonly string[];
+  /** How long it may take to be ready (default 20 s). */
+  readonly startMs?: number;
+}
+
+export async function startServerProcess(url: string, name: string, env: Readonly<Record<string, string>> = {}, choice?: FixtureChoice): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', choice?.fixture ?? FIXTURE, url, name, ...(choice?.args ?? [])], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -78,7 +86,7 @@ export async function startServerProcess(url: string, name: string, env: Readonl
   let timer: NodeJS.Timeout | undefined;
   const processId = await Promise.race([
     ready,
-    new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(`the fixture server process ${pid} was not ready within ${START_MS} ms:\n${output}`)), START_MS))),
+    new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(`the fixture server process ${pid} was not ready within ${choice?.startMs ?? START_MS} ms:\n${output}`)), choice?.startMs ?? START_MS))),
   ]).finally(() => clearTimeout(timer));
   return {
     pid,
