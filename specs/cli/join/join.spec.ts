@@ -278,8 +278,10 @@ describe('join - nothing lost', () => {
         const pick = reached[Math.floor(next() * reached.length)];
         const action = next();
         // A back answers a request once, and may still answer one it reported undeliverable (a late answer).
-        if (pick !== undefined && action < 0.4 && !backAnswered.has(pick)) backAnswered.add(pick), back.receive(ok(pick));
-        else if (pick !== undefined && action < 0.5 && !backAnswered.has(pick) && !backReported.has(pick)) {
+        if (pick !== undefined && action < 0.4 && !backAnswered.has(pick)) {
+          backAnswered.add(pick);
+          back.receive(ok(pick));
+        } else if (pick !== undefined && action < 0.5 && !backAnswered.has(pick) && !backReported.has(pick)) {
           backReported.add(pick);
           back.receiveFrame({ type: 'undeliverable', payload: call(pick), error: new LocalError('PeerUnresponsive', 'silent') });
         }
