@@ -40,7 +40,10 @@ export interface Pipe {
    * graceful end: what is in flight finishes before the pipe closes).
    */
   answered(ms: number): Promise<void>;
-  /** Closes both transports (idempotent); resolves once both are closed. */
+  /**
+   * Closes both transports (idempotent); resolves once both are closed. Requests of `a` still open are answered
+   * with an error first (their answers get `drainMs` to go out).
+   */
   close(reason?: LocalError): Promise<void>;
 }
 
