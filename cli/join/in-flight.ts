@@ -1,16 +1,21 @@
 /**
  * The front's requests the join carried and whose answer has not gone back yet: each one's exchange key (the
  * HTTP stream or NATS reply subject it came on), so that its answer and related notifications go out on it.
- * Whoever settles an id first answers it; a second settle finds nothing, so no request gets two answers. The ids
- * the join answered itself are remembered a while (the last `remember` of them), so that the back's late answer
- * to one (after the join reported it undeliverable, say) is not a second answer.
+ *
+ * Whoever settles an id first answers it (or, for a cancellation, lets it go); a second settle finds nothing.
+ * How each request ended is remembered for the last `remember` of them, so that what arrives for it later is not
+ * a second answer: the back's late answer after the join answered it (it reported it undeliverable, say), or a
+ * send that fails after the back already answered.
  */
 import type { JsonObject, RequestId } from '../../core/jsonrpc.ts';
 import type { ExchangeKey } from '../../core/transport.ts';
 
+/** Who ended a request: the join answered it, the back did, or the front cancelled it (no answer needed). */
+export type SettledBy = 'join' | 'back' | 'cancel';
+
 export class InFlight {
   private readonly open = new Map<RequestId, ExchangeKey | undefined>();
-  private readonly answeredHere = new Set<RequestId>();
+  private readonly settled = new Map<RequestId, SettledBy>();
   /** One promise for everyone waiting for the last answer (so waiting adds nothing per waiter). */
   private emptied: { readonly promise: Promise<void>; readonly resolve: () => void } | undefined;
   /** The front's `initialize` while its answer is awaited. */
@@ -24,19 +29,8 @@ export class InFlight {
 
   add(id: RequestId, exchange: ExchangeKey | undefined): void {
     // An id used again after its answer is a new request.
-    this.answeredHere.delete(id);
+    this.settled.delete(id);
     this.open.set(id, exchange);
-  }
-
-  /** The join answered `id` itself. */
-  markAnswered(id: RequestId): void {
-    this.answeredHere.add(id);
-    if (this.answeredHere.size > this.remember) this.answeredHere.delete(this.answeredHere.values().next().value as RequestId);
-  }
-
-  /** Whether the join answered `id` itself (and no request has used the id since). */
-  answeredByJoin(id: RequestId): boolean {
-    return this.answeredHere.has(id);
   }
 
   /** The exchange of an open request, without settling it (a notification related to it). */
@@ -44,13 +38,23 @@ export class InFlight {
     return this.open.get(id);
   }
 
-  /** Closes `id`: `{ exchange }` if it was open (the caller now owes it its one answer), else `undefined`. */
-  settle(id: RequestId): { readonly exchange: ExchangeKey | undefined } | undefined {
+  /**
+   * Ends `id`, answered (or let go) `by`: `{ exchange }` if it was open (the caller owes it its one answer, unless
+   * it is a cancellation), else `undefined`.
+   */
+  settle(id: RequestId, by: SettledBy): { readonly exchange: ExchangeKey | undefined } | undefined {
     if (!this.open.has(id)) return undefined;
     const exchange = this.open.get(id);
     this.open.delete(id);
+    this.settled.set(id, by);
+    if (this.settled.size > this.remember) this.settled.delete(this.settled.keys().next().value as RequestId);
     if (this.open.size === 0) this.wake();
     return { exchange };
+  }
+
+  /** How a request that is no longer open ended, while it is remembered (undefined: open, or never seen). */
+  settledBy(id: RequestId): SettledBy | undefined {
+    return this.open.has(id) ? undefined : this.settled.get(id);
   }
 
   /** The open requests that came on `exchange`. */

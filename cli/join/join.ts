@@ -87,6 +87,8 @@ export interface Join {
 const DEFAULT_MAX_QUEUED = 1024;
 const DEFAULT_MAX_IN_FLIGHT = 4096;
 const DEFAULT_FLUSH_MS = 2000;
+/** Requests whose end is remembered (so a late answer to one is not a second one). */
+const REMEMBER_SETTLED = 4096;
 const FRONT = 0;
 const BACK = 1;
 type SideIndex = typeof FRONT | typeof BACK;
@@ -110,7 +112,7 @@ export function join(front: Transport, back: Transport, options: JoinOptions): J
     { name: frontName, transport: front, ended: false, closing: undefined },
     { name: backName, transport: back, ended: false, closing: undefined },
   ];
-  const inFlight = new InFlight(maxInFlight);
+  const inFlight = new InFlight(REMEMBER_SETTLED);
   /** Set by close(): new front requests are refused. */
   let closingDown = false;
 
@@ -129,14 +131,17 @@ export function join(front: Transport, back: Transport, options: JoinOptions): J
   };
 
   /**
-   * Answers request `id` of the front with an error: once (not when the join answered it already), on its
-   * exchange while it is open. A request the join never saw (a medium reporting what it did not send) is
-   * answered too: its sender waits all the same.
+   * Answers request `id` of the front with an error, on its exchange, unless it ended already (answered, or
+   * cancelled: nobody waits). A request the join never saw (a medium reporting what it did not send) is answered
+   * too: its sender waits all the same.
    */
   const answerFront = (id: RequestId, why: Undelivered): void => {
-    const open = inFlight.settle(id);
-    if (open === undefined && inFlight.answeredByJoin(id)) return;
-    inFlight.markAnswered(id);
+    let open = inFlight.settle(id, 'join');
+    if (open === undefined) {
+      if (inFlight.settledBy(id) !== undefined) return;
+      inFlight.add(id, undefined);
+      open = inFlight.settle(id, 'join');
+    }
     toFront.push({ payload: errorResponse(id, { code: ErrorCode.InternalError, message: options.words(why, backName) }), exchange: open?.exchange });
   };
   /** What a flow could not deliver: its requests are answered to their sender, anything else is reported. */
@@ -211,7 +216,7 @@ export function join(front: Transport, back: Transport, options: JoinOptions): J
   const cancelExchange = (exchange: ExchangeKey): void => {
     // The front is gone from this exchange: nobody waits for these answers any more.
     for (const id of inFlight.onExchange(exchange)) {
-      inFlight.settle(id);
+      inFlight.settle(id, 'cancel');
       toBack.push({ payload: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'The client is gone' } } });
     }
   };
@@ -238,9 +243,10 @@ export function join(front: Transport, back: Transport, options: JoinOptions): J
     const classified = classify(payload);
     if (classified.kind === 'response' && classified.message.id !== undefined) {
       const id = classified.message.id;
-      const open = inFlight.settle(id);
-      if (open === undefined && inFlight.answeredByJoin(id)) {
-        // The join answered it already (refused, undeliverable, closed): one answer only.
+      const open = inFlight.settle(id, 'back');
+      const by = open === undefined ? inFlight.settledBy(id) : undefined;
+      if (by === 'join' || by === 'back') {
+        // Answered already (the join refused it, or found it undeliverable; or the back said it twice): one answer only.
         report(`${backName} -> ${frontName}: dropped a late answer to request ${JSON.stringify(id)}, answered already`);
         return;
       }
@@ -257,7 +263,7 @@ export function join(front: Transport, back: Transport, options: JoinOptions): J
       for (const item of classified.items) {
         const id = (item as { readonly id?: unknown }).id;
         if (!isRequestId(id) || 'method' in (item as object)) continue;
-        exchange ??= inFlight.settle(id)?.exchange;
+        exchange ??= inFlight.settle(id, 'back')?.exchange;
       }
       return toFront.push({ payload, exchange });
     }
@@ -334,7 +340,7 @@ export function join(front: Transport, back: Transport, options: JoinOptions): J
       for (const id of inFlight.ids()) answerFront(id, { kind: 'unanswered', id, drainMs: 0, why });
     } else {
       // Nobody is left to answer.
-      for (const id of inFlight.ids()) inFlight.settle(id);
+      for (const id of inFlight.ids()) inFlight.settle(id, 'cancel');
     }
     // A send in flight toward the ended side settles (and is answered) before the other side goes.
     await bounded(toward[index].idle(), flushMs);
