@@ -8,7 +8,7 @@
  * so the join can stop reading the side that feeds it.
  */
 import { type WirePayload, isAnswerPayload } from '../../core/jsonrpc.ts';
-import type { ExchangeKey, Transport } from '../../core/transport.ts';
+import type { ExchangeKey, OutboundFrame, Transport } from '../../core/transport.ts';
 import type { Undelivered } from './undelivered.ts';
 
 /** One frame on its way, with what must happen around its send. */
@@ -98,11 +98,7 @@ export class Flow {
           }
         }
         try {
-          const sent = this.receiver.send({
-            payload: passage.payload,
-            ...(passage.exchange === undefined ? {} : { exchange: passage.exchange }),
-            ...(passage.mirror === undefined ? {} : { mirror: passage.mirror }),
-          });
+          const sent = this.receiver.send(frameOf(passage));
           if (sent !== undefined) {
             this.setBackedUp(true);
             await sent;
@@ -124,4 +120,11 @@ export class Flow {
     this.backedUp = backedUp;
     this.onBackedUp();
   }
+}
+
+/** The frame a passage sends (the optional fields only when set: a medium may tell absent from undefined). */
+function frameOf(passage: Passage): OutboundFrame {
+  const { payload, exchange, mirror } = passage;
+  if (exchange === undefined) return mirror === undefined ? { payload } : { payload, mirror };
+  return mirror === undefined ? { payload, exchange } : { payload, exchange, mirror };
 }

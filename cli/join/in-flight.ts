@@ -3,9 +3,9 @@
  * HTTP stream or NATS reply subject it came on), so that its answer and related notifications go out on it.
  *
  * Whoever settles an id first answers it (or, for a cancellation, lets it go); a second settle finds nothing.
- * How each request ended is remembered for the last `remember` of them, so that what arrives for it later is not
- * a second answer: the back's late answer after the join answered it (it reported it undeliverable, say), or a
- * send that fails after the back already answered.
+ * The requests the join answered or let go itself are remembered (the last `remember` of them), so that the
+ * back's late answer to one (after the medium reported it undeliverable, say) is not a second answer. Those the
+ * back answered are not: that is the common path, and it stays a map delete.
  */
 import type { JsonObject, RequestId } from '../../core/jsonrpc.ts';
 import type { ExchangeKey } from '../../core/transport.ts';
@@ -46,13 +46,18 @@ export class InFlight {
     if (!this.open.has(id)) return undefined;
     const exchange = this.open.get(id);
     this.open.delete(id);
-    this.settled.set(id, by);
-    if (this.settled.size > this.remember) this.settled.delete(this.settled.keys().next().value as RequestId);
+    if (by !== 'back') {
+      this.settled.set(id, by);
+      if (this.settled.size > this.remember) this.settled.delete(this.settled.keys().next().value as RequestId);
+    }
     if (this.open.size === 0) this.wake();
     return { exchange };
   }
 
-  /** How a request that is no longer open ended, while it is remembered (undefined: open, or never seen). */
+  /**
+   * How a request that is no longer open ended, if the join answered it or let it go (and remembers it):
+   * undefined when it is open, the back answered it, or it was never seen.
+   */
   settledBy(id: RequestId): SettledBy | undefined {
     return this.open.has(id) ? undefined : this.settled.get(id);
   }

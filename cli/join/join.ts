@@ -21,7 +21,7 @@
  */
 import { ErrorCode } from '../../core/error-codes.ts';
 import { LocalError } from '../../core/errors.ts';
-import { type JsonObject, type RequestId, type WirePayload, classify, errorResponse, isRequestId } from '../../core/jsonrpc.ts';
+import { type JsonObject, type JsonRpcRequest, type RequestId, type WirePayload, classify, errorResponse, isRequestId } from '../../core/jsonrpc.ts';
 import { isLegacyRevision } from '../../core/protocol/versions.ts';
 import type { ExchangeKey, GracefulCloseOptions, InboundFrame, Transport } from '../../core/transport.ts';
 import { Flow, type Passage } from './flow.ts';
@@ -131,14 +131,15 @@ export function join(front: Transport, back: Transport, options: JoinOptions): J
   };
 
   /**
-   * Answers request `id` of the front with an error, on its exchange, unless it ended already (answered, or
-   * cancelled: nobody waits). A request the join never saw (a medium reporting what it did not send) is answered
-   * too: its sender waits all the same.
+   * Answers request `id` of the front with an error, on its exchange, if it is still open: a request that ended
+   * already (answered, or cancelled: nobody waits) gets nothing more. With `unseen`, a request the join does not
+   * know is answered too (a medium reporting undeliverable what it was not given through the join: its sender waits
+   * all the same), unless the join answered it already.
    */
-  const answerFront = (id: RequestId, why: Undelivered): void => {
+  const answerFront = (id: RequestId, why: Undelivered, unseen = false): void => {
     let open = inFlight.settle(id, 'join');
     if (open === undefined) {
-      if (inFlight.settledBy(id) !== undefined) return;
+      if (!unseen || inFlight.settledBy(id) !== undefined) return;
       inFlight.add(id, undefined);
       open = inFlight.settle(id, 'join');
     }
@@ -148,7 +149,7 @@ export function join(front: Transport, back: Transport, options: JoinOptions): J
   const refusedToBack = (passage: Passage, why: Undelivered): void => {
     const ids = requestIds(passage.payload);
     if (ids.length === 0) report(`${frontName} -> ${backName}: dropped a message (${detail(why, backName)})`);
-    for (const id of ids) answerFront(id, why);
+    for (const id of ids) answerFront(id, why, why.kind === 'reported');
   };
   const refusedToFront = (passage: Passage, why: Undelivered): void => {
     const ids = requestIds(passage.payload);
@@ -185,10 +186,11 @@ export function join(front: Transport, back: Transport, options: JoinOptions): J
   };
 
   const frontMessage = (frame: MessageFrame): void => {
-    const requests = itemsOf(frame.payload).flatMap((item) => {
+    const requests: JsonRpcRequest[] = [];
+    for (const item of itemsOf(frame.payload)) {
       const classified = classify(item);
-      return classified.kind === 'request' ? [classified.message] : [];
-    });
+      if (classified.kind === 'request') requests.push(classified.message);
+    }
     const refusal: Undelivered | undefined = requests.length === 0
       ? undefined
       : closingDown
@@ -244,9 +246,8 @@ export function join(front: Transport, back: Transport, options: JoinOptions): J
     if (classified.kind === 'response' && classified.message.id !== undefined) {
       const id = classified.message.id;
       const open = inFlight.settle(id, 'back');
-      const by = open === undefined ? inFlight.settledBy(id) : undefined;
-      if (by === 'join' || by === 'back') {
-        // Answered already (the join refused it, or found it undeliverable; or the back said it twice): one answer only.
+      if (open === undefined && inFlight.settledBy(id) === 'join') {
+        // The join answered it already (refused, undeliverable, closed): one answer only.
         report(`${backName} -> ${frontName}: dropped a late answer to request ${JSON.stringify(id)}, answered already`);
         return;
       }
