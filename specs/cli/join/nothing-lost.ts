@@ -7,6 +7,7 @@
 import { LocalError } from '../../../core/errors.ts';
 import { type JoinOptions, join } from '../../../cli/join/join.ts';
 import { detail } from '../../../cli/join/undelivered.ts';
+import { prng } from '../../support/test-clock.ts';
 import { fakeTransport, settle } from '../bridge/fake-transport.ts';
 
 export interface Tally {
@@ -25,20 +26,8 @@ export interface Tally {
 const call = (id: number) => ({ jsonrpc: '2.0' as const, id, method: 'tools/call', params: {} });
 const words: JoinOptions['words'] = (why, to) => `${why.kind}: ${detail(why, to)}`;
 
-/** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export async function nothingLost(seed: number, rounds = 60): Promise<Tally> {
-  const next = random(seed);
+  const next = prng(seed);
   const front = fakeTransport('front');
   const back = fakeTransport('back');
   const reports: string[] = [];
