@@ -114,7 +114,7 @@ export function childAcceptor(options: ChildAcceptorOptions): ChildAcceptor {
         get state() {
           return bridged.state;
         },
-        // Gracefully (drainMs): the process answers what it runs first; the binding answers whatever is left.
+        // Gracefully (drainMs): the process answers what it runs first; the pipe answers whatever is left.
         close: async (closeOptions?: GracefulCloseOptions) => {
           if ((closeOptions?.drainMs ?? 0) > 0) await pipe.answered(closeOptions?.drainMs ?? 0);
           await pipe.close();

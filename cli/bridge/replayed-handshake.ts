@@ -16,7 +16,7 @@ import { type JsonObject, type JsonRpcResponse, classify, notification, request 
 import type { Implementation } from '../../core/protocol/capabilities.ts';
 import type { LegacyRevision } from '../../core/protocol/versions.ts';
 import type { InboundFrame, OutboundFrame, Transport } from '../../core/transport.ts';
-import { requestIds } from './pipe.ts';
+import { requestIds } from '../join/payload.ts';
 
 /** What the session agreed on at its real handshake (`SessionAcceptorPort`'s `preinitialized`). */
 export interface AgreedHandshake {

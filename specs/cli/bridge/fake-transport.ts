@@ -8,6 +8,12 @@ import type { InboundFrame, OutboundFrame, Transport, TransportStatus } from '..
 
 export interface FakeTransport extends Transport {
   readonly sent: unknown[];
+  /** The whole frames sent (payload, exchange, mirror), in order. */
+  readonly frames: OutboundFrame[];
+  /** What `negotiated` was told, in order. */
+  readonly negotiations: Array<string | undefined>;
+  /** `pauseReading` / `resumeReading` calls, in order (only with `pausable`). */
+  readonly reading: Array<'pause' | 'resume'>;
   /** Sends whose promise is still held (mode `hold`), oldest first. */
   readonly held: Array<{ readonly payload: unknown; release(): void; fail(error: Error): void }>;
   /** How `send` answers: `take` (undefined), `hold` (a promise the spec settles), `refuse` (throws). */
@@ -23,13 +29,16 @@ export interface FakeTransport extends Transport {
   end(error?: Error): void;
 }
 
-export function fakeTransport(kind = 'fake'): FakeTransport {
+export function fakeTransport(kind = 'fake', options: { readonly pausable?: boolean } = {}): FakeTransport {
   const inbound = new Subject<InboundFrame>();
   const status = new BehaviorSubject<TransportStatus>({ type: 'open' });
   let maxHeld = 0;
   const fake: FakeTransport = {
     kind,
     sent: [],
+    frames: [],
+    negotiations: [],
+    reading: [],
     held: [],
     mode: 'take',
     get maxHeld() {
@@ -42,6 +51,7 @@ export function fakeTransport(kind = 'fake'): FakeTransport {
       if (fake.closed) return Promise.reject(new LocalError('ConnectionClosed', `${kind} is closed`));
       if (fake.mode === 'refuse') throw new LocalError('TransportFailed', `${kind} refuses`);
       fake.sent.push(frame.payload);
+      fake.frames.push(frame);
       if (fake.mode === 'take') return undefined;
       return new Promise<void>((resolve, reject) => {
         const entry = {
@@ -67,6 +77,10 @@ export function fakeTransport(kind = 'fake'): FakeTransport {
       status.next({ type: 'closed' });
       inbound.complete();
     },
+    negotiated: (revision) => void fake.negotiations.push(revision),
+    ...(options.pausable === true
+      ? { pauseReading: () => void fake.reading.push('pause'), resumeReading: () => void fake.reading.push('resume') }
+      : {}),
     receive: (payload) => inbound.next({ type: 'message', payload }),
     receiveFrame: (frame) => inbound.next(frame),
     end(error) {
