@@ -10,12 +10,17 @@
  * A client that disconnects is reported as `exchange-closed` (the legacy era does not take it as a cancel).
  * A request stream's events go on being stored after its client left, and its end is recorded with the store
  * (`endStream`), so a client that resumes it in another process gets all of it.
+ *
+ * A session other processes serve too (`restoreSession`), with a store that can `follow`, has ONE standalone
+ * stream for all of them: whichever process a server notification or request comes to appends it to the store,
+ * and the GET connection, in whichever process it is open, follows the store. A load balancer may then send the
+ * GET to one replica and the server's messages to another.
  */
 import { ErrorCode } from '../../../core/error-codes.ts';
 import { stepUpHeaders } from './protected-resource.ts';
 import type { AuthInfo } from '../../../core/auth.ts';
 import { randomBase64url } from '../../../core/crypto/random.ts';
-import { type Observable, Subject } from 'rxjs';
+import { type Observable, Subject, Subscription } from 'rxjs';
 import { LocalError } from '../../../core/errors.ts';
 import type { RequestId, WirePayload } from '../../../core/jsonrpc.ts';
 import { type LegacyRevision, atLeast } from '../../../core/protocol/versions.ts';
@@ -23,6 +28,7 @@ import type { ExchangeKey, FrameOrigin, InboundFrame, OutboundFrame, Transport }
 import { encodeSseEvent } from '../shared/sse.ts';
 import { type Exchange, JsonExchange, LogicalStream, type PayloadKind, type PendingResume, STANDALONE_STREAM, kindOf, refusals } from './exchanges.ts';
 import type { HeaderMap, HttpResponder } from './http-exchange.ts';
+import type { EventStore } from './event-store.ts';
 import { JSON_HEADERS, SSE_HEADERS } from './replies.ts';
 import { type TransportSettings, andThen } from './settings.ts';
 import { SseConnection } from './sse-connection.ts';
@@ -135,11 +141,54 @@ export class HttpSessionTransport implements Transport {
     const stream = (this.standalone ??= new LogicalStream(STANDALONE_STREAM));
     if (stream.connection?.open === true) return false;
     const connection = this.connect(res, headers);
+    const shared = this.sharedStandalone;
+    if (shared !== undefined) {
+      // A position in the shared stream to follow from (shown to the client as the priming event when primed).
+      return andThen(shared.append(this.sessionId as string, STANDALONE_STREAM, null), (position) => {
+        if (this.polls) void connection.write(this.primingEvent(position));
+        this.attach(stream, connection);
+        this.followShared(connection, position);
+        return true;
+      });
+    }
     return andThen(this.primingId(stream.id), (primingId) => {
       if (primingId !== undefined) void connection.write(this.primingEvent(primingId));
       this.attach(stream, connection);
       return true;
     });
+  }
+
+  /**
+   * The store, when this session's standalone stream is shared with the other processes serving the session
+   * (see the header): its events then reach the client only through `followShared`.
+   */
+  get sharedStandalone(): (EventStore & Required<Pick<EventStore, 'follow'>>) | undefined {
+    const { store, sharedSessions } = this.settings;
+    if (!sharedSessions || this.sessionId === undefined || store?.follow === undefined || store.endStream === undefined) return undefined;
+    return store as EventStore & Required<Pick<EventStore, 'follow'>>;
+  }
+
+  /**
+   * Carries the shared standalone stream on `connection` from the event `position` on, as any process appends
+   * to it, until the client leaves, the session closes here, or the store stops (the client then reconnects
+   * with its last event id, on any replica).
+   */
+  followShared(connection: SseConnection, position: string, seen: ReadonlySet<string> = new Set()): void {
+    const followed = this.sharedStandalone?.follow(this.sessionId as string, position);
+    if (followed === undefined) return connection.end();
+    this.trackFollower(connection);
+    // Made first: a client that left before the follow started stops it at once.
+    const following = new Subscription();
+    connection.onClose(() => following.unsubscribe());
+    following.add(
+      followed.subscribe({
+        next: (event) => {
+          if (!seen.has(event.id)) void connection.event(event.message, event.id);
+        },
+        complete: () => connection.end(),
+        error: () => connection.end(),
+      }),
+    );
   }
 
   // --- Transport ----------------------------------------------------------------------------------------
@@ -163,6 +212,13 @@ export class HttpSessionTransport implements Transport {
       return this.toStream(exchange, data, payload, kind);
     }
     if (kind === 'response') return undefined; // its exchange is gone; never on the standalone stream
+    const shared = this.sharedStandalone;
+    if (shared !== undefined) {
+      // Stored only: the GET connection follows the store, in this process or another.
+      return andThen(shared.append(this.sessionId as string, STANDALONE_STREAM, data), (id) => {
+        if (this.resumes !== undefined) for (const pending of this.resumes) pending.record(STANDALONE_STREAM, { id, message: data });
+      });
+    }
     const standalone = this.standalone;
     if (standalone === undefined || (this.settings.store === undefined && standalone.connection?.open !== true)) {
       return kind === 'request' ? this.undeliverable(payload, refusals.noStream) : undefined;

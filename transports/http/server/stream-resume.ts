@@ -7,12 +7,13 @@
  * A request stream that another process opened (sessions shared by replicas, `restoreSession`) cannot continue
  * from here; with a store that can `follow` streams, its events are carried over from the store as any process
  * appends them, until the store says it ended. Without one, the replay is all this connection gets. The
- * standalone stream is always this process's own.
+ * standalone stream is this process's own, unless the session's processes share it through such a store
+ * (`HttpSessionTransport.sharedStandalone`): it is then followed from the store like a request stream.
  */
 import { Subscription } from 'rxjs';
 import { encodeSseEvent, encodeSseRetry } from '../shared/sse.ts';
 import type { EventStore, ReplayResult, StoredEvent } from './event-store.ts';
-import { PendingResume } from './exchanges.ts';
+import { PendingResume, STANDALONE_STREAM } from './exchanges.ts';
 import type { HeaderMap, HttpResponder } from './http-exchange.ts';
 import type { HttpSessionTransport } from './session-transport.ts';
 import { andThen } from './settings.ts';
@@ -40,6 +41,10 @@ export function resumeStream(transport: HttpSessionTransport, res: HttpResponder
     transport.trackResume(pending, false);
     if (transport.isClosed) return 'closed';
     if (result === undefined) return 'unknown';
+    if (result.streamId === STANDALONE_STREAM && transport.sharedStandalone !== undefined) {
+      resumeShared(transport, transport.connect(res, headers), result, lastEventId);
+      return undefined;
+    }
     const stream = transport.liveStream(result.streamId);
     if (stream === undefined && !transport.openedHere(result.streamId) && canFollow(store)) {
       follow(transport, store, sessionId, transport.connect(res, headers), result, lastEventId);
@@ -75,6 +80,18 @@ export function resumeStream(transport: HttpSessionTransport, res: HttpResponder
     });
   }
   return finish(replay);
+}
+
+/** The shared standalone stream: its replay, then what any process appends to it. */
+function resumeShared(transport: HttpSessionTransport, connection: SseConnection, result: ReplayResult, lastEventId: string): void {
+  const retry = transport.settings.sse.retryMs;
+  if (transport.polls && retry > 0) void connection.write(encodeSseRetry(retry));
+  const seen = new Set<string>();
+  for (const event of result.events) {
+    seen.add(event.id);
+    void connection.event(event.message, event.id);
+  }
+  transport.followShared(connection, result.events.at(-1)?.id ?? lastEventId, seen);
 }
 
 /** `follow` is only of use with `endStream`: without it a follower could never tell that a stream ended. */
