@@ -15,6 +15,8 @@ export interface Routed {
   /** The request body as text (empty for GET and DELETE). */
   readonly body: string;
   readonly sessionId: string | undefined;
+  /** Its `Mcp-Param-*` headers (names in lower case). */
+  readonly paramHeaders: Readonly<Record<string, string>>;
 }
 
 export interface RoundRobinProxy {
@@ -37,7 +39,9 @@ export async function roundRobinProxy(upstreams: readonly string[], path = '/mcp
     next = (next + 1) % targets.length;
     const target = targets[upstream] as URL;
     const sessionId = req.headers['mcp-session-id'];
-    routed.push({ upstream, method: req.method ?? 'GET', body: body.toString('utf8'), sessionId: typeof sessionId === 'string' ? sessionId : undefined });
+    const paramHeaders: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.headers)) if (name.startsWith('mcp-param-') && typeof value === 'string') paramHeaders[name] = value;
+    routed.push({ upstream, method: req.method ?? 'GET', body: body.toString('utf8'), sessionId: typeof sessionId === 'string' ? sessionId : undefined, paramHeaders });
     const headers = { ...req.headers, host: target.host };
     const outbound = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);

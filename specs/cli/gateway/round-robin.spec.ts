@@ -164,5 +164,89 @@ describe('gateway replicas behind a round-robin balancer', () => {
     assert.ok(proxy.routed.some((entry) => entry.method === 'DELETE' && entry.sessionId === sessionId), 'and ended its session with DELETE');
     assert.deepEqual(errors, []);
   });
-});
 
+  test('round robin - the SDK 2.x client, legacy era: the same, answers and list changes crossing replicas', T, async () => {
+    const elicited: string[] = [];
+    const errors: string[] = [];
+    let changes = 0;
+    const client = new Sdk2Client({ name: 'sdk2-rr-legacy', version: '2.0.0' }, { capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler('elicitation/create', (request) => {
+      elicited.push((request.params as { message: string }).message);
+      return { action: 'accept', content: { ok: false } };
+    });
+    client.setNotificationHandler('notifications/tools/list_changed', () => void changes++);
+    client.onerror = (error) => void errors.push(error.message);
+    const transport = new Sdk2HttpTransport(new URL(proxy.url));
+    await client.connect(transport, { timeout: 10_000 });
+    const sessionId = transport.sessionId;
+    assert.match(sessionId ?? '', /\S/, 'a legacy session');
+    try {
+      assert.equal(textOf(await client.callTool({ name: 'region', arguments: { region: 'us', count: 5 } })), 'region us count 5');
+      for (const what of ['four', 'five', 'six']) {
+        assert.equal(textOf(await client.callTool({ name: 'confirm', arguments: { what } })), `confirmed ${what}: ok=false`);
+      }
+      assert.deepEqual(elicited, ['Confirm four?', 'Confirm five?', 'Confirm six?']);
+      assertAnsweredElsewhere(proxy.routed.filter((entry) => entry.sessionId === sessionId), (body) => body.includes('"confirm"'), (body) => body.includes('"action":"accept"'));
+      await announceAll(async (name) => textOf(await client.callTool({ name: 'announce', arguments: { name } })), () => changes);
+    } finally {
+      await transport.terminateSession();
+      await client.close();
+    }
+    assert.ok(proxy.routed.some((entry) => entry.method === 'DELETE' && entry.sessionId === sessionId), 'the session ended with DELETE');
+    assert.deepEqual(errors, []);
+  });
+
+  test('round robin - the SDK 2.x client, modern era: mirrored Mcp-Param-* headers, an input_required round on alternating replicas', T, async () => {
+    const elicited: string[] = [];
+    const client = new Sdk2Client({ name: 'sdk2-rr-modern', version: '2.0.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'auto' } });
+    client.setRequestHandler('elicitation/create', (request) => {
+      elicited.push((request.params as { message: string }).message);
+      return { action: 'accept', content: { ok: true } };
+    });
+    const from = proxy.routed.length;
+    await client.connect(new Sdk2HttpTransport(new URL(proxy.url)), { timeout: 10_000 });
+    try {
+      assert.equal(client.getProtocolEra(), 'modern');
+      await client.listTools();
+      assert.equal(textOf(await client.callTool({ name: 'region', arguments: { region: 'ap', count: 3 } })), 'region ap count 3');
+      const mirrored = proxy.routed.slice(from).find((entry) => entry.body.includes('"region"') && entry.body.includes('"ap"'));
+      assert.deepEqual(mirrored?.paramHeaders, { 'mcp-param-region': 'ap', 'mcp-param-count': '3' }, 'the client mirrored the marked arguments');
+      assert.equal(textOf(await client.callTool({ name: 'confirm', arguments: { what: 'seven' } })), 'confirmed seven: ok=true');
+      assert.deepEqual(elicited, ['Confirm seven?']);
+      // The round's retry (the call again, with the client's input) went to the other replica than the first try.
+      const tries = proxy.routed.slice(from).filter((entry) => entry.method === 'POST' && entry.body.includes('"seven"'));
+      assert.equal(tries.length, 2, 'the call, then its retry with the input');
+      assert.notEqual(tries[0]?.upstream, tries[1]?.upstream);
+    } finally {
+      await client.close();
+    }
+    assert.ok(proxy.routed.slice(from).every((entry) => entry.sessionId === undefined), 'no session in the modern era');
+  });
+
+  test('round robin - our client: sampling and roots asked during a call are answered through the other replica; list changes on the GET stream', T, async () => {
+    const client = createClient({
+      name: 'rxmcp-rr',
+      version: '0.0.0',
+      era: 'legacy',
+      sampling: () => ({ role: 'assistant', model: 'rr-model', content: { type: 'text', text: 'briefly' } }),
+      roots: [{ uri: 'file:///work/rr', name: 'rr' }],
+    });
+    const session = await client.connect(createStreamableHttpClientTransport(proxy.url));
+    let changes = 0;
+    const listening = session.listChanged$.subscribe((change) => {
+      if (change === 'tools') changes++;
+    });
+    try {
+      for (let round = 0; round < 2; round++) {
+        assert.equal(textOf(await session.callTool('summarize', { text: `text ${round}` })), 'model rr-model said briefly');
+        assert.equal(textOf(await session.callTool('where', {})), 'roots: file:///work/rr');
+      }
+      assertAnsweredElsewhere(proxy.routed, (body) => body.includes('"summarize"'), (body) => body.includes('"rr-model"'));
+      assertAnsweredElsewhere(proxy.routed, (body) => body.includes('"where"'), (body) => body.includes('"roots":['));
+      await announceAll(async (name) => textOf(await session.callTool('announce', { name })), () => changes);
+    } finally {
+      listening.unsubscribe();
+      await session.close();
+    }
+  });
+});
