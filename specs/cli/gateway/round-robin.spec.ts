@@ -58,8 +58,8 @@ function natsServer(): McpServer {
   return server;
 }
 
-function textOf(result: { readonly content?: unknown }): string {
-  const first = (result.content as Array<{ type: string; text?: string }> | undefined)?.[0];
+function textOf(result: object): string {
+  const first = ((result as { readonly content?: unknown }).content as Array<{ type: string; text?: string }> | undefined)?.[0];
   return first?.type === 'text' ? String(first.text) : JSON.stringify(result);
 }
 

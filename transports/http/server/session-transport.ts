@@ -116,6 +116,7 @@ export class HttpSessionTransport implements Transport {
   openStream(res: HttpResponder, headers: HeaderMap, payload: unknown, origin: FrameOrigin | undefined, shape: { requestIds: readonly RequestId[]; otherAnswers: number; initializeId: RequestId | undefined }): void | Promise<void> {
     const stream = new LogicalStream(`p${++this.nextExchange}${this.streamSuffix}`, shape.requestIds, shape.otherAnswers);
     this.exchanges.set(stream.id, stream);
+    this.startShared(stream);
     const connection = this.connect(res, headers);
     return andThen(this.primingId(stream.id), (primingId) => {
       if (primingId !== undefined) void connection.write(this.primingEvent(primingId));
@@ -169,12 +170,29 @@ export class HttpSessionTransport implements Transport {
   }
 
   /**
+   * Records with a store other processes follow streams from which requests a request stream answers: should
+   * this process die, a follower answers them with an error (stream-resume.ts). Not waited for: it is published
+   * before the stream's first event, and a failure only costs a follower that error answer.
+   */
+  private startShared(stream: LogicalStream): void {
+    const { store, sharedSessions } = this.settings;
+    if (!sharedSessions || this.sessionId === undefined || store?.startStream === undefined || stream.requestIds.size === 0) return;
+    try {
+      const started = store.startStream(this.sessionId, stream.id, [...stream.requestIds]);
+      if (started instanceof Promise) started.catch(() => undefined);
+    } catch {
+      // as above
+    }
+  }
+
+  /**
    * Carries the shared standalone stream on `connection` from the event `position` on, as any process appends
    * to it, until the client leaves, the session closes here, or the store stops (the client then reconnects
    * with its last event id, on any replica).
    */
   followShared(connection: SseConnection, position: string, seen: ReadonlySet<string> = new Set()): void {
-    const followed = this.sharedStandalone?.follow(this.sessionId as string, position);
+    // Every replica serving the session appends here: one of them going away ends nothing.
+    const followed = this.sharedStandalone?.follow(this.sessionId as string, position, { watchProducer: false });
     if (followed === undefined) return connection.end();
     this.trackFollower(connection);
     // Made first: a client that left before the follow started stops it at once.

@@ -12,7 +12,8 @@
  */
 import { Subscription } from 'rxjs';
 import { encodeSseEvent, encodeSseRetry } from '../shared/sse.ts';
-import type { EventStore, ReplayResult, StoredEvent } from './event-store.ts';
+import { ErrorCode } from '../../../core/error-codes.ts';
+import { type EventStore, type ReplayResult, type StoredEvent, StreamAbandonedError } from './event-store.ts';
 import { PendingResume, STANDALONE_STREAM } from './exchanges.ts';
 import type { HeaderMap, HttpResponder } from './http-exchange.ts';
 import type { HttpSessionTransport } from './session-transport.ts';
@@ -126,7 +127,20 @@ function follow(transport: HttpSessionTransport, store: FollowingStore, sessionI
         if (!seen.has(event.id)) void connection.event(event.message, event.id);
       },
       complete: () => connection.end(),
-      error: () => connection.end(),
+      error: (error: unknown) => abandon(connection, error),
     }),
   );
+}
+
+/**
+ * A follow that failed: when its stream was abandoned (its producer is gone), the requests it was to answer are
+ * answered here with the reason, so the client does not wait for answers that cannot come; then it ends.
+ */
+function abandon(connection: SseConnection, error: unknown): void {
+  if (error instanceof StreamAbandonedError) {
+    for (const id of error.unanswered) {
+      void connection.event(JSON.stringify({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: error.message } }));
+    }
+  }
+  connection.end();
 }
