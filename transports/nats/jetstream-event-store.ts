@@ -62,6 +62,7 @@ import { randomBytes } from 'node:crypto';
 import { Observable } from 'rxjs';
 import { type Clock, type TimerHandle, systemClock } from '../../core/clock.ts';
 import type { RequestId } from '../../core/jsonrpc.ts';
+import { type ConnectionState, connectionState } from './connection-state.ts';
 import { type EventStore, type FollowOptions, type ReplayResult, type StoredEvent, StreamAbandonedError } from '../http/index.ts';
 
 export interface JetStreamEventStoreOptions {
@@ -130,7 +131,10 @@ export class JetStreamEventStore implements EventStore {
   private closed = false;
   /** This store's id as a producer, stamped on what it appends. */
   readonly producerId = randomBytes(9).toString('base64url');
+  /** Answers the liveness pings of followers (none with `producerCheckMs: false`). */
   private readonly liveness: Subscription | undefined;
+  private readonly js: JetStreamClient;
+  private readonly state: ConnectionState;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -142,12 +146,11 @@ export class JetStreamEventStore implements EventStore {
     private readonly producerCheckMs: number | false,
   ) {
     this.js = nc.jetstream();
+    this.state = connectionState(nc);
     this.liveness = producerCheckMs === false ? undefined : nc.subscribe(this.aliveSubject(this.producerId), { callback: (error, msg) => {
       if (error === null && msg.reply !== undefined && msg.reply !== '') msg.respond(EMPTY);
     } });
   }
-
-  private readonly js: JetStreamClient;
 
   /** Where the store `producerId` answers pings: beside the stream's subjects, so never stored. */
   private aliveSubject(producerId: string): string {
@@ -300,12 +303,19 @@ export class JetStreamEventStore implements EventStore {
         heard = false;
         return;
       }
+      // While this side's own connection is down, no answer says anything about the producer.
+      if (this.state.down) {
+        noResponders = 0;
+        silent = 0;
+        return;
+      }
       asking = true;
       try {
         await this.nc.request(this.aliveSubject(producer), EMPTY, { timeout: interval });
         noResponders = 0;
         silent = 0;
       } catch (error) {
+        if (this.state.down) return;
         if (isNoRespondersError(error)) noResponders++;
         else silent++;
       } finally {
