@@ -6,8 +6,9 @@
  * - a tool that elicits during `tools/call`: the client's answer goes in a POST the balancer sends to the other
  *   replica, and still reaches the server that asked (modern era: an `input_required` round instead);
  * - sampling and roots asked of our client, answered the same way;
- * - tool list changes (server notifications outside any request) reach the client on its standalone GET stream,
- *   whichever replica holds it and whichever replica the server's message came to.
+ * - tool list changes (server notifications outside any request) and the server's own `roots/list` requests reach
+ *   the client on its standalone GET stream, whichever replica holds it and whichever replica the server's message
+ *   came to; the client's answer to such a request reaches the server through either replica.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -32,8 +33,21 @@ const ANNOUNCEMENTS = 4;
 
 const objectSchema = (properties: JsonObject): JsonObject => ({ type: 'object', properties });
 
+/** What the server's own requests outside any call (roots/list after the client's roots changed) brought back. */
+const rootsAsked: string[] = [];
+
 function natsServer(): McpServer {
-  const server = createServer({ name: 'gateway-round-robin', version: '0.0.0' });
+  const server = createServer({
+    name: 'gateway-round-robin',
+    version: '0.0.0',
+    // A server request outside any client request: it goes to the session's GET stream.
+    onRootsListChanged: (session) => {
+      session.request<{ roots: Array<{ uri: string }> }>('roots/list').then(
+        (listed) => void rootsAsked.push(listed.roots.map((root) => root.uri).join(' ')),
+        (error: unknown) => void rootsAsked.push(`failed: ${String(error)}`),
+      );
+    },
+  });
   server.tool(
     { name: 'region', inputSchema: objectSchema({ region: { type: 'string', 'x-mcp-header': 'Region' }, count: { type: 'integer', 'x-mcp-header': 'Count' } }) },
     (args: Record<string, unknown>) => `region ${String(args['region'])} count ${String(args['count'])}`,
@@ -223,7 +237,7 @@ describe('gateway replicas behind a round-robin balancer', () => {
     assert.ok(proxy.routed.slice(from).every((entry) => entry.sessionId === undefined), 'no session in the modern era');
   });
 
-  test('round robin - our client: sampling and roots asked during a call are answered through the other replica; list changes on the GET stream', T, async () => {
+  test('round robin - our client: sampling and roots asked during a call answered through the other replica; list changes and server requests on the GET stream', T, async () => {
     const client = createClient({
       name: 'rxmcp-rr',
       version: '0.0.0',
@@ -244,6 +258,12 @@ describe('gateway replicas behind a round-robin balancer', () => {
       assertAnsweredElsewhere(proxy.routed, (body) => body.includes('"summarize"'), (body) => body.includes('"rr-model"'));
       assertAnsweredElsewhere(proxy.routed, (body) => body.includes('"where"'), (body) => body.includes('"roots":['));
       await announceAll(async (name) => textOf(await session.callTool('announce', { name })), () => changes);
+      // The server asks for the roots on its own each time they change: a request on the GET stream.
+      for (let round = 1; round <= ANNOUNCEMENTS; round++) {
+        client.setRoots([{ uri: `file:///work/rr-${round}` }]);
+        await until(() => rootsAsked.length === round, `the server's roots/list ${round} of ${ANNOUNCEMENTS} answered`);
+        assert.equal(rootsAsked[round - 1], `file:///work/rr-${round}`);
+      }
     } finally {
       listening.unsubscribe();
       await session.close();
