@@ -209,9 +209,14 @@ export class JetStreamEventStore implements EventStore {
     return `${streamId}.${ack.seq}`;
   }
 
-  async startStream(sessionId: string, streamId: string, requestIds: readonly RequestId[]): Promise<void> {
+  /**
+   * A plain publish, not acknowledged: it costs the call no round trip, and JetStream stores it before the
+   * stream's first event (same connection, sent first). Should it be lost, a follower of a stream whose producer
+   * died only ends it without the error answers.
+   */
+  startStream(sessionId: string, streamId: string, requestIds: readonly RequestId[]): void {
     this.assertOpen();
-    await this.js.publish(this.subjectOf(sessionId, streamId), encoder.encode(JSON.stringify(requestIds)), { headers: this.marker(STREAM_START_HEADER) });
+    this.nc.publish(this.subjectOf(sessionId, streamId), encoder.encode(JSON.stringify(requestIds)), { headers: this.marker(STREAM_START_HEADER) });
   }
 
   async replayAfter(sessionId: string, lastEventId: string): Promise<ReplayResult | undefined> {

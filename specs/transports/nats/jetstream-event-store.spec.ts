@@ -269,7 +269,7 @@ describe('cli gateway: JetStream event store', () => {
     const producer = await replica(server.url, options);
     await using follower = await replica(server.url, options);
     const session = 'YWJhbmRvbmVk';
-    await producer.store.startStream(session, 'p1', [7, 'eight']);
+    producer.store.startStream(session, 'p1', [7, 'eight']);
     const first = await producer.store.append(session, 'p1', message(1));
     const shared = await producer.store.append(session, 'g', message(10));
     const watched = collect(follower.store.follow(session, first));
