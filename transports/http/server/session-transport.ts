@@ -20,7 +20,7 @@ import { ErrorCode } from '../../../core/error-codes.ts';
 import { stepUpHeaders } from './protected-resource.ts';
 import type { AuthInfo } from '../../../core/auth.ts';
 import { randomBase64url } from '../../../core/crypto/random.ts';
-import { type Observable, Subject, Subscription } from 'rxjs';
+import { type Observable, Subject } from 'rxjs';
 import { LocalError } from '../../../core/errors.ts';
 import type { RequestId, WirePayload } from '../../../core/jsonrpc.ts';
 import { type LegacyRevision, atLeast } from '../../../core/protocol/versions.ts';
@@ -28,8 +28,8 @@ import type { ExchangeKey, FrameOrigin, InboundFrame, OutboundFrame, Transport }
 import { encodeSseEvent } from '../shared/sse.ts';
 import { type Exchange, JsonExchange, LogicalStream, type PayloadKind, type PendingResume, STANDALONE_STREAM, kindOf, refusals } from './exchanges.ts';
 import type { HeaderMap, HttpResponder } from './http-exchange.ts';
-import type { EventStore } from './event-store.ts';
 import { JSON_HEADERS, SSE_HEADERS } from './replies.ts';
+import { type FollowingStore, followSharedStandalone, recordStreamStart, sharedStandaloneStore } from './shared-streams.ts';
 import { type TransportSettings, andThen } from './settings.ts';
 import { SseConnection } from './sse-connection.ts';
 
@@ -116,7 +116,7 @@ export class HttpSessionTransport implements Transport {
   openStream(res: HttpResponder, headers: HeaderMap, payload: unknown, origin: FrameOrigin | undefined, shape: { requestIds: readonly RequestId[]; otherAnswers: number; initializeId: RequestId | undefined }): void | Promise<void> {
     const stream = new LogicalStream(`p${++this.nextExchange}${this.streamSuffix}`, shape.requestIds, shape.otherAnswers);
     this.exchanges.set(stream.id, stream);
-    this.startShared(stream);
+    recordStreamStart(this.settings, this.sessionId, stream);
     const connection = this.connect(res, headers);
     return andThen(this.primingId(stream.id), (primingId) => {
       if (primingId !== undefined) void connection.write(this.primingEvent(primingId));
@@ -163,50 +163,13 @@ export class HttpSessionTransport implements Transport {
    * The store, when this session's standalone stream is shared with the other processes serving the session
    * (see the header): its events then reach the client only through `followShared`.
    */
-  get sharedStandalone(): (EventStore & Required<Pick<EventStore, 'follow'>>) | undefined {
-    const { store, sharedSessions } = this.settings;
-    if (!sharedSessions || this.sessionId === undefined || store?.follow === undefined || store.endStream === undefined) return undefined;
-    return store as EventStore & Required<Pick<EventStore, 'follow'>>;
+  get sharedStandalone(): FollowingStore | undefined {
+    return this.sessionId === undefined ? undefined : sharedStandaloneStore(this.settings);
   }
 
-  /**
-   * Records with a store other processes follow streams from which requests a request stream answers: should
-   * this process die, a follower answers them with an error (stream-resume.ts). Not waited for: it is published
-   * before the stream's first event, and a failure only costs a follower that error answer.
-   */
-  private startShared(stream: LogicalStream): void {
-    const { store, sharedSessions } = this.settings;
-    if (!sharedSessions || this.sessionId === undefined || store?.startStream === undefined || stream.requestIds.size === 0) return;
-    try {
-      const started = store.startStream(this.sessionId, stream.id, [...stream.requestIds]);
-      if (started instanceof Promise) started.catch(() => undefined);
-    } catch {
-      // as above
-    }
-  }
-
-  /**
-   * Carries the shared standalone stream on `connection` from the event `position` on, as any process appends
-   * to it, until the client leaves, the session closes here, or the store stops (the client then reconnects
-   * with its last event id, on any replica).
-   */
+  /** Carries the shared standalone stream on `connection` from the event `position` on (shared-streams.ts). */
   followShared(connection: SseConnection, position: string, seen: ReadonlySet<string> = new Set()): void {
-    // Every replica serving the session appends here: one of them going away ends nothing.
-    const followed = this.sharedStandalone?.follow(this.sessionId as string, position, { watchProducer: false });
-    if (followed === undefined) return connection.end();
-    this.trackFollower(connection);
-    // Made first: a client that left before the follow started stops it at once.
-    const following = new Subscription();
-    connection.onClose(() => following.unsubscribe());
-    following.add(
-      followed.subscribe({
-        next: (event) => {
-          if (!seen.has(event.id)) void connection.event(event.message, event.id);
-        },
-        complete: () => connection.end(),
-        error: () => connection.end(),
-      }),
-    );
+    followSharedStandalone(this, connection, position, seen);
   }
 
   // --- Transport ----------------------------------------------------------------------------------------

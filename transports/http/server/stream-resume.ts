@@ -17,12 +17,11 @@ import { type EventStore, type ReplayResult, type StoredEvent, StreamAbandonedEr
 import { PendingResume, STANDALONE_STREAM } from './exchanges.ts';
 import type { HeaderMap, HttpResponder } from './http-exchange.ts';
 import type { HttpSessionTransport } from './session-transport.ts';
+import type { FollowingStore } from './shared-streams.ts';
 import { andThen } from './settings.ts';
 import type { SseConnection } from './sse-connection.ts';
 
 export type ResumeOutcome = 'unknown' | 'closed' | undefined;
-
-type FollowingStore = EventStore & Required<Pick<EventStore, 'follow' | 'endStream'>>;
 
 export function resumeStream(transport: HttpSessionTransport, res: HttpResponder, headers: HeaderMap, lastEventId: string): ResumeOutcome | Promise<ResumeOutcome> {
   const { store } = transport.settings;
