@@ -2,7 +2,8 @@
  * Two `rxmcp gateway` replicas in front of an MCP server on NATS (a real nats-server with JetStream): a legacy
  * HTTP session opened on one replica is served by the other, and an SSE stream broken on one resumes on the
  * other with every remaining event, none lost or twice, while the request still runs; when the replica running
- * the request dies, the one carrying its stream tells the client (an error answer) and ends the stream.
+ * the request dies, the one carrying its stream tells the client (an error answer) and ends the stream; the GET
+ * stream is one for all replicas (events reach it wherever it is open; it resumes on another replica).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -173,6 +174,42 @@ describe('gateway replicas', () => {
     } finally {
       await doomed.close({ drainMs: 0 }).catch(() => undefined);
     }
+  });
+
+  test('gateway - the GET stream is one for all replicas: events reach it wherever it is open, and it resumes on another replica', { timeout: 30_000 }, async () => {
+    const [a, b] = replicas;
+    assert.ok(a !== undefined && b !== undefined);
+    const mcp = new RawMcp(a.listening.url);
+    await mcp.initialize('2025-11-25');
+    // Both replicas hold the session (B restores it), so a server message may come to either.
+    const onB = new RawMcp(b.listening.url);
+    onB.sessionId = mcp.sessionId;
+    onB.revision = mcp.revision;
+    await onB.call('tools/list', {});
+    const get = asStream(await onB.get());
+    assert.equal(get.status, 200);
+    const changed = isMethod('notifications/tools/list_changed');
+    let added = 0;
+    const addTool = (): void => void server.tool({ name: `get-stream-${++added}` }, () => 'added');
+    for (let round = 1; round <= 4; round++) {
+      addTool();
+      await until(() => messagesOf(get).filter(changed).length === round, `list change ${round} on the GET stream held by B`);
+    }
+    const lastSeen = get.events.findLast((event) => event.data !== undefined && event.data.includes('list_changed'))?.id;
+    assert.ok(lastSeen !== undefined, 'GET events carry ids');
+    get.close();
+    await get.done;
+    addTool();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const resumed = asStream(await mcp.get({ 'last-event-id': lastSeen }));
+    assert.equal(resumed.status, 200);
+    await until(() => messagesOf(resumed).filter(changed).length === 1, 'the change made while no GET was open, replayed on A');
+    addTool();
+    await until(() => messagesOf(resumed).filter(changed).length === 2, 'and a live one after it');
+    resumed.close();
+    await resumed.done;
+    mcp.assertClean();
+    onB.assertClean();
   });
 
   test('gateway - DELETE ends the session on the servers too, and its record: no replica restores it', async () => {
