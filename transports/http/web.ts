@@ -19,8 +19,8 @@ export type { Authenticated } from './server/options.ts';
 export { AuthRefusal, isAuthRefusal, type AuthInfo } from '../../core/auth.ts';
 export { buildChallenge, type ChallengeDetails, type ProtectedResourceMetadata, type ProtectedResourceOptions } from './server/protected-resource.ts';
 
-export { InMemoryEventStore } from './server/event-store.ts';
-export type { EventStore, InMemoryEventStoreOptions, ReplayResult, StoredEvent } from './server/event-store.ts';
+export { InMemoryEventStore, StreamAbandonedError } from './server/event-store.ts';
+export type { EventStore, FollowOptions, InMemoryEventStoreOptions, ReplayResult, StoredEvent } from './server/event-store.ts';
 export { HEADER, MEDIA_TYPE } from './shared/headers.ts';
 export { type HostPolicy, LOOPBACK_HOSTS, LOOPBACK_ORIGINS, createHostCheck, createOriginCheck, parseHost } from './shared/host-origin.ts';
 export { encodeSseComment, encodeSseEvent, encodeSseRetry } from './shared/sse.ts';

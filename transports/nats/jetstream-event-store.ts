@@ -12,7 +12,12 @@
  * - a priming event is a message with the header `Mcp-Priming: 1` and no body (it only marks a position);
  *   the end of a stream is one with `Mcp-Stream-End: 1`; neither is ever replayed;
  * - replays and follows read with an ordered consumer filtered on the one subject, from the id's sequence + 1;
- * - a session that ends is purged by subject filter.
+ * - a session that ends is purged by subject filter;
+ * - every message names the store that appended it (header `Mcp-Producer`), and each store answers pings on
+ *   `<prefix>-alive.<its id>` (beside the stream's subjects, never stored): a follower that hears nothing for a
+ *   while asks the stream's producer, and when NATS says twice that nobody answers there (the replica died or
+ *   lost NATS), the follow fails with a `StreamAbandonedError` naming the requests the stream was to answer (a
+ *   marker with `Mcp-Stream-Start: 1` at the stream's start records them, never replayed).
  *
  * Tokens of subjects are the session and stream ids as they are when made of `A-Z a-z 0-9 _ -` (rxmcp's
  * base64url session ids and `p1`-style stream ids are), otherwise `~` and the hex of their UTF-8 bytes: no
@@ -38,6 +43,7 @@ import {
   type Consumer,
   type ConsumerMessages,
   DiscardPolicy,
+  ErrorCode,
   type JetStreamClient,
   type JetStreamManager,
   type JsMsg,
@@ -46,13 +52,18 @@ import {
   NatsError,
   RetentionPolicy,
   StorageType,
+  type StoredMsg,
   type StreamConfig,
+  type Subscription,
   headers as natsHeaders,
   nanos,
 } from 'nats';
+import { randomBytes } from 'node:crypto';
 import { Observable } from 'rxjs';
-import { type Clock, systemClock } from '../../core/clock.ts';
-import type { EventStore, ReplayResult, StoredEvent } from '../http/index.ts';
+import { type Clock, type TimerHandle, systemClock } from '../../core/clock.ts';
+import type { RequestId } from '../../core/jsonrpc.ts';
+import { type ConnectionState, connectionState } from './connection-state.ts';
+import { type EventStore, type FollowOptions, type ReplayResult, type StoredEvent, StreamAbandonedError } from '../http/index.ts';
 
 export interface JetStreamEventStoreOptions {
   /** The stream's name (default `MCP_GATEWAY_EVENTS`). */
@@ -69,14 +80,27 @@ export interface JetStreamEventStoreOptions {
   readonly replicas?: number;
   /** How long a replay may take before it fails (default 10 s). */
   readonly replayTimeoutMs?: number;
-  /** The replay timeout runs on this clock (default: the system clock). */
+  /** The replay timeout and the producer watch run on this clock (default: the system clock). */
   readonly clock?: Clock;
+  /**
+   * How long a follower waits without a message before it asks whether the stream's producer is alive (default
+   * 2 s); `false` neither answers nor asks (a follow then waits for the stream's end however long it takes).
+   */
+  readonly producerCheckMs?: number | false;
 }
 
 /** Marks a stream's end: followers complete there. */
 export const STREAM_END_HEADER = 'Mcp-Stream-End';
 /** Marks a priming event: a position in the stream, never replayed. */
 export const PRIMING_HEADER = 'Mcp-Priming';
+/** Marks a request stream's start; its body is the JSON array of the ids of the requests it answers. */
+export const STREAM_START_HEADER = 'Mcp-Stream-Start';
+/** The store that appended a message: its id, the last token of the subject it answers pings on. */
+export const PRODUCER_HEADER = 'Mcp-Producer';
+/** Consecutive "no responders" answers that make a producer gone (one may come while its subscription is being restored). */
+const GONE_AFTER = 2;
+/** Unanswered pings (timeouts: a producer too busy or unreachable) that make it gone as well. */
+const SILENT_AFTER = 3;
 
 const DEFAULTS = {
   stream: 'MCP_GATEWAY_EVENTS',
@@ -84,6 +108,7 @@ const DEFAULTS = {
   maxAgeMs: 10 * 60_000,
   maxBytes: 256 * 1024 * 1024,
   replayTimeoutMs: 10_000,
+  producerCheckMs: 2_000,
 } as const;
 
 /** JetStream API error codes this store tells apart. */
@@ -104,15 +129,33 @@ export class JetStreamEventStore implements EventStore {
   private readonly readers = new Map<ConsumerMessages, Consumer>();
   private readonly followers = new Set<(error: Error) => void>();
   private closed = false;
+  /** This store's id as a producer, stamped on what it appends. */
+  readonly producerId = randomBytes(9).toString('base64url');
+  /** Answers the liveness pings of followers (none with `producerCheckMs: false`). */
+  private readonly liveness: Subscription | undefined;
+  private readonly js: JetStreamClient;
+  private readonly state: ConnectionState;
 
   private constructor(
-    private readonly js: JetStreamClient,
+    private readonly nc: NatsConnection,
     private readonly jsm: JetStreamManager,
     private readonly stream: string,
     private readonly prefix: string,
     private readonly replayTimeoutMs: number,
     private readonly clock: Clock,
-  ) {}
+    private readonly producerCheckMs: number | false,
+  ) {
+    this.js = nc.jetstream();
+    this.state = connectionState(nc);
+    this.liveness = producerCheckMs === false ? undefined : nc.subscribe(this.aliveSubject(this.producerId), { callback: (error, msg) => {
+      if (error === null && msg.reply !== undefined && msg.reply !== '') msg.respond(EMPTY);
+    } });
+  }
+
+  /** Where the store `producerId` answers pings: beside the stream's subjects, so never stored. */
+  private aliveSubject(producerId: string): string {
+    return `${this.prefix}-alive.${producerId}`;
+  }
 
   /**
    * A store on `nc` (which stays the caller's to close), creating its stream unless it exists. Safe to call from
@@ -146,7 +189,9 @@ export class JetStreamEventStore implements EventStore {
         throw new Error(`The JetStream stream ${stream} exists without the subjects ${prefix}.>`, { cause: error });
       }
     }
-    return new JetStreamEventStore(nc.jetstream(), jsm, stream, prefix, options.replayTimeoutMs ?? DEFAULTS.replayTimeoutMs, options.clock ?? systemClock);
+    const producerCheckMs = options.producerCheckMs ?? DEFAULTS.producerCheckMs;
+    if (producerCheckMs !== false && !(producerCheckMs > 0)) throw new RangeError('producerCheckMs must be a positive number of milliseconds, or false');
+    return new JetStreamEventStore(nc, jsm, stream, prefix, options.replayTimeoutMs ?? DEFAULTS.replayTimeoutMs, options.clock ?? systemClock, producerCheckMs);
   }
 
   /** The subject events of `streamId` in session `sessionId` are stored on. */
@@ -158,8 +203,20 @@ export class JetStreamEventStore implements EventStore {
     this.assertOpen();
     if (/[\r\n\0]/.test(streamId)) throw new RangeError('A stream id must not contain line breaks or NUL (it is part of SSE event ids)');
     const subject = this.subjectOf(sessionId, streamId);
-    const ack = message === null ? await this.js.publish(subject, EMPTY, { headers: marker(PRIMING_HEADER) }) : await this.js.publish(subject, encoder.encode(message));
+    const ack = message === null
+      ? await this.js.publish(subject, EMPTY, { headers: this.marker(PRIMING_HEADER) })
+      : await this.js.publish(subject, encoder.encode(message), { headers: this.marker() });
     return `${streamId}.${ack.seq}`;
+  }
+
+  /**
+   * A plain publish, not acknowledged: it costs the call no round trip, and JetStream stores it before the
+   * stream's first event (same connection, sent first). Should it be lost, a follower of a stream whose producer
+   * died only ends it without the error answers.
+   */
+  startStream(sessionId: string, streamId: string, requestIds: readonly RequestId[]): void {
+    this.assertOpen();
+    this.nc.publish(this.subjectOf(sessionId, streamId), encoder.encode(JSON.stringify(requestIds)), { headers: this.marker(STREAM_START_HEADER) });
   }
 
   async replayAfter(sessionId: string, lastEventId: string): Promise<ReplayResult | undefined> {
@@ -188,7 +245,7 @@ export class JetStreamEventStore implements EventStore {
     return { streamId: ref.streamId, events };
   }
 
-  follow(sessionId: string, lastEventId: string): Observable<StoredEvent> | undefined {
+  follow(sessionId: string, lastEventId: string, options: FollowOptions = {}): Observable<StoredEvent> | undefined {
     const ref = parseEventId(lastEventId);
     if (ref === undefined) return undefined;
     const subject = this.subjectOf(sessionId, ref.streamId);
@@ -204,13 +261,18 @@ export class JetStreamEventStore implements EventStore {
       };
       if (this.closed) return subscriber.error(new Error('The event store is closed'));
       this.followers.add(stop);
+      const watch = options.watchProducer === false || this.producerCheckMs === false ? undefined : this.watchProducer(subject, ref.streamId, stop);
       const run = async (): Promise<void> => {
-        if (!(await this.holds(subject, ref.seq))) throw new Error(`No event ${lastEventId} in this session`);
+        const held = await this.holds(subject, ref.seq);
+        if (held === false) throw new Error(`No event ${lastEventId} in this session`);
         if (stopped) return;
+        if (typeof held === 'object') watch?.heard(held.header?.get(PRODUCER_HEADER));
         const opened = await this.open(subject, ref.seq);
         reader = opened;
         if (stopped) return this.release(opened);
+        watch?.start();
         for await (const msg of opened) {
+          watch?.heard(msg.headers?.get(PRODUCER_HEADER));
           if (msg.headers?.get(STREAM_END_HEADER) === '1') return subscriber.complete();
           const event = eventOf(msg, ref.streamId);
           if (event !== undefined) subscriber.next(event);
@@ -221,14 +283,96 @@ export class JetStreamEventStore implements EventStore {
       run().then(
         () => stop(),
         (error: unknown) => stop(error instanceof Error ? error : new Error(String(error))),
-      );
-      return () => stop();
+      ).finally(() => watch?.cancel());
+      return () => {
+        watch?.cancel();
+        stop();
+      };
     });
+  }
+
+  /**
+   * Watches the producer of a followed stream: each silence of `producerCheckMs` asks it whether it is alive;
+   * gone (see the header), the follow is stopped with the requests the stream was to answer.
+   */
+  private watchProducer(subject: string, streamId: string, stop: (error?: Error) => void): { heard(producer: string | undefined): void; start(): void; cancel(): void } {
+    const interval = this.producerCheckMs as number;
+    let producer: string | undefined;
+    let heard = true;
+    let asking = false;
+    let noResponders = 0;
+    let silent = 0;
+    let timer: TimerHandle | undefined;
+    const check = async (): Promise<void> => {
+      if (heard || producer === undefined || asking) {
+        heard = false;
+        return;
+      }
+      // While this side's own connection is down, no answer says anything about the producer.
+      if (this.state.down) {
+        noResponders = 0;
+        silent = 0;
+        return;
+      }
+      asking = true;
+      try {
+        await this.nc.request(this.aliveSubject(producer), EMPTY, { timeout: interval });
+        noResponders = 0;
+        silent = 0;
+      } catch (error) {
+        if (this.state.down) return;
+        if (isNoRespondersError(error)) noResponders++;
+        else silent++;
+      } finally {
+        asking = false;
+      }
+      if (noResponders < GONE_AFTER && silent < SILENT_AFTER) return;
+      const gone = producer;
+      cancel();
+      const unanswered = await this.requestsOf(subject).catch(() => []);
+      stop(new StreamAbandonedError(
+        `The gateway replica producing stream ${streamId} is gone (${noResponders >= GONE_AFTER ? 'nothing answers for it on NATS' : `it did not answer ${SILENT_AFTER} checks`}; producer ${gone}): its answer cannot come; retry the request`,
+        unanswered,
+      ));
+    };
+    const cancel = (): void => {
+      timer?.cancel();
+      timer = undefined;
+    };
+    return {
+      heard: (from) => {
+        heard = true;
+        noResponders = 0;
+        silent = 0;
+        if (from !== undefined && from !== '') producer = from;
+      },
+      start: () => {
+        timer ??= this.clock.setInterval(() => void check(), interval);
+      },
+      cancel,
+    };
+  }
+
+  /** The request ids the stream's start marker recorded (none when it is gone or there is none). */
+  private async requestsOf(subject: string): Promise<RequestId[]> {
+    const reader = await this.open(subject, 0);
+    const timer = this.clock.setTimeout(() => reader.stop(), this.replayTimeoutMs);
+    try {
+      for await (const msg of reader) {
+        if (msg.headers?.get(STREAM_START_HEADER) !== '1') return [];
+        const ids = JSON.parse(msg.string()) as unknown;
+        return Array.isArray(ids) ? ids.filter((id): id is RequestId => typeof id === 'string' || typeof id === 'number') : [];
+      }
+      return [];
+    } finally {
+      timer.cancel();
+      this.release(reader);
+    }
   }
 
   async endStream(sessionId: string, streamId: string): Promise<void> {
     this.assertOpen();
-    await this.js.publish(this.subjectOf(sessionId, streamId), EMPTY, { headers: marker(STREAM_END_HEADER) });
+    await this.js.publish(this.subjectOf(sessionId, streamId), EMPTY, { headers: this.marker(STREAM_END_HEADER) });
   }
 
   async dropSession(sessionId: string): Promise<void> {
@@ -242,6 +386,7 @@ export class JetStreamEventStore implements EventStore {
     const error = new Error('The event store closed');
     for (const stop of [...this.followers]) stop(error);
     for (const reader of [...this.readers.keys()]) this.release(reader);
+    this.liveness?.unsubscribe();
     return Promise.resolve();
   }
 
@@ -252,12 +397,13 @@ export class JetStreamEventStore implements EventStore {
   }
 
   /**
-   * Whether `seq` may be an event of `subject`: the message there is on that subject, or it is gone (aged out)
-   * and the stream did reach that far. An id of another session or stream is refused.
+   * Whether `seq` may be an event of `subject`: the message there is on that subject (returned), or it is gone
+   * (aged out) and the stream did reach that far (true). An id of another session or stream is refused.
    */
-  private async holds(subject: string, seq: number): Promise<boolean> {
+  private async holds(subject: string, seq: number): Promise<StoredMsg | boolean> {
     try {
-      return (await this.jsm.streams.getMessage(this.stream, { seq })).subject === subject;
+      const stored = await this.jsm.streams.getMessage(this.stream, { seq });
+      return stored.subject === subject ? stored : false;
     } catch (error) {
       if (apiErrorCode(error) !== NO_MESSAGE_FOUND) throw error;
     }
@@ -282,6 +428,14 @@ export class JetStreamEventStore implements EventStore {
     this.readers.set(messages, consumer);
     if (this.closed) this.release(messages);
     return messages;
+  }
+
+  /** Headers naming this store as the producer, with the marker `name` set when given. */
+  private marker(name?: string): MsgHdrs {
+    const hdrs = natsHeaders();
+    hdrs.set(PRODUCER_HEADER, this.producerId);
+    if (name !== undefined) hdrs.set(name, '1');
+    return hdrs;
   }
 
   private release(reader: ConsumerMessages): void {
@@ -310,14 +464,13 @@ export function subjectToken(id: string): string {
 }
 
 function eventOf(msg: JsMsg, streamId: string): StoredEvent | undefined {
-  if (msg.headers?.get(PRIMING_HEADER) === '1' || msg.headers?.get(STREAM_END_HEADER) === '1') return undefined;
+  const headers = msg.headers;
+  if (headers?.get(PRIMING_HEADER) === '1' || headers?.get(STREAM_END_HEADER) === '1' || headers?.get(STREAM_START_HEADER) === '1') return undefined;
   return { id: `${streamId}.${msg.seq}`, message: msg.string() };
 }
 
-function marker(name: string): MsgHdrs {
-  const hdrs = natsHeaders();
-  hdrs.set(name, '1');
-  return hdrs;
+function isNoRespondersError(error: unknown): boolean {
+  return error instanceof NatsError && error.code === ErrorCode.NoResponders;
 }
 
 function apiErrorCode(error: unknown): number | undefined {

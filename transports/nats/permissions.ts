@@ -59,6 +59,8 @@ export function natsPermissions(role: NatsRole, options: NatsPermissionOptions):
           ...sendToServers,
           ...kvSubjects(`mcp_gateway_${options.name}`),
           `${gatewayBase}.events.>`,
+          // Is the replica producing a followed stream alive? (pings, answered by each replica's event store)
+          `${gatewayBase}.events-alive.*`,
           `$JS.API.STREAM.INFO.${events}`,
           `$JS.API.STREAM.CREATE.${events}`,
           `$JS.API.STREAM.MSG.GET.${events}`,
@@ -71,7 +73,7 @@ export function natsPermissions(role: NatsRole, options: NatsPermissionOptions):
           `$JS.API.CONSUMER.MSG.NEXT.${events}.>`,
         ],
       },
-      subscribe: { allow: [inbox, `${gatewayBase}.inbox.>`] },
+      subscribe: { allow: [inbox, `${gatewayBase}.inbox.>`, `${gatewayBase}.events-alive.*`] },
       allow_responses: true,
     };
   }

@@ -1,7 +1,9 @@
 /**
  * Two `rxmcp gateway` replicas in front of an MCP server on NATS (a real nats-server with JetStream): a legacy
  * HTTP session opened on one replica is served by the other, and an SSE stream broken on one resumes on the
- * other with every remaining event, none lost or twice, while the request still runs.
+ * other with every remaining event, none lost or twice, while the request still runs; when the replica running
+ * the request dies, the one carrying its stream tells the client (an error answer) and ends the stream; the GET
+ * stream is one for all replicas (events reach it wherever it is open; it resumes on another replica).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -130,6 +132,84 @@ describe('gateway replicas', () => {
     const ids = [...post.events, ...resumed.events].map((event) => event.id).filter((value) => value !== undefined && value !== '');
     assert.equal(new Set(ids).size, ids.length, 'no event id twice');
     mcp.assertClean();
+  });
+
+  test('gateway - a stream followed on replica B whose producing replica dies gets an error answer and ends', { timeout: 60_000 }, async () => {
+    const [, b] = replicas;
+    assert.ok(b !== undefined);
+    // A third replica on its own NATS connection, killed below (its connection dropped, its port closed).
+    const doomedConnection = await connect({ servers: nats.url });
+    const doomed = await createGateway({ connection: doomedConnection, name: NAME });
+    const doomedListening = await doomed.http.listen(0, '127.0.0.1');
+    try {
+      const mcp = new RawMcp(doomedListening.url);
+      await mcp.initialize('2025-11-25');
+      const id = mcp.id();
+      const post = asStream(await mcp.post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'steps', arguments: { key: 'abandoned' }, _meta: { progressToken: 'gone' } } }));
+      await until(() => feeds.has('abandoned'), 'the tool started');
+      const feed = feeds.get('abandoned') as Subject<unknown>;
+      feed.next(1);
+      const first = await nextMessage(post, isMethod('notifications/progress'), 5000);
+      const lastSeen = post.events.findLast((event) => event.data === JSON.stringify(first))?.id;
+      assert.ok(lastSeen !== undefined);
+      post.close();
+      await post.done;
+
+      const resumed = asStream(await rawRequest(b.listening.url, { method: 'GET', headers: mcp.sessionHeaders({ accept: 'text/event-stream', 'last-event-id': lastSeen }) }, mcp.checkEvent));
+      assert.equal(resumed.status, 200);
+      feed.next(2);
+      assert.equal(progressOf(await nextMessage(resumed, (message) => isMethod('notifications/progress')(message) && progressOf(message) === 2, 5000)), 2, 'followed live from the producing replica');
+
+      // The producing replica dies: nothing it held reaches NATS again.
+      const diedAt = Date.now();
+      await doomedConnection.close();
+      await doomedListening.close();
+      const answer = await nextMessage(resumed, answers(id), 20_000);
+      const error = answer['error'] as { code: number; message: string } | undefined;
+      assert.equal(error?.code, -32603);
+      assert.match(error?.message ?? '', /replica producing stream .* is gone/);
+      assert.equal(await resumed.done, 'ended', 'the stream ends after the error answer');
+      assert.ok(Date.now() - diedAt < 15_000, `noticed within the producer checks (${Date.now() - diedAt} ms)`);
+      feed.complete();
+    } finally {
+      await doomed.close({ drainMs: 0 }).catch(() => undefined);
+    }
+  });
+
+  test('gateway - the GET stream is one for all replicas: events reach it wherever it is open, and it resumes on another replica', { timeout: 30_000 }, async () => {
+    const [a, b] = replicas;
+    assert.ok(a !== undefined && b !== undefined);
+    const mcp = new RawMcp(a.listening.url);
+    await mcp.initialize('2025-11-25');
+    // Both replicas hold the session (B restores it), so a server message may come to either.
+    const onB = new RawMcp(b.listening.url);
+    onB.sessionId = mcp.sessionId;
+    onB.revision = mcp.revision;
+    await onB.call('tools/list', {});
+    const get = asStream(await onB.get());
+    assert.equal(get.status, 200);
+    const changed = isMethod('notifications/tools/list_changed');
+    let added = 0;
+    const addTool = (): void => void server.tool({ name: `get-stream-${++added}` }, () => 'added');
+    for (let round = 1; round <= 4; round++) {
+      addTool();
+      await until(() => messagesOf(get).filter(changed).length === round, `list change ${round} on the GET stream held by B`);
+    }
+    const lastSeen = get.events.findLast((event) => event.data !== undefined && event.data.includes('list_changed'))?.id;
+    assert.ok(lastSeen !== undefined, 'GET events carry ids');
+    get.close();
+    await get.done;
+    addTool();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const resumed = asStream(await mcp.get({ 'last-event-id': lastSeen }));
+    assert.equal(resumed.status, 200);
+    await until(() => messagesOf(resumed).filter(changed).length === 1, 'the change made while no GET was open, replayed on A');
+    addTool();
+    await until(() => messagesOf(resumed).filter(changed).length === 2, 'and a live one after it');
+    resumed.close();
+    await resumed.done;
+    mcp.assertClean();
+    onB.assertClean();
   });
 
   test('gateway - DELETE ends the session on the servers too, and its record: no replica restores it', async () => {

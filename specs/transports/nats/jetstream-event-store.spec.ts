@@ -2,14 +2,15 @@
  * The JetStream event store (rxmcp/nats) against a real nats-server: two store instances on two connections play
  * two replicas. Events one appends, the other replays and follows (live after the replay, completing at the
  * stream's end); ids carry the stream and the JetStream sequence; sessions are purged; the stream is bounded
- * and created idempotently; subjects never carry what ids might.
+ * and created idempotently; subjects never carry what ids might; a follow whose producer is gone fails with the
+ * requests the stream was to answer, unless told not to watch the producer.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { type NatsConnection, connect } from 'nats';
 import type { Subscription } from 'rxjs';
 import { JetStreamEventStore, type JetStreamEventStoreOptions, subjectToken } from '../../../transports/nats/jetstream-event-store.ts';
-import type { StoredEvent } from '../../../transports/http/index.ts';
+import { type StoredEvent, StreamAbandonedError } from '../../../transports/http/index.ts';
 import { RawMcp, asStream, rawRequest } from '../../support/http-raw-client.ts';
 import { startNatsServer } from '../../support/nats-server.ts';
 import { answers, isMethod, messagesOf, nextMessage, resultText } from '../http-server/fixtures.ts';
@@ -260,5 +261,38 @@ describe('cli gateway: JetStream event store', () => {
     assert.equal(await a.store.replayAfter('x', dotted), undefined, 'no collision between the sessions');
     assert.deepEqual(await a.store.replayAfter('x', plain), { streamId: 'p', events: [] });
     await assert.rejects(async () => a.store.append('s', 'bad\nstream', message(1)), RangeError);
+  });
+
+  test('jetstream event store - a follow whose producer is gone fails with the requests its stream was to answer; an unwatched one goes on', { timeout: 30_000 }, async () => {
+    await using server = await startNatsServer();
+    const options = { producerCheckMs: 100 };
+    const producer = await replica(server.url, options);
+    await using follower = await replica(server.url, options);
+    const session = 'YWJhbmRvbmVk';
+    producer.store.startStream(session, 'p1', [7, 'eight']);
+    const first = await producer.store.append(session, 'p1', message(1));
+    const shared = await producer.store.append(session, 'g', message(10));
+    const watched = collect(follower.store.follow(session, first));
+    const unwatched = collect(follower.store.follow(session, shared, { watchProducer: false }));
+    await producer.store.append(session, 'p1', message(2));
+    await until(() => watched.events.length === 1, 'the live event');
+    // A producer that answers is alive, however long its stream is silent.
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    assert.equal(watched.ended(), undefined, 'a live producer keeps its followers');
+
+    await producer[Symbol.asyncDispose]();
+    await until(() => watched.ended() !== undefined, 'the follow noticed its producer gone', 5000);
+    const error = watched.ended();
+    assert.ok(error instanceof StreamAbandonedError, String(error));
+    assert.deepEqual(error.unanswered, [7, 'eight']);
+    assert.match(error.message, /producing stream p1 is gone/);
+    assert.deepEqual(watched.events.map((event) => JSON.parse(event.message).params.progress), [2], 'the start marker is never an event');
+
+    // The shared stream's other writers go on: it is still followed.
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    assert.equal(unwatched.ended(), undefined);
+    await follower.store.append(session, 'g', message(11));
+    await until(() => unwatched.events.length === 1, 'the unwatched follow still delivers');
+    unwatched.subscription.unsubscribe();
   });
 });

@@ -12,6 +12,7 @@
  * here and gets its events as they are appended there, up to its answer.
  */
 import type { Observable } from 'rxjs';
+import type { RequestId } from '../../../core/jsonrpc.ts';
 
 export interface StoredEvent {
   readonly id: string;
@@ -24,6 +25,27 @@ export interface ReplayResult {
   readonly streamId: string;
   /** That stream's stored events after the id, oldest first. */
   readonly events: readonly StoredEvent[];
+}
+
+export interface FollowOptions {
+  /**
+   * Watch the process appending to the stream (default true): a follow whose producer is gone fails with a
+   * {@link StreamAbandonedError} instead of waiting for an end that cannot come. False for a stream that several
+   * processes append to (a shared standalone stream), where one of them going away ends nothing.
+   */
+  readonly watchProducer?: boolean;
+}
+
+/**
+ * A followed stream will never end: the process producing it is gone (it died, or lost its connection to the
+ * store). `unanswered` are the requests the stream was to answer (as `startStream` recorded them), which the
+ * follower answers with an error so that its client does not wait for nothing.
+ */
+export class StreamAbandonedError extends Error {
+  constructor(message: string, readonly unanswered: readonly RequestId[]) {
+    super(message);
+    this.name = 'StreamAbandonedError';
+  }
 }
 
 export interface EventStore {
@@ -42,7 +64,12 @@ export interface EventStore {
    * process, completing once that stream ended (`endStream`); undefined when the id is not one of this session's.
    * Unsubscribing stops following. Used when the stream is not running in this process.
    */
-  follow?(sessionId: string, lastEventId: string): Observable<StoredEvent> | undefined;
+  follow?(sessionId: string, lastEventId: string, options?: FollowOptions): Observable<StoredEvent> | undefined;
+  /**
+   * Optional, with `follow`: the request stream `streamId` begins, to answer `requestIds`. A store that watches
+   * producers names them in the {@link StreamAbandonedError} of a follow whose producer is gone.
+   */
+  startStream?(sessionId: string, streamId: string, requestIds: readonly RequestId[]): void | Promise<void>;
   /**
    * Optional, with `follow`: the request stream `streamId` is over (its answer was stored, or nothing is left to
    * answer). Followers of it complete after its last event.

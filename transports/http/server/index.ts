@@ -8,8 +8,8 @@ export type { ListeningServer, StreamableHttpServer } from './streamable-http-se
 export type { LegacySseOptions, RestoredSession, SseOptions, StreamableHttpServerOptions } from './options.ts';
 export type { CorsOptions } from './cors.ts';
 export type { HealthOptions } from './health.ts';
-export { InMemoryEventStore } from './event-store.ts';
-export type { EventStore, InMemoryEventStoreOptions, ReplayResult, StoredEvent } from './event-store.ts';
+export { InMemoryEventStore, StreamAbandonedError } from './event-store.ts';
+export type { EventStore, FollowOptions, InMemoryEventStoreOptions, ReplayResult, StoredEvent } from './event-store.ts';
 export type { HttpRequestInfo, NativeRequest } from './http-exchange.ts';
 export type { Authenticated } from './options.ts';
 export { AuthRefusal, isAuthRefusal, type AuthInfo } from '../../../core/auth.ts';

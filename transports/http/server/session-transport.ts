@@ -10,6 +10,11 @@
  * A client that disconnects is reported as `exchange-closed` (the legacy era does not take it as a cancel).
  * A request stream's events go on being stored after its client left, and its end is recorded with the store
  * (`endStream`), so a client that resumes it in another process gets all of it.
+ *
+ * A session other processes serve too (`restoreSession`), with a store that can `follow`, has ONE standalone
+ * stream for all of them: whichever process a server notification or request comes to appends it to the store,
+ * and the GET connection, in whichever process it is open, follows the store. A load balancer may then send the
+ * GET to one replica and the server's messages to another.
  */
 import { ErrorCode } from '../../../core/error-codes.ts';
 import { stepUpHeaders } from './protected-resource.ts';
@@ -24,6 +29,7 @@ import { encodeSseEvent } from '../shared/sse.ts';
 import { type Exchange, JsonExchange, LogicalStream, type PayloadKind, type PendingResume, STANDALONE_STREAM, kindOf, refusals } from './exchanges.ts';
 import type { HeaderMap, HttpResponder } from './http-exchange.ts';
 import { JSON_HEADERS, SSE_HEADERS } from './replies.ts';
+import { type FollowingStore, followSharedStandalone, recordStreamStart, sharedStandaloneStore } from './shared-streams.ts';
 import { type TransportSettings, andThen } from './settings.ts';
 import { SseConnection } from './sse-connection.ts';
 
@@ -110,6 +116,7 @@ export class HttpSessionTransport implements Transport {
   openStream(res: HttpResponder, headers: HeaderMap, payload: unknown, origin: FrameOrigin | undefined, shape: { requestIds: readonly RequestId[]; otherAnswers: number; initializeId: RequestId | undefined }): void | Promise<void> {
     const stream = new LogicalStream(`p${++this.nextExchange}${this.streamSuffix}`, shape.requestIds, shape.otherAnswers);
     this.exchanges.set(stream.id, stream);
+    recordStreamStart(this.settings, this.sessionId, stream);
     const connection = this.connect(res, headers);
     return andThen(this.primingId(stream.id), (primingId) => {
       if (primingId !== undefined) void connection.write(this.primingEvent(primingId));
@@ -135,11 +142,34 @@ export class HttpSessionTransport implements Transport {
     const stream = (this.standalone ??= new LogicalStream(STANDALONE_STREAM));
     if (stream.connection?.open === true) return false;
     const connection = this.connect(res, headers);
+    const shared = this.sharedStandalone;
+    if (shared !== undefined) {
+      // A position in the shared stream to follow from (shown to the client as the priming event when primed).
+      return andThen(shared.append(this.sessionId as string, STANDALONE_STREAM, null), (position) => {
+        if (this.polls) void connection.write(this.primingEvent(position));
+        this.attach(stream, connection);
+        this.followShared(connection, position);
+        return true;
+      });
+    }
     return andThen(this.primingId(stream.id), (primingId) => {
       if (primingId !== undefined) void connection.write(this.primingEvent(primingId));
       this.attach(stream, connection);
       return true;
     });
+  }
+
+  /**
+   * The store, when this session's standalone stream is shared with the other processes serving the session
+   * (see the header): its events then reach the client only through `followShared`.
+   */
+  get sharedStandalone(): FollowingStore | undefined {
+    return this.sessionId === undefined ? undefined : sharedStandaloneStore(this.settings);
+  }
+
+  /** Carries the shared standalone stream on `connection` from the event `position` on (shared-streams.ts). */
+  followShared(connection: SseConnection, position: string, seen: ReadonlySet<string> = new Set()): void {
+    followSharedStandalone(this, connection, position, seen);
   }
 
   // --- Transport ----------------------------------------------------------------------------------------
@@ -163,6 +193,13 @@ export class HttpSessionTransport implements Transport {
       return this.toStream(exchange, data, payload, kind);
     }
     if (kind === 'response') return undefined; // its exchange is gone; never on the standalone stream
+    const shared = this.sharedStandalone;
+    if (shared !== undefined) {
+      // Stored only: the GET connection follows the store, in this process or another.
+      return andThen(shared.append(this.sessionId as string, STANDALONE_STREAM, data), (id) => {
+        if (this.resumes !== undefined) for (const pending of this.resumes) pending.record(STANDALONE_STREAM, { id, message: data });
+      });
+    }
     const standalone = this.standalone;
     if (standalone === undefined || (this.settings.store === undefined && standalone.connection?.open !== true)) {
       return kind === 'request' ? this.undeliverable(payload, refusals.noStream) : undefined;

@@ -7,20 +7,21 @@
  * A request stream that another process opened (sessions shared by replicas, `restoreSession`) cannot continue
  * from here; with a store that can `follow` streams, its events are carried over from the store as any process
  * appends them, until the store says it ended. Without one, the replay is all this connection gets. The
- * standalone stream is always this process's own.
+ * standalone stream is this process's own, unless the session's processes share it through such a store
+ * (`HttpSessionTransport.sharedStandalone`): it is then followed from the store like a request stream.
  */
 import { Subscription } from 'rxjs';
 import { encodeSseEvent, encodeSseRetry } from '../shared/sse.ts';
-import type { EventStore, ReplayResult, StoredEvent } from './event-store.ts';
-import { PendingResume } from './exchanges.ts';
+import { ErrorCode } from '../../../core/error-codes.ts';
+import { type EventStore, type ReplayResult, type StoredEvent, StreamAbandonedError } from './event-store.ts';
+import { PendingResume, STANDALONE_STREAM } from './exchanges.ts';
 import type { HeaderMap, HttpResponder } from './http-exchange.ts';
 import type { HttpSessionTransport } from './session-transport.ts';
+import type { FollowingStore } from './shared-streams.ts';
 import { andThen } from './settings.ts';
 import type { SseConnection } from './sse-connection.ts';
 
 export type ResumeOutcome = 'unknown' | 'closed' | undefined;
-
-type FollowingStore = EventStore & Required<Pick<EventStore, 'follow' | 'endStream'>>;
 
 export function resumeStream(transport: HttpSessionTransport, res: HttpResponder, headers: HeaderMap, lastEventId: string): ResumeOutcome | Promise<ResumeOutcome> {
   const { store } = transport.settings;
@@ -40,6 +41,10 @@ export function resumeStream(transport: HttpSessionTransport, res: HttpResponder
     transport.trackResume(pending, false);
     if (transport.isClosed) return 'closed';
     if (result === undefined) return 'unknown';
+    if (result.streamId === STANDALONE_STREAM && transport.sharedStandalone !== undefined) {
+      resumeShared(transport, transport.connect(res, headers), result, lastEventId);
+      return undefined;
+    }
     const stream = transport.liveStream(result.streamId);
     if (stream === undefined && !transport.openedHere(result.streamId) && canFollow(store)) {
       follow(transport, store, sessionId, transport.connect(res, headers), result, lastEventId);
@@ -77,6 +82,18 @@ export function resumeStream(transport: HttpSessionTransport, res: HttpResponder
   return finish(replay);
 }
 
+/** The shared standalone stream: its replay, then what any process appends to it. */
+function resumeShared(transport: HttpSessionTransport, connection: SseConnection, result: ReplayResult, lastEventId: string): void {
+  const retry = transport.settings.sse.retryMs;
+  if (transport.polls && retry > 0) void connection.write(encodeSseRetry(retry));
+  const seen = new Set<string>();
+  for (const event of result.events) {
+    seen.add(event.id);
+    void connection.event(event.message, event.id);
+  }
+  transport.followShared(connection, result.events.at(-1)?.id ?? lastEventId, seen);
+}
+
 /** `follow` is only of use with `endStream`: without it a follower could never tell that a stream ended. */
 function canFollow(store: EventStore): store is FollowingStore {
   return store.follow !== undefined && store.endStream !== undefined;
@@ -109,7 +126,20 @@ function follow(transport: HttpSessionTransport, store: FollowingStore, sessionI
         if (!seen.has(event.id)) void connection.event(event.message, event.id);
       },
       complete: () => connection.end(),
-      error: () => connection.end(),
+      error: (error: unknown) => abandon(connection, error),
     }),
   );
+}
+
+/**
+ * A follow that failed: when its stream was abandoned (its producer is gone), the requests it was to answer are
+ * answered here with the reason, so the client does not wait for answers that cannot come; then it ends.
+ */
+function abandon(connection: SseConnection, error: unknown): void {
+  if (error instanceof StreamAbandonedError) {
+    for (const id of error.unanswered) {
+      void connection.event(JSON.stringify({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: error.message } }));
+    }
+  }
+  connection.end();
 }
