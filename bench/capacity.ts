@@ -3,7 +3,8 @@
  * JetStream (specs/support/nats-server.ts: 127.0.0.1, a free port, its own store), all in one run. A benchmark,
  * not a test: it reports, it never fails on a figure.
  *
- *   node --import tsx bench/capacity.ts [--sessions=20] [--levels=10,100,1000] [--deliveries=20000]
+ *   node --import tsx bench/capacity.ts [--parts=lifecycle,fanout,kv,spread] [--sessions=20] [--levels=10,100,1000]
+ *        [--deliveries=20000] [--kv-puts=5000] [--spread-sessions=3000]
  *
  * Server processes are children (bench/capacity-server.ts: `createServer()` with the echo tool and one
  * subscribable resource, `serveNats` with its defaults, legacy session records in KV on); the clients are rxmcp
@@ -25,6 +26,11 @@
  *    notification: wall time, CPU of the server process, of nats-server and of this process (the clients), from
  *    /proc/<pid>/stat (10 ms ticks) and `process.cpuUsage()`. The server's heap per open legacy session comes
  *    from the same run (gc'd readings before and after opening them).
+ * 3. The node's KV write rate: `--kv-puts` puts of a 400-byte value (a session record's size) on a fresh bucket
+ *    (history 1, one replica, file storage), 1 and 64 in flight: puts/s and nats-server CPU per put.
+ * 4. Legacy sessions over a process group: 1, 2 and 3 server processes serving the same name (one queue group);
+ *    `--spread-sessions` legacy sessions opened, how many each process took and its heap per session; then 5
+ *    `tools/call` per session, 64 in flight: calls/s and each server process's CPU per call.
  */
 import { spawn } from 'node:child_process';
 import os from 'node:os';
@@ -264,10 +270,98 @@ async function fanout(url: string, natsPid: number, nc: NatsConnection, levels: 
   return { figures, heap };
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// Legacy sessions spread over a process group
+
+export interface SpreadFigure {
+  readonly processes: number;
+  readonly sessions: number;
+  /** Legacy sessions each process holds once all are open (the queue group picks who takes each initialize). */
+  readonly perProcess: readonly number[];
+  readonly heapBytesPerSession: readonly number[];
+  readonly callsPerSecond: number;
+  readonly serverCpuUsPerCall: readonly number[];
+}
+
+/** `sessions` legacy sessions opened against `processes` server processes, then 5 calls on each, 64 in flight. */
+async function spread(url: string, nc: NatsConnection, processes: number, sessions: number): Promise<SpreadFigure> {
+  const servers = Array.from({ length: processes }, () => startServer(url));
+  const pids = (await Promise.all(servers.map((p) => p.ready))).map((r) => Number(r['pid']));
+  const open: Session[] = [];
+  try {
+    const before = await Promise.all(servers.map((p) => p.command('measure')));
+    for (let i = 0; i < sessions; i++) open.push(await openSession(nc, 'legacy'));
+    const after = await Promise.all(servers.map((p) => p.command('measure')));
+    const perProcess = after.map((m) => Number(m['sessions']));
+    const cpu0 = pids.map((pid) => processCpuUs(pid));
+    const t0 = process.hrtime.bigint();
+    const calls = sessions * 5;
+    let next = 0;
+    await Promise.all(Array.from({ length: 64 }, async () => {
+      while (next < calls) {
+        const s = open[next++ % sessions];
+        await s?.callTool('echo', callArgs);
+      }
+    }));
+    const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
+    const figure: SpreadFigure = {
+      processes, sessions, perProcess,
+      heapBytesPerSession: after.map((m, i) => (Number(m['heapUsed']) - Number(before[i]?.['heapUsed'])) / Math.max(1, perProcess[i] ?? 0)),
+      callsPerSecond: (calls * 1000) / wallMs,
+      serverCpuUsPerCall: pids.map((pid, i) => (processCpuUs(pid) - (cpu0[i] ?? 0)) / calls),
+    };
+    console.log(`  ${sessions} legacy sessions over ${processes} processes: ${perProcess.join(' / ')} sessions; heap/session ${figure.heapBytesPerSession.map((b) => fmt(b, 0)).join(' / ')} B; ` +
+      `${fmt(figure.callsPerSecond, 0)} calls/s, server CPU µs/call ${figure.serverCpuUsPerCall.map((c) => fmt(c, 1)).join(' / ')}`);
+    return figure;
+  } finally {
+    await Promise.allSettled(open.map((s) => s.close()));
+    await Promise.all(servers.map((p) => p.stop()));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// KV write throughput of the node
+
+export interface KvFigure {
+  readonly inFlight: number;
+  readonly puts: number;
+  readonly putsPerSecond: number;
+  readonly natsCpuUsPerPut: number;
+  readonly clientCpuUsPerPut: number;
+}
+
+/** `puts` KV puts of a session-record-sized value (400 B) on a fresh bucket (history 1, R1, file), `inFlight` at a time. */
+async function kvThroughput(nc: NatsConnection, natsPid: number, puts: number, levels: readonly number[]): Promise<KvFigure[]> {
+  const kv = await nc.jetstream().views.kv('capacity_kv_bench', { history: 1 });
+  const value = new Uint8Array(400).fill(120);
+  const figures: KvFigure[] = [];
+  let key = 0;
+  for (const inFlight of levels) {
+    const cpu0 = process.cpuUsage();
+    const nats0 = processCpuUs(natsPid);
+    const t0 = process.hrtime.bigint();
+    let started = 0;
+    await Promise.all(Array.from({ length: inFlight }, async () => {
+      while (started < puts) {
+        started++;
+        await kv.put(`s${key++}`, value);
+      }
+    }));
+    const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
+    const cpu = process.cpuUsage(cpu0);
+    figures.push({ inFlight, puts, putsPerSecond: (puts * 1000) / wallMs, natsCpuUsPerPut: (processCpuUs(natsPid) - nats0) / puts, clientCpuUsPerPut: (cpu.user + cpu.system) / puts });
+    console.log(`  KV put, ${inFlight} in flight: ${fmt((puts * 1000) / wallMs, 0)} puts/s; nats-server ${fmt(figures.at(-1)?.natsCpuUsPerPut ?? 0, 1)} µs CPU per put`);
+  }
+  await kv.destroy();
+  return figures;
+}
+
 export interface CapacityRun {
-  readonly lifecycle: { steps: StepCounts[]; otherApi: Record<string, number> };
+  readonly lifecycle: { steps: StepCounts[]; otherApi: Record<string, number> } | undefined;
   readonly fanout: FanoutFigure[];
   readonly heap: HeapFigure[];
+  readonly kv: KvFigure[];
+  readonly spread: SpreadFigure[];
   readonly sessions: number;
   readonly loadBefore: readonly number[];
   readonly loadAfter: readonly number[];
@@ -279,19 +373,28 @@ if (isMain(import.meta.url)) {
   const sessions = Number(argValue('sessions') ?? 20);
   const levels = (argValue('levels') ?? '10,100,1000').split(',').map(Number);
   const deliveries = Number(argValue('deliveries') ?? 20_000);
+  const parts = (argValue('parts') ?? 'lifecycle,fanout,kv,spread').split(',');
   const started = Date.now();
   const loadBefore = os.loadavg();
   const nats = await startNatsServer();
   const nc = await connect({ servers: nats.url, name: 'capacity-clients' });
   const spyNc = await connect({ servers: nats.url, name: 'capacity-spy' });
   try {
-    console.log(`JetStream operations per legacy session (${sessions} sessions):`);
-    const life = await lifecycle(nats.url, nc, spyNc, sessions);
-    console.log(`  other JetStream API requests: ${JSON.stringify(life.otherApi)}`);
-    console.log('Change fan-out:');
-    const fan = await fanout(nats.url, nats.pid ?? -1, nc, levels, deliveries);
+    let life: CapacityRun['lifecycle'];
+    if (parts.includes('lifecycle')) {
+      console.log(`JetStream operations per legacy session (${sessions} sessions):`);
+      life = await lifecycle(nats.url, nc, spyNc, sessions);
+      console.log(`  other JetStream API requests: ${JSON.stringify(life.otherApi)}`);
+    }
+    const fan = parts.includes('fanout') ? await fanout(nats.url, nats.pid ?? -1, nc, levels, deliveries) : { figures: [], heap: [] };
     for (const h of fan.heap) console.log(`  server heap with ${h.legacySessions} legacy sessions, ${h.modernListeners} modern listeners: ${fmt(h.heapBytes / 1048576)} MiB`);
-    const run: CapacityRun = { lifecycle: life, fanout: fan.figures, heap: fan.heap, sessions, loadBefore, loadAfter: os.loadavg(), revision: revision(), seconds: (Date.now() - started) / 1000 };
+    const kv = parts.includes('kv') ? await kvThroughput(nc, nats.pid ?? -1, Number(argValue('kv-puts') ?? 5_000), [1, 64]) : [];
+    const spreadFigures: SpreadFigure[] = [];
+    if (parts.includes('spread')) {
+      console.log('Legacy sessions over a process group:');
+      for (const processes of [1, 2, 3]) spreadFigures.push(await spread(nats.url, nc, processes, Number(argValue('spread-sessions') ?? 3_000)));
+    }
+    const run: CapacityRun = { lifecycle: life, fanout: fan.figures, heap: fan.heap, kv, spread: spreadFigures, sessions, loadBefore, loadAfter: os.loadavg(), revision: revision(), seconds: (Date.now() - started) / 1000 };
     emitResult(run);
   } finally {
     await nc.close();

@@ -263,15 +263,63 @@ const secs = (ms: number): string => (ms >= 10_000 ? `${fmt(ms / 1000, 1)} s` : 
 
 export function millionMarkdown(run: MillionRun): string {
   const rows = run.figures.map((f) => [f.medium === 'memory' ? 'in memory' : 'Streamable HTTP', fmt(f.n, 0), `${fmt(f.sessionsPerSecond, 0)}/s (${secs(f.openMs)})`,
+    `${fmt(cpuUsPerSession(f), 1)} µs${f.medium === 'http' ? ` (server ${fmt(((f.serverOpenCpuMs ?? 0) * 1000) / f.n, 1)})` : ''}`,
     `${kib(f.heapBytesPerSession)} (${fmt(f.heapBytesPerSession, 0)} B)`, kib(f.rssBytesPerSession), mib(f.afterHeapBytes),
     `${fmt(f.burst.callsPerSecond, 0)}/s; ${fmt(f.burst.ok, 0)} ok, ${fmt(f.burst.failed, 0)} failed`,
-    `${secs(f.expire.expireMs)}`, `${mib(f.expire.heapAfterBytes)} (${f.expire.heapReturnedDeltaBytes >= 0 ? '+' : '−'}${mib(Math.abs(f.expire.heapReturnedDeltaBytes))} vs baseline)`]);
-  const head = ['medium', 'idle sessions', 'creation rate (time)', 'heap/session', 'RSS/session', 'heap with all open', 'burst of calls', 'time to expire all', 'heap after expiry'];
+    `${secs(f.expire.expireMs)}`, `${mib(f.expire.heapAfterBytes)} (${f.expire.heapReturnedDeltaBytes >= 0 ? '+' : '−'}${mib(Math.abs(f.expire.heapReturnedDeltaBytes))} vs baseline; ${f.expire.sessionsLeft} sessions left)`]);
+  const head = ['medium', 'idle sessions', 'creation rate (time)', 'CPU per session opened (client + server)', 'heap/session', 'RSS/session', 'heap with all open', 'burst: 10,000 tools/call over 1,000 sampled sessions', 'time to expire all', 'heap after expiry'];
   const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
   const load = (v: readonly number[]): string => v.map((x) => fmt(x)).join(' / ');
   return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n') +
     `\n\n(${fmt(run.minutes, 1)} min, load average before ${load(run.loadBefore)}, after ${load(run.loadAfter)}; rxmcp at ${run.revision}; measured ${run.measuredAt})` +
     (run.skipped.length === 0 ? '' : `\n\nDid not complete: ${run.skipped.join('; ')}`) + '\n';
+}
+
+/** CPU to open one session: this process (memory: both sides; HTTP: the client) plus, over HTTP, the server child. */
+const cpuUsPerSession = (f: MillionFigures): number => ((f.openCpuMs + (f.serverOpenCpuMs ?? 0)) * 1000) / f.n;
+
+/** The `### One million idle sessions` subsection of bench/RESULTS.md's Scale section, from the stored figures. */
+export function millionSection(): string {
+  const run = readRuns();
+  if (run === undefined) return '';
+  const httpTop = run.figures.filter((f) => f.medium === 'http').sort((a, b) => b.n - a.n)[0];
+  const projection = httpTop === undefined ? '' : `
+
+Over Streamable HTTP the largest count measured is ${fmt(httpTop.n, 0)}: opening a session there is two HTTP requests
+(\`initialize\` answered as an SSE stream, \`notifications/initialized\`) and cost ${fmt(cpuUsPerSession(httpTop), 0)} µs of CPU
+(client ${fmt((httpTop.openCpuMs * 1000) / httpTop.n, 0)} µs + server ${fmt(((httpTop.serverOpenCpuMs ?? 0) * 1000) / httpTop.n, 0)} µs), while the
+machine's load gave the two processes ${fmt((cpuUsPerSession(httpTop) * httpTop.n) / (httpTop.openMs * 10), 0)} % of one core between them
+(${fmt(httpTop.sessionsPerSecond, 0)} sessions/s). 1,000,000 sessions at that rate would take ${fmt(1_000_000 / httpTop.sessionsPerSecond / 3600, 1)} h; on one free core per side
+the server's ${fmt(((httpTop.serverOpenCpuMs ?? 0) * 1000) / httpTop.n, 0)} µs per session bound it to ~${fmt(1e6 / Math.max(1, ((httpTop.serverOpenCpuMs ?? 0) * 1000) / httpTop.n) / 60, 0)} min,
+and ${fmt(httpTop.heapBytesPerSession, 0)} B per session put the million at ~${fmt((httpTop.heapBytesPerSession * 1e6) / 2 ** 30, 1)} GiB of heap (within the 20,000 MB given).
+The heap per session was flat from 1,000 up (see the table), so the memory figure extrapolates; the creation rate is what this machine could not give.`;
+  return `### One million idle sessions
+
+${millionMarkdown(run)}
+Charts: [heap per session](charts/million-heap-per-session.svg), [creation rate](charts/million-creation-rate.svg),
+[CPU per session opened](charts/million-cpu-per-session.svg), against the number of sessions (log scale).
+
+Command: \`npx tsx bench/scale-million.ts --media=memory,http --counts=1000,10000,100000,1000000\` (each count of each
+medium a fresh child: \`node --expose-gc --max-old-space-size=20000 --import tsx bench/scale-million.ts --one --medium=<m> --n=<n>\`;
+\`--media=http --counts=...\` re-measures one medium and keeps the other's figures, in bench/charts/million.json;
+\`--chart\` redraws the charts from that file).
+
+Method (bench/scale-million.ts): 200 warm-up sessions (kept), settle, gc twice, baseline; then n sessions opened
+(\`initialize\` 2025-11-25, answer awaited, \`notifications/initialized\`), timed (wall clock; CPU of the processes);
+settle, gc twice: heap per session = (after − baseline) / n. In memory: one \`createSessionHost(createServer())\`
+(echo tool; \`maxSessions\` n + 1,200, \`idleTimeoutMs\` 10 min, sweep every 1 s) takes each session over its own
+in-memory pair, opened one after another by a minimal raw client in the same process (its ends are in the figure,
+as in "Idle initialized server sessions" above). Over HTTP: the server is a child
+(bench/million-http-server.ts: \`createStreamableHttpServer\`, responseMode 'sse', \`maxSessions\` n + 1,200,
+\`idleTimeoutMs\` 10 min), this process the raw node:http client on one keep-alive agent of 16 sockets (16
+handshakes at a time): sessions, not sockets. Burst: 10,000 \`tools/call\` of the echo tool, each on a session drawn
+at random from a random sample of 1,000 of the n, 32 in flight, every answer checked; failures counted. Expiry: the
+server's clock (bench/warp-clock.ts: the system clock plus a jump, injected through the \`clock\` options) jumps past
+the idle timeout, and the time until the server holds no session (HTTP: neither the session registry nor the
+server) is measured; then gc and the heap against the baseline. Every timer remains a real system timer (the
+warp clock also keeps each pending one in a set, a few dozen bytes more per HTTP session than a deployment pays).
+In memory, the host's sweep closes every idle session in one pass; closing a million took the time shown.${projection}
+`;
 }
 
 const dataFile = join(repoRoot, 'bench/charts/million.json');
@@ -344,7 +392,7 @@ if (isMain(import.meta.url)) {
     if (run === undefined) throw new Error(`no figures in ${dataFile}`);
     writeFileSync(dataFile, `${JSON.stringify(run, null, 1)}\n`);
     writeCharts(join(repoRoot, 'bench/charts'), millionCharts(run));
-    const md = millionMarkdown(run);
+    const md = millionSection();
     console.log(`\n${md}`);
     const out = argValue('out');
     if (out !== undefined) writeFileSync(out, md);
