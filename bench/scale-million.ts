@@ -294,6 +294,8 @@ export function millionMarkdown(run: MillionRun): string {
     .map((r) => `- ${r.measured}: ${fmt(r.minutes, 1)} min, load average before ${load(r.loadBefore)}, after ${load(r.loadAfter)} (2 cores); rxmcp at ${r.revision}; measured ${r.measuredAt}`);
   return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n') +
     `\n\nRuns:\n${notes.join('\n')}` +
+    run.figures.filter((f) => f.burst.failed > 0).map((f) => `\n\nFailed calls (${f.medium}, ${fmt(f.n, 0)}): ${f.burst.failed}, the first with "${f.burst.firstFailure ?? ''}"` +
+      (f.burst.firstFailure === 'socket hang up' ? ': the HTTP connection closed under the request (no MCP error came back)' : '')).join('') +
     (run.skipped.length === 0 ? '' : `\n\nDid not complete: ${run.skipped.join('; ')}`) + '\n';
 }
 
