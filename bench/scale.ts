@@ -29,6 +29,7 @@ import { type ChurnFigures, type ChurnImpl, churnTolerance } from './scale-churn
 import { type HttpScaleFigures, type HttpScaleImpl, measureHttpScale } from './scale-http.ts';
 import type { IdleScaleFigures, IdleScaleImpl } from './scale-idle.ts';
 import { runScaleChild, totalResources } from './scale-lib.ts';
+import { millionSection } from './scale-million.ts';
 import { type PairsResult, pairsContenders } from './scale-pairs.ts';
 
 export type ScaleFigure = 'idle' | 'pairs' | 'churn' | 'http';
@@ -396,6 +397,10 @@ sessions (kept), then the server settles, runs gc twice and reads heapUsed/RSS; 
 ${seriesSection(result.memorySeries)}
 `);
   }
+  // The one-million-sessions subsection is measured by its own (long) run, bench/scale-million.ts; its stored
+  // figures are carried into every report of this section.
+  const million = millionSection();
+  if (million !== '') parts.push(million);
   return { sections: parts.join('\n'), commands: [...result.commands] };
 }
 
