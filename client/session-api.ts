@@ -263,19 +263,20 @@ export class ClientSessionImpl implements ClientSession {
   private async call<R extends object>(method: string, params: JsonObject, options: PromiseRequestOptions = {}, mirror?: Readonly<Record<string, string>>): Promise<R> {
     if (!this.modern && mirror === undefined) return this.session.request<R>(method, params, options);
     const onProgress = options.onProgress;
-    const progress = options.progress ?? onProgress !== undefined;
-    const roundOptions = options.progress === progress ? options : withField(options, 'progress', progress);
     let sent: number | undefined;
+    // The options as given: the Promise form asks for progress when there is an `onProgress` (as in the legacy era).
     const result = await this.core.requestWith<R>({
       method,
       params,
-      options: roundOptions,
+      options,
       ...(mirror === undefined ? {} : { mirror }),
       onSent: (id) => (sent = id),
     });
     const type = (result as JsonObject)['resultType'];
     // Without an input answerer (or outside the modern era) there are no further rounds: the answer is the result.
     if (type === undefined || type === 'complete' || !this.modern || this.inputs === undefined) return result;
+    const progress = options.progress ?? onProgress !== undefined;
+    const roundOptions = options.progress === progress ? options : withField(options, 'progress', progress);
     const events$ = this.call$<R>(method, params, roundOptions, mirror, { result, id: sent });
     const last = await lastValueFrom(events$.pipe(tap((event) => (event.type === 'progress' ? onProgress?.(event) : undefined))));
     if (last.type !== 'result') throw new LocalError('ProtocolViolation', `${method} ended without a result`);

@@ -19,6 +19,13 @@ function copyInto(target: Record<string, unknown>, source: object): void {
   }
 }
 
+/** `{ ...source }` as a fresh record that fields can then be set on without leaving the fast path. */
+export function copyOwn(source: object | undefined): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  if (source !== undefined) copyInto(copy, source);
+  return copy;
+}
+
 /** `{ ...source, [key]: value }`, fast. */
 export function withField<T extends object, K extends string, V>(source: T | undefined, key: K, value: V): Omit<T, K> & { [P in K]: V } {
   const copy: Record<string, unknown> = {};

@@ -8,7 +8,7 @@ import { sha256 } from '../../core/crypto/hmac.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
 import { WireError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
-import { withFields } from '../../core/objects.ts';
+import { copyOwn, withFields } from '../../core/objects.ts';
 import type { Implementation, ServerCapabilities } from '../../core/protocol/capabilities.ts';
 import { CACHEABLE_METHODS, type CacheHints, MetaKey, type RequestEnvelope } from '../../core/protocol/modern.ts';
 import type { ModernRevision } from '../../core/protocol/versions.ts';
@@ -75,7 +75,10 @@ export class ModernServing {
       const { ttlMs, cacheScope } = this.options.cache;
       return withFields(withFields({ ttlMs, cacheScope }, result), { resultType, _meta: meta });
     }
-    return withFields(result, { resultType, _meta: meta });
+    const decorated = copyOwn(result);
+    decorated['resultType'] = resultType;
+    decorated['_meta'] = meta;
+    return decorated as JsonObject;
   }
 
   /**
