@@ -274,7 +274,20 @@ function sendRequest$<R extends object>(session: SessionContext, spec: OutgoingR
 
 /** An outgoing request as a Promise of its result (the same actor as {@link outgoingRequest$}). */
 export function outgoingRequest<R extends object>(session: SessionContext, spec: OutgoingRequestSpec & { readonly options: PromiseRequestOptions }): Promise<R> {
-  return new Promise<R>((resolve, reject) => {
+  return new Promise<R>((resolve, reject) => startOutgoingRequest(session, spec, resolve, reject));
+}
+
+/**
+ * {@link outgoingRequest} with the caller's own callbacks: `resolve` runs where the answer is delivered (a caller that
+ * goes on from there, like the client's next input round, stays in that context, e.g. its trace).
+ */
+export function startOutgoingRequest<R extends object>(
+  session: SessionContext,
+  spec: OutgoingRequestSpec & { readonly options: PromiseRequestOptions },
+  resolve: (result: R) => void,
+  reject: (error: Error) => void,
+): void {
+  {
     const onProgress = spec.options.onProgress;
     const wantsProgress = spec.options.progress ?? (onProgress !== undefined || spec.options.resetTimeoutOnProgress === true);
     // The caller's spec as it is when it already says whether progress is wanted (the common case): no copies.
@@ -283,7 +296,7 @@ export function outgoingRequest<R extends object>(session: SessionContext, spec:
     const intercepted = interception?.request$(session, final, sendRequest$);
     if (intercepted !== undefined) return settleIntercepted(intercepted as Observable<RequestEvent<R>>, resolve, reject, onProgress);
     new OutgoingRequest<R>(session, final, new PromiseSink<R>(resolve, reject, onProgress)).start();
-  });
+  }
 }
 
 /** The Promise form of an intercepted request: its last event is the result, its progress goes to `onProgress`. */

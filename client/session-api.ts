@@ -260,21 +260,28 @@ export class ClientSessionImpl implements ClientSession {
    * are complete and are returned as they come. Only an answer that needs more (`input_required`, a task, a
    * type this client does not know) goes on through the round driver, which takes it as its first round's.
    */
-  private async call<R extends object>(method: string, params: JsonObject, options: PromiseRequestOptions = {}, mirror?: Readonly<Record<string, string>>): Promise<R> {
+  private call<R extends object>(method: string, params: JsonObject, options: PromiseRequestOptions = {}, mirror?: Readonly<Record<string, string>>): Promise<R> {
     if (!this.modern && mirror === undefined) return this.session.request<R>(method, params, options);
-    const onProgress = options.onProgress;
-    let sent: number | undefined;
-    // The options as given: the Promise form asks for progress when there is an `onProgress` (as in the legacy era).
-    const result = await this.core.requestWith<R>({
-      method,
-      params,
-      options,
-      ...(mirror === undefined ? {} : { mirror }),
-      onSent: (id) => (sent = id),
+    return new Promise<R>((resolve, reject) => {
+      let sent: number | undefined;
+      // The options as given: the Promise form asks for progress when there is an `onProgress` (as in the legacy era).
+      this.core.requestTo<R>(
+        { method, params, options, ...(mirror === undefined ? {} : { mirror }), onSent: (id) => (sent = id) },
+        (result) => {
+          const type = (result as JsonObject)['resultType'];
+          // Without an input answerer (or outside the modern era) there are no further rounds: the answer is the result.
+          if (type === undefined || type === 'complete' || !this.modern || this.inputs === undefined) return resolve(result);
+          // Went on from here, where the answer was delivered: the next round keeps its context (one trace).
+          this.moreRounds<R>(method, params, options, mirror, result, sent).then(resolve, reject);
+        },
+        reject,
+      );
     });
-    const type = (result as JsonObject)['resultType'];
-    // Without an input answerer (or outside the modern era) there are no further rounds: the answer is the result.
-    if (type === undefined || type === 'complete' || !this.modern || this.inputs === undefined) return result;
+  }
+
+  /** The rounds after a first answer that was not complete, through the round driver. */
+  private async moreRounds<R extends object>(method: string, params: JsonObject, options: PromiseRequestOptions, mirror: Readonly<Record<string, string>> | undefined, result: R, sent: number | undefined): Promise<R> {
+    const onProgress = options.onProgress;
     const progress = options.progress ?? onProgress !== undefined;
     const roundOptions = options.progress === progress ? options : withField(options, 'progress', progress);
     const events$ = this.call$<R>(method, params, roundOptions, mirror, { result, id: sent });

@@ -18,7 +18,7 @@ import { routeFrame } from '../actors/inbound-router.ts';
 import type { ModernServing } from '../actors/modern/modern-serving.ts';
 import { startKeepalive } from '../actors/keepalive.ts';
 import { OutboundWriter, type OutboundWriterEvents } from '../actors/outbound-writer.ts';
-import { type OutgoingRequestSpec, outgoingRequest, outgoingRequest$ } from '../actors/outgoing-request.ts';
+import { type OutgoingRequestSpec, outgoingRequest, outgoingRequest$, startOutgoingRequest } from '../actors/outgoing-request.ts';
 import { withField } from '../core/objects.ts';
 import type { PendingRequest, RunningRequest, SessionContext, SessionDiagnostic } from '../actors/session-context.ts';
 import { type FlowStatus, resolveBackpressure } from '../core/backpressure.ts';
@@ -197,9 +197,12 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
     return outgoingRequest$<R>(this, spec);
   }
 
-  /** The Promise form of {@link requestWith$}: one answer, no Observable in between (the client's direct path). */
-  requestWith<R extends object = JsonObject>(spec: OutgoingRequestSpec & { readonly options: PromiseRequestOptions }): Promise<R> {
-    return outgoingRequest<R>(this, spec);
+  /**
+   * {@link requestWith$} without an Observable (the client's direct path): `resolve` or `reject` is called once, where
+   * the answer is delivered.
+   */
+  requestTo<R extends object = JsonObject>(spec: OutgoingRequestSpec & { readonly options: PromiseRequestOptions }, resolve: (result: R) => void, reject: (error: Error) => void): void {
+    startOutgoingRequest<R>(this, spec, resolve, reject);
   }
 
   async ping(options: PromiseRequestOptions = {}): Promise<void> {
