@@ -10,6 +10,7 @@ import { abortedError, onAbort } from '../core/abort.ts';
 import type { TimerHandle } from '../core/clock.ts';
 import { LocalError, WireError } from '../core/errors.ts';
 import { type JsonObject, request as requestMessage } from '../core/jsonrpc.ts';
+import { withField } from '../core/objects.ts';
 import { methodAvailable, methodRule } from '../core/protocol/methods.ts';
 import type { ExchangeKey } from '../core/transport.ts';
 import type { HandlerTable, PromiseRequestOptions, RequestEvent, RequestOptions } from './handler-types.ts';
@@ -144,10 +145,14 @@ class OutgoingRequest<R extends object> implements PendingRequest {
     let params = this.spec.params;
     // A modern client's envelope (its version and capabilities) goes on every request; the caller's own _meta wins.
     const envelope = session.envelope;
-    if (options.progress === true || options.meta !== undefined || envelope !== undefined) {
-      const meta: Record<string, unknown> = { ...envelope, ...(params?.['_meta'] as JsonObject | undefined), ...options.meta };
+    const ownMeta = params?.['_meta'];
+    if (envelope !== undefined && options.progress !== true && options.meta === undefined && ownMeta === undefined) {
+      // The common modern request: its _meta is the envelope itself (frozen, shared by every request), not a copy.
+      params = withField(params, '_meta', envelope);
+    } else if (options.progress === true || options.meta !== undefined || envelope !== undefined) {
+      const meta: Record<string, unknown> = { ...envelope, ...(ownMeta as JsonObject | undefined), ...options.meta };
       if (options.progress === true) meta['progressToken'] = this.id;
-      params = { ...params, _meta: meta };
+      params = withField(params, '_meta', meta);
     }
     this.armTimeout();
     const message = requestMessage(this.id, this.spec.method, params);
@@ -269,15 +274,29 @@ function sendRequest$<R extends object>(session: SessionContext, spec: OutgoingR
 
 /** An outgoing request as a Promise of its result (the same actor as {@link outgoingRequest$}). */
 export function outgoingRequest<R extends object>(session: SessionContext, spec: OutgoingRequestSpec & { readonly options: PromiseRequestOptions }): Promise<R> {
-  return new Promise<R>((resolve, reject) => {
+  return new Promise<R>((resolve, reject) => startOutgoingRequest(session, spec, resolve, reject));
+}
+
+/**
+ * {@link outgoingRequest} with the caller's own callbacks: `resolve` runs where the answer is delivered (a caller that
+ * goes on from there, like the client's next input round, stays in that context, e.g. its trace).
+ */
+export function startOutgoingRequest<R extends object>(
+  session: SessionContext,
+  spec: OutgoingRequestSpec & { readonly options: PromiseRequestOptions },
+  resolve: (result: R) => void,
+  reject: (error: Error) => void,
+): void {
+  {
     const onProgress = spec.options.onProgress;
     const wantsProgress = spec.options.progress ?? (onProgress !== undefined || spec.options.resetTimeoutOnProgress === true);
-    const options = wantsProgress === (spec.options.progress ?? false) ? spec.options : { ...spec.options, progress: wantsProgress };
+    // The caller's spec as it is when it already says whether progress is wanted (the common case): no copies.
+    const final = wantsProgress === (spec.options.progress ?? false) ? spec : withField(spec, 'options', withField(spec.options, 'progress', wantsProgress));
     const interception = (session.handlers as InterceptableHandlerTable).outgoing;
-    const intercepted = interception?.request$(session, { ...spec, options }, sendRequest$);
+    const intercepted = interception?.request$(session, final, sendRequest$);
     if (intercepted !== undefined) return settleIntercepted(intercepted as Observable<RequestEvent<R>>, resolve, reject, onProgress);
-    new OutgoingRequest<R>(session, { ...spec, options }, new PromiseSink<R>(resolve, reject, onProgress)).start();
-  });
+    new OutgoingRequest<R>(session, final, new PromiseSink<R>(resolve, reject, onProgress)).start();
+  }
 }
 
 /** The Promise form of an intercepted request: its last event is the result, its progress goes to `onProgress`. */

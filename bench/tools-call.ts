@@ -39,8 +39,8 @@ import { type CallResult, callArgs, checkEcho, clientInfo, echo, echoJsonSchema,
 import { echoZodShape } from './echo-zod.ts';
 import { dumpSourceMaps } from './source-maps.ts';
 
-export type CallContender = 'rxmcp' | 'rxmcpZod' | 'sdk' | 'sdk2' | 'tmcp' | 'floor';
-export const callContenders: readonly CallContender[] = ['rxmcp', 'rxmcpZod', 'sdk', 'sdk2', 'tmcp', 'floor'];
+export type CallContender = 'rxmcp' | 'rxmcpModern' | 'rxmcpZod' | 'sdk' | 'sdk2' | 'tmcp' | 'floor';
+export const callContenders: readonly CallContender[] = ['rxmcp', 'rxmcpModern', 'rxmcpZod', 'sdk', 'sdk2', 'tmcp', 'floor'];
 
 interface Contender extends Op<CallContender> {
   close(): Promise<void>;
@@ -56,6 +56,9 @@ export interface ToolsCallResult {
   /** rxmcp (JSON Schema) / SDK 1.x, CPU us per call. */
   readonly cpuRatioSequential: number;
   readonly cpuRatioWindowed: number;
+  /** rxmcp in the modern era (2026-07-28) / the legacy era, CPU us per call, both JSON Schema, same run. */
+  readonly modernRatioSequential: number;
+  readonly modernRatioWindowed: number;
   readonly suite: { readonly callsPerCycle: number; readonly figures: Record<string, SuiteFigure> } | undefined;
 }
 
@@ -67,7 +70,7 @@ function countArg(name: string): number {
   return value;
 }
 
-async function rxmcpContender(schema: 'json' | 'zod'): Promise<Contender> {
+async function rxmcpContender(schema: 'json' | 'zod', era: 'legacy' | 'modern' = 'legacy'): Promise<Contender> {
   const server = createServer(serverInfo);
   if (schema === 'json') server.tool({ name: 'echo', inputSchema: echoJsonSchema() }, (a) => echo(a as unknown as Parameters<typeof echo>[0]));
   else server.tool({ name: 'echo', inputSchema: z.object(echoZodShape()) }, echo);
@@ -75,11 +78,15 @@ async function rxmcpContender(schema: 'json' | 'zod'): Promise<Contender> {
   for (let index = 0; index < countArg('interceptors'); index++) server.use(mapping ? (request, next) => next(request).pipe(map((event) => event)) : (request, next) => next(request));
   const [clientEnd, serverEnd] = createMemoryPair();
   server.accept(serverEnd);
-  const rxmcpClient = createClient({ ...clientInfo, era: 'legacy' });
+  const rxmcpClient = createClient({ ...clientInfo, era });
   for (let index = 0; index < countArg('client-interceptors'); index++) rxmcpClient.use((request, next) => next(request));
   const client = await rxmcpClient.connect(clientEnd);
   const call = (a: object): Promise<CallResult> => client.callTool('echo', a as JsonObject);
-  await checkEcho(`rxmcp (${schema})`, call);
+  await checkEcho(`rxmcp (${schema}, ${era})`, call);
+  if (era === 'modern') {
+    if (client.session.era !== 'modern') throw new Error(`rxmcpModern: the client speaks the ${client.session.era} era, not 2026-07-28`);
+    return { name: 'rxmcpModern', label: "rxmcp (JSON Schema, era 'modern': 2026-07-28)", run: () => client.callTool('echo', callArgs), close: async () => { await client.close(); await server.close(); } };
+  }
   return {
     name: schema === 'json' ? 'rxmcp' : 'rxmcpZod',
     label: schema === 'json' ? 'rxmcp (JSON Schema)' : 'rxmcp (zod 4 schema)',
@@ -195,6 +202,7 @@ function floorContender(): Contender {
 
 async function makeContender(name: CallContender): Promise<Contender> {
   if (name === 'rxmcp') return rxmcpContender('json');
+  if (name === 'rxmcpModern') return rxmcpContender('json', 'modern');
   if (name === 'rxmcpZod') return rxmcpContender('zod');
   if (name === 'sdk') return sdkContender();
   if (name === 'sdk2') return sdk2Contender();
@@ -202,9 +210,9 @@ async function makeContender(name: CallContender): Promise<Contender> {
   return floorContender();
 }
 
-export async function runToolsCallBench(options: { rounds: number; count: number; warmup: number; window: number; suite: boolean }): Promise<ToolsCallResult> {
+export async function runToolsCallBench(options: { rounds: number; count: number; warmup: number; window: number; suite: boolean; contenders?: readonly CallContender[] }): Promise<ToolsCallResult> {
   const contenders: Contender[] = [];
-  for (const name of callContenders) contenders.push(await makeContender(name));
+  for (const name of options.contenders ?? callContenders) contenders.push(await makeContender(name));
   for (const contender of contenders) {
     await sequential(contender, options.warmup);
     await windowed(contender, options.warmup, options.window);
@@ -217,6 +225,10 @@ export async function runToolsCallBench(options: { rounds: number; count: number
   const cpuRatioSequential = ratio(seq);
   const cpuRatioWindowed = ratio(win);
   console.log(`  CPU per call, rxmcp/SDK: sequential ${fmt(cpuRatioSequential, 3)}, ${options.window} in flight ${fmt(cpuRatioWindowed, 3)} (target <= 0.25)`);
+  const eraRatio = (figures: Record<string, Figures>): number => (figures['rxmcpModern']?.medianCpuUsPerOp ?? NaN) / (figures['rxmcp']?.medianCpuUsPerOp ?? NaN);
+  const modernRatioSequential = eraRatio(seq);
+  const modernRatioWindowed = eraRatio(win);
+  console.log(`  CPU per call, rxmcp modern era / legacy era: sequential ${fmt(modernRatioSequential, 3)}, ${options.window} in flight ${fmt(modernRatioWindowed, 3)} (target <= 1.3)`);
   const callsPerCycle = 100;
   let suite: ToolsCallResult['suite'];
   if (options.suite) {
@@ -230,8 +242,17 @@ export async function runToolsCallBench(options: { rounds: number; count: number
     windowed: win as Record<CallContender, Figures>,
     cpuRatioSequential,
     cpuRatioWindowed,
+    modernRatioSequential,
+    modernRatioWindowed,
     suite,
   };
+}
+
+/** `--contenders=rxmcp,rxmcpModern,floor`: a subset, e.g. the two eras against the floor in one run. */
+function contendersArg(raw: string): CallContender[] {
+  const names = raw.split(',');
+  for (const name of names) if (!(callContenders as readonly string[]).includes(name)) throw new RangeError(`--contenders takes ${callContenders.join(', ')}, got ${name}`);
+  return names as CallContender[];
 }
 
 /** Only one contender's calls, for a CPU profile (`node --cpu-prof ... --profile=rxmcp`). */
@@ -256,6 +277,7 @@ if (isMain(import.meta.url) && profile !== undefined) {
     warmup: argInt('warmup', 5_000),
     window: argInt('window', 64),
     suite: !hasFlag('no-suite'),
+    ...(argValue('contenders') === undefined ? {} : { contenders: contendersArg(argValue('contenders') as string) }),
   });
   emitResult(result);
 }

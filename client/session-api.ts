@@ -2,7 +2,7 @@
  * The handle a connected client works with. Calls are Observables (progress values, then the result;
  * unsubscribing cancels) with Promise helpers; lists page lazily; server notifications arrive as streams.
  */
-import { Observable, Subject, catchError, filter, lastValueFrom, map, share, tap, throwError } from 'rxjs';
+import { Observable, Subject, catchError, filter, lastValueFrom, map, of, share, tap, throwError } from 'rxjs';
 import { pages$ } from '../actors/features/pager.ts';
 import type { PromiseRequestOptions, RequestEvent, RequestOptions } from '../actors/handler-types.ts';
 import { ErrorCode } from '../core/error-codes.ts';
@@ -34,6 +34,7 @@ import { TASKS_EXTENSION } from '../core/protocol/modern-tasks.ts';
 import { ToolParamHeaders } from '../core/protocol/tool-param-headers.ts';
 import { MetaKey, type SubscriptionFilter } from '../core/protocol/modern.ts';
 import { LocalError } from '../core/errors.ts';
+import { withField, withFields } from '../core/objects.ts';
 
 export interface CallToolOptions extends RequestOptions {
   /** Check `structuredContent` against the tool's `outputSchema` (known from a listing): default true. */
@@ -201,25 +202,40 @@ export class ClientSessionImpl implements ClientSession {
    * A request that may need client input: in the modern era it runs through its input rounds (each a new
    * request with the answers); in the legacy era the server asks with requests of its own instead.
    */
-  private call$<R extends object>(method: string, params: JsonObject, options: RequestOptions, mirror?: Readonly<Record<string, string>>): Observable<RequestEvent<R>> {
-    const withProgress = options.progress === undefined ? { ...options, progress: true } : options;
+  private call$<R extends object>(
+    method: string,
+    params: JsonObject,
+    options: RequestOptions,
+    mirror?: Readonly<Record<string, string>>,
+    /** The first round's answer when it was already received (by {@link call}'s direct path), and its id. */
+    first?: { readonly result: R; readonly id: number | undefined },
+  ): Observable<RequestEvent<R>> {
+    const withProgress = options.progress === undefined ? withField(options, 'progress', true) : options;
     const inputs = this.inputs;
     if (!this.modern || inputs === undefined) {
       if (mirror === undefined) return this.session.request$<R>(method, params, options);
       return this.core.requestWith$<R>({ method, params, options: withProgress, mirror });
     }
     // The id of the round sent last: a task keeps its request's progress token, which is that id.
-    let sent: number | undefined;
+    let sent = first?.id;
+    let seed = first === undefined ? undefined : ({ type: 'result', result: first.result } as const);
     const follow = this.taskFollow;
     return withInputRounds<R>(
-      (extra) =>
-        this.core.requestWith$<R>({
+      (extra) => {
+        if (seed !== undefined) {
+          // The first round was sent and answered already: the rounds continue from its answer.
+          const answered = of<RequestEvent<R>>(seed);
+          seed = undefined;
+          return answered;
+        }
+        return this.core.requestWith$<R>({
           method,
-          params: extra === undefined ? params : { ...params, ...extra },
+          params: extra === undefined ? params : withFields(params, extra),
           options: withProgress,
           ...(mirror === undefined ? {} : { mirror }),
           onSent: (id) => (sent = id),
-        }),
+        });
+      },
       inputs,
       DEFAULT_MAX_ROUNDS,
       // The extension lets only tools/call become a task; a task answering anything else is invalid.
@@ -239,11 +255,36 @@ export class ClientSessionImpl implements ClientSession {
     };
   }
 
-  /** The Promise form of {@link call$}. */
-  private async call<R extends object>(method: string, params: JsonObject, options: PromiseRequestOptions = {}, mirror?: Readonly<Record<string, string>>): Promise<R> {
+  /**
+   * The Promise form of {@link call$}. The first round is sent directly (a Promise, no Observable): most answers
+   * are complete and are returned as they come. Only an answer that needs more (`input_required`, a task, a
+   * type this client does not know) goes on through the round driver, which takes it as its first round's.
+   */
+  private call<R extends object>(method: string, params: JsonObject, options: PromiseRequestOptions = {}, mirror?: Readonly<Record<string, string>>): Promise<R> {
     if (!this.modern && mirror === undefined) return this.session.request<R>(method, params, options);
+    return new Promise<R>((resolve, reject) => {
+      let sent: number | undefined;
+      // The options as given: the Promise form asks for progress when there is an `onProgress` (as in the legacy era).
+      this.core.requestTo<R>(
+        { method, params, options, ...(mirror === undefined ? {} : { mirror }), onSent: (id) => (sent = id) },
+        (result) => {
+          const type = (result as JsonObject)['resultType'];
+          // Without an input answerer (or outside the modern era) there are no further rounds: the answer is the result.
+          if (type === undefined || type === 'complete' || !this.modern || this.inputs === undefined) return resolve(result);
+          // Went on from here, where the answer was delivered: the next round keeps its context (one trace).
+          this.moreRounds<R>(method, params, options, mirror, result, sent).then(resolve, reject);
+        },
+        reject,
+      );
+    });
+  }
+
+  /** The rounds after a first answer that was not complete, through the round driver. */
+  private async moreRounds<R extends object>(method: string, params: JsonObject, options: PromiseRequestOptions, mirror: Readonly<Record<string, string>> | undefined, result: R, sent: number | undefined): Promise<R> {
     const onProgress = options.onProgress;
-    const events$ = this.call$<R>(method, params, { ...options, progress: options.progress ?? onProgress !== undefined }, mirror);
+    const progress = options.progress ?? onProgress !== undefined;
+    const roundOptions = options.progress === progress ? options : withField(options, 'progress', progress);
+    const events$ = this.call$<R>(method, params, roundOptions, mirror, { result, id: sent });
     const last = await lastValueFrom(events$.pipe(tap((event) => (event.type === 'progress' ? onProgress?.(event) : undefined))));
     if (last.type !== 'result') throw new LocalError('ProtocolViolation', `${method} ended without a result`);
     return last.result;
@@ -401,7 +442,7 @@ export class ClientSessionImpl implements ClientSession {
     if (this.modern) {
       // No session to remember it: every later request asks for this level itself.
       const core = this.core;
-      core.envelope = { ...core.envelope, [MetaKey.logLevel]: level };
+      core.envelope = Object.freeze({ ...core.envelope, [MetaKey.logLevel]: level });
       return;
     }
     await this.session.request('logging/setLevel', { level });

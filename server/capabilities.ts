@@ -21,14 +21,15 @@ export interface CapabilitySources {
  */
 export function declaredCapabilities(sources: CapabilitySources): () => ServerCapabilities {
   const { catalog, tasks, declared } = sources;
-  let cache: { key: string; value: ServerCapabilities } | undefined;
+  let cache: { key: number; value: ServerCapabilities } | undefined;
   return () => {
     const hasTools = catalog.tools.size > 0;
     const hasTemplates = catalog.templates.size > 0;
     const hasResources = catalog.resources.size > 0 || hasTemplates;
     const hasPrompts = catalog.prompts.size > 0;
-    // Templates are in the key on their own: beside resources they change `completions` only.
-    const key = `${hasTools}${hasResources}${hasPrompts}${hasTemplates}`;
+    // Templates are in the key on their own: beside resources they change `completions` only. A number, not a
+    // string: a modern server reads its capabilities on every request.
+    const key = (hasTools ? 1 : 0) | (hasResources ? 2 : 0) | (hasPrompts ? 4 : 0) | (hasTemplates ? 8 : 0);
     if (cache?.key === key) return cache.value;
     const value: ServerCapabilities = Object.freeze({
       logging: {},

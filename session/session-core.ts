@@ -18,7 +18,8 @@ import { routeFrame } from '../actors/inbound-router.ts';
 import type { ModernServing } from '../actors/modern/modern-serving.ts';
 import { startKeepalive } from '../actors/keepalive.ts';
 import { OutboundWriter, type OutboundWriterEvents } from '../actors/outbound-writer.ts';
-import { type OutgoingRequestSpec, outgoingRequest, outgoingRequest$ } from '../actors/outgoing-request.ts';
+import { type OutgoingRequestSpec, outgoingRequest, outgoingRequest$, startOutgoingRequest } from '../actors/outgoing-request.ts';
+import { withField } from '../core/objects.ts';
 import type { PendingRequest, RunningRequest, SessionContext, SessionDiagnostic } from '../actors/session-context.ts';
 import { type FlowStatus, resolveBackpressure } from '../core/backpressure.ts';
 import { type Clock, type TimerHandle, systemClock } from '../core/clock.ts';
@@ -183,7 +184,7 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
   }
 
   request$<R extends object = JsonObject>(method: string, params?: JsonObject, options: RequestOptions = {}): Observable<RequestEvent<R>> {
-    const withProgress = options.progress === undefined && method !== 'ping' ? { ...options, progress: true } : options;
+    const withProgress = options.progress === undefined && method !== 'ping' ? withField(options, 'progress', true) : options;
     return outgoingRequest$<R>(this, { method, params, options: withProgress });
   }
 
@@ -194,6 +195,14 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
   /** A request with transport hints (mirrored headers, the sent id): for the client API, not for users. */
   requestWith$<R extends object = JsonObject>(spec: OutgoingRequestSpec): Observable<RequestEvent<R>> {
     return outgoingRequest$<R>(this, spec);
+  }
+
+  /**
+   * {@link requestWith$} without an Observable (the client's direct path): `resolve` or `reject` is called once, where
+   * the answer is delivered.
+   */
+  requestTo<R extends object = JsonObject>(spec: OutgoingRequestSpec & { readonly options: PromiseRequestOptions }, resolve: (result: R) => void, reject: (error: Error) => void): void {
+    startOutgoingRequest<R>(this, spec, resolve, reject);
   }
 
   async ping(options: PromiseRequestOptions = {}): Promise<void> {

@@ -9,13 +9,13 @@ import { ErrorCode } from '../../core/error-codes.ts';
 import type { LocalError } from '../../core/errors.ts';
 import type { JsonObject, JsonRpcNotification, JsonRpcRequest } from '../../core/jsonrpc.ts';
 import { errorResponse } from '../../core/jsonrpc.ts';
-import { INPUT_CAPABLE_METHODS, MODERN_CLIENT_REQUESTS, MODERN_SERVER_CAPABILITIES, type RequestEnvelope, readEnvelope } from '../../core/protocol/modern.ts';
+import { INPUT_CAPABLE_METHODS, MODERN_CLIENT_REQUESTS, MODERN_SERVER_CAPABILITIES, type RequestEnvelope, envelopeOrError, isEnvelopeError } from '../../core/protocol/modern.ts';
 import type { ExchangeKey, FrameOrigin } from '../../core/transport.ts';
 import type { InputRound, SessionView } from '../handler-types.ts';
 import { IncomingRequest, type ModernScope, type ResponseRoute, methodNotFound, sendResponse, tooManyInFlight } from '../incoming-request.ts';
 import { isProgressToken, progressTokenOf } from '../../core/progress-token.ts';
 import type { SessionContext } from '../session-context.ts';
-import type { RequestInputRound } from './input-round.ts';
+import { type InputRoundSink, RequestInputRound, type SealedInputs } from './input-round.ts';
 import type { ModernServing } from './modern-serving.ts';
 
 export function routeModernRequest(
@@ -29,52 +29,55 @@ export function routeModernRequest(
   undecidedHint?: string,
 ): void {
   const { id, method, params } = message;
-  // `withoutId` answers a request whose id is taken: an error with that id would answer the running request.
-  const reject = (error: { code: number; message: string; data?: unknown }, withoutId = false): void =>
-    sendResponse(session, route, errorResponse(withoutId ? undefined : id, error));
   if (session.incoming.has(id)) {
-    return reject({ code: ErrorCode.InvalidRequest, message: `Invalid request: id ${JSON.stringify(id)} is already in use by a running request` }, true);
+    // Answered without the id: an error with that id would answer the running request.
+    return reject(session, route, undefined, { code: ErrorCode.InvalidRequest, message: `Invalid request: id ${JSON.stringify(id)} is already in use by a running request` });
   }
   const handler = serving.handlers.get(method);
   // An extension's client requests are this era's requests on a server that serves the extension.
   const extension = serving.extensionMethod(method);
   if (handler === undefined || !(MODERN_CLIENT_REQUESTS.has(method) || extension !== undefined)) {
     if (method === 'initialize') {
-      return reject({ ...methodNotFound(method, 'this connection speaks revision 2026-07-28, which has no initialize'), data: { supported: [...serving.supported] } });
+      return reject(session, route, id, { ...methodNotFound(method, 'this connection speaks revision 2026-07-28, which has no initialize'), data: { supported: [...serving.supported] } });
     }
-    return reject(methodNotFound(method, handler === undefined ? undefined : 'not part of revision 2026-07-28'));
+    return reject(session, route, id, methodNotFound(method, handler === undefined ? undefined : 'not part of revision 2026-07-28'));
   }
   const needs = MODERN_SERVER_CAPABILITIES.get(method);
-  if (needs !== undefined && serving.capabilities()[needs] === undefined) return reject(methodNotFound(method, 'this server offers no such feature'));
-  const read = readEnvelope(params, serving.supported);
-  if (!read.ok) return reject(undecidedHint === undefined ? read.error : { ...read.error, message: `${read.error.message} (${undecidedHint})` });
-  const envelope = read.envelope;
+  if (needs !== undefined && serving.capabilities()[needs] === undefined) return reject(session, route, id, methodNotFound(method, 'this server offers no such feature'));
+  // The envelope is read once, here; everything after it (the view, the feature context) uses what this read.
+  const envelope = envelopeOrError(params, serving.supported);
+  if (isEnvelopeError(envelope)) return reject(session, route, id, undecidedHint === undefined ? envelope : { ...envelope, message: `${envelope.message} (${undecidedHint})` });
   if (mirror !== undefined) {
     const mismatch = serving.checkMirror(method, params, mirror);
-    if (mismatch !== undefined) return reject({ code: ErrorCode.HeaderMismatch, message: `Header mismatch: ${mismatch}` });
+    if (mismatch !== undefined) return reject(session, route, id, { code: ErrorCode.HeaderMismatch, message: `Header mismatch: ${mismatch}` });
   }
   if (session.incoming.size >= session.limits.maxIncomingInFlight) {
-    return reject(tooManyInFlight(session.limits.maxIncomingInFlight));
+    return reject(session, route, id, tooManyInFlight(session.limits.maxIncomingInFlight));
   }
   const token = progressTokenOf(params);
   if (token !== undefined && !isProgressToken(token)) {
-    return reject({ code: ErrorCode.InvalidParams, message: 'Invalid params: _meta.progressToken must be a string or a number' });
+    return reject(session, route, id, { code: ErrorCode.InvalidParams, message: 'Invalid params: _meta.progressToken must be a string or a number' });
   }
+  const inputCapable = INPUT_CAPABLE_METHODS.has(method) || extension?.modern?.inputCapable === true;
   let round: RequestInputRound | undefined;
-  if (INPUT_CAPABLE_METHODS.has(method) || extension?.modern?.inputCapable === true) {
+  // A retry (answers or sealed state) is checked before anything runs; a first round, the common case, makes its
+  // round only if the handler asks for input (RequestScope.inputs).
+  if (inputCapable && params !== undefined && ('inputResponses' in params || 'requestState' in params)) {
     const opened = serving.openRound(method, params, envelope, origin?.principal);
-    if (!(opened instanceof Error)) round = opened;
-    else return reject(opened.toObject());
+    if (opened instanceof Error) return reject(session, route, id, opened.toObject());
+    round = opened;
   }
   const untimed = serving.untimed.has(method) || extension?.modern?.untimed === true;
-  const scope = new RequestScope(serving, envelope, round, untimed ? Infinity : undefined, origin?.principal);
+  const scope = new RequestScope(serving, method, params, envelope, inputCapable, round, untimed ? Infinity : undefined, origin?.principal);
   // A modern request carries its own identity; the connection's plays no part.
   const request = new IncomingRequest(session, id, method, params, token, route, scope, origin?.auth);
-  round?.attach({
-    seal: (inputs) => serving.seal(method, params, origin?.principal, inputs),
-    answer: (result) => request.answerEarly(result),
-  });
+  scope.request = request;
+  round?.attach(scope);
   request.run(handler);
+}
+
+function reject(session: SessionContext, route: ResponseRoute, id: JsonRpcRequest['id'] | undefined, error: { code: number; message: string; data?: unknown }): void {
+  sendResponse(session, route, errorResponse(id, error));
 }
 
 /** Notifications a client may send in the modern era: only cancellation means anything to the server. */
@@ -93,22 +96,52 @@ export function cancelExchange(session: SessionContext, exchange: ExchangeKey, r
   }
 }
 
-/** Per request: the envelope stands where a session's negotiated state would be. */
-class RequestScope implements ModernScope {
-  readonly view: SessionView;
+/**
+ * Per request: the envelope stands where a session's negotiated state would be. It is also the sink of the
+ * request's input round (sealing its state, answering `input_required`), so a round costs no closures.
+ */
+class RequestScope implements ModernScope, InputRoundSink {
+  private viewOf: SessionView | undefined;
+  /** The request this scope belongs to (set right after both are made). */
+  request: IncomingRequest | undefined;
 
   constructor(
     private readonly serving: ModernServing,
+    private readonly method: string,
+    private readonly params: JsonObject | undefined,
     readonly envelope: RequestEnvelope,
-    readonly inputs: InputRound | undefined,
+    /** Whether the method may ask the client for input: only then is there a round. */
+    private readonly inputCapable: boolean,
+    private round: RequestInputRound | undefined,
     readonly timeoutMs: number | undefined,
     /** Who the transport authenticated the caller as (interceptors read it). */
     readonly principal: string | undefined,
-  ) {
-    this.view = { role: 'server', revision: envelope.revision, peerInfo: envelope.clientInfo, peerCapabilities: envelope.clientCapabilities };
+  ) {}
+
+  get view(): SessionView {
+    return (this.viewOf ??= { role: 'server', revision: this.envelope.revision, peerInfo: this.envelope.clientInfo, peerCapabilities: this.envelope.clientCapabilities });
+  }
+
+  /** The input round, made when first asked for: a first round that never needs input never makes one. */
+  get inputs(): InputRound | undefined {
+    if (this.round === undefined && this.inputCapable) {
+      this.round = new RequestInputRound(this.envelope, NO_ANSWERS, 0);
+      this.round.attach(this);
+    }
+    return this.round;
+  }
+
+  seal(inputs: SealedInputs): string {
+    return this.serving.seal(this.method, this.params, this.principal, inputs);
+  }
+
+  answer(result: JsonObject): void {
+    this.request?.answerEarly(result);
   }
 
   decorate(method: string, result: JsonObject): JsonObject {
     return this.serving.decorate(method, result);
   }
 }
+
+const NO_ANSWERS: { readonly [key: string]: unknown } = Object.freeze({});

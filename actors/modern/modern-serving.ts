@@ -8,6 +8,7 @@ import { sha256 } from '../../core/crypto/hmac.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
 import { WireError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
+import { copyOwn, withFields } from '../../core/objects.ts';
 import type { Implementation, ServerCapabilities } from '../../core/protocol/capabilities.ts';
 import { CACHEABLE_METHODS, type CacheHints, MetaKey, type RequestEnvelope } from '../../core/protocol/modern.ts';
 import type { ModernRevision } from '../../core/protocol/versions.ts';
@@ -67,13 +68,17 @@ export class ModernServing {
   /** Completes a result for the wire: its type, who answered, and for cacheable methods how long it holds. */
   decorate(method: string, result: JsonObject): JsonObject {
     const own = result['_meta'];
-    const meta = typeof own === 'object' && own !== null ? { ...(own as JsonObject), ...this.serverMeta } : this.serverMeta;
     const resultType = result['resultType'] ?? 'complete';
+    const meta = typeof own === 'object' && own !== null ? withFields(own as JsonObject, this.serverMeta) : this.serverMeta;
+    // One copy of the handler's result (never altered: it may be shared), built field by field (core/objects.ts).
     if (resultType === 'complete' && (CACHEABLE_METHODS.has(method) || this.extensionMethod(method)?.modern?.cacheable !== undefined)) {
       const { ttlMs, cacheScope } = this.options.cache;
-      return { ttlMs, cacheScope, ...result, resultType, _meta: meta };
+      return withFields(withFields({ ttlMs, cacheScope }, result), { resultType, _meta: meta });
     }
-    return { ...result, resultType, _meta: meta };
+    const decorated = copyOwn(result);
+    decorated['resultType'] = resultType;
+    decorated['_meta'] = meta;
+    return decorated as JsonObject;
   }
 
   /**

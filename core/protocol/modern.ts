@@ -43,10 +43,6 @@ export interface EnvelopeError {
 
 export type EnvelopeOutcome = { readonly ok: true; readonly envelope: RequestEnvelope } | { readonly ok: false; readonly error: EnvelopeError };
 
-function invalid(message: string): EnvelopeOutcome {
-  return { ok: false, error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${message}` } };
-}
-
 /** The revision a message claims in its `_meta`, without checking anything else (era detection). */
 export function claimedRevision(params: unknown): unknown {
   if (!isJsonObject(params)) return undefined;
@@ -59,35 +55,47 @@ export function claimedRevision(params: unknown): unknown {
  * does not speak is -32022 naming what it does speak, so the client can retry with one of them.
  */
 export function readEnvelope(params: unknown, supported: readonly ModernRevision[] = MODERN_REVISIONS): EnvelopeOutcome {
-  if (!isJsonObject(params)) return invalid('a 2026-07-28 request needs params with _meta');
+  const read = envelopeOrError(params, supported);
+  return isEnvelopeError(read) ? { ok: false, error: read } : { ok: true, envelope: read };
+}
+
+/** Tells {@link envelopeOrError}'s two outcomes apart (an envelope has no `code`). */
+export function isEnvelopeError(read: RequestEnvelope | EnvelopeError): read is EnvelopeError {
+  return (read as EnvelopeError).code !== undefined;
+}
+
+function invalidEnvelope(message: string): EnvelopeError {
+  return { code: ErrorCode.InvalidParams, message: `Invalid params: ${message}` };
+}
+
+/**
+ * {@link readEnvelope} without the outcome wrapper: the envelope, or the error to answer. The per-request path
+ * of a modern server reads every envelope once, here, and allocates nothing else for a valid one.
+ */
+export function envelopeOrError(params: unknown, supported: readonly ModernRevision[] = MODERN_REVISIONS): RequestEnvelope | EnvelopeError {
+  if (!isJsonObject(params)) return invalidEnvelope('a 2026-07-28 request needs params with _meta');
   const meta = params['_meta'];
-  if (!isJsonObject(meta)) return invalid('a 2026-07-28 request needs params._meta');
+  if (!isJsonObject(meta)) return invalidEnvelope('a 2026-07-28 request needs params._meta');
   const version = meta[MetaKey.protocolVersion];
-  if (typeof version !== 'string') return invalid(`_meta["${MetaKey.protocolVersion}"] must be a string`);
+  if (typeof version !== 'string') return invalidEnvelope(`_meta["${MetaKey.protocolVersion}"] must be a string`);
   const capabilities = meta[MetaKey.clientCapabilities];
-  if (!isJsonObject(capabilities)) return invalid(`_meta["${MetaKey.clientCapabilities}"] must be an object`);
+  if (!isJsonObject(capabilities)) return invalidEnvelope(`_meta["${MetaKey.clientCapabilities}"] must be an object`);
   if (!(supported as readonly string[]).includes(version)) {
     return {
-      ok: false,
-      error: {
-        code: ErrorCode.UnsupportedProtocolVersion,
-        message: `Unsupported protocol version: ${version}`,
-        data: { supported: [...supported], requested: version },
-      },
+      code: ErrorCode.UnsupportedProtocolVersion,
+      message: `Unsupported protocol version: ${version}`,
+      data: { supported: [...supported], requested: version },
     };
   }
   const info = meta[MetaKey.clientInfo];
-  if (info !== undefined && !isImplementation(info)) return invalid(`_meta["${MetaKey.clientInfo}"] must have string name and version`);
+  if (info !== undefined && !isImplementation(info)) return invalidEnvelope(`_meta["${MetaKey.clientInfo}"] must have string name and version`);
   const level = meta[MetaKey.logLevel];
-  if (level !== undefined && !isLoggingLevel(level)) return invalid(`_meta["${MetaKey.logLevel}"] is not a logging level`);
+  if (level !== undefined && !isLoggingLevel(level)) return invalidEnvelope(`_meta["${MetaKey.logLevel}"] is not a logging level`);
   return {
-    ok: true,
-    envelope: {
-      revision: version as ModernRevision,
-      clientCapabilities: capabilities as ClientCapabilities,
-      clientInfo: info as Implementation | undefined,
-      logLevel: level as LoggingLevel | undefined,
-    },
+    revision: version as ModernRevision,
+    clientCapabilities: capabilities as ClientCapabilities,
+    clientInfo: info as Implementation | undefined,
+    logLevel: level as LoggingLevel | undefined,
   };
 }
 

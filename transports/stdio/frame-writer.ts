@@ -34,6 +34,13 @@ export function errorCode(error: unknown): string {
 
 export class FrameWriter {
   private failure: LocalError | undefined;
+  /** Set from the first frame of a turn until the end of it (process.nextTick), while the output is corked. */
+  private corked = false;
+  private readonly uncork = (): void => {
+    if (!this.corked) return;
+    this.corked = false;
+    this.output.uncork();
+  };
   private waiting: DrainWait | undefined;
   private readonly onDrain = (): void => {
     const waiting = this.waiting;
@@ -73,6 +80,12 @@ export class FrameWriter {
   write(payload: WirePayload): void | Promise<void> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     const bytes = encodeFrame(jsonCodec, payload);
+    if (!this.corked) {
+      // The frames of one turn (a burst of answers, a window of calls) leave in one write, not a syscall each.
+      this.corked = true;
+      this.output.cork();
+      process.nextTick(this.uncork);
+    }
     if (this.output.write(bytes)) return undefined;
     let waiting = this.waiting;
     if (waiting === undefined) {
@@ -106,6 +119,8 @@ export class FrameWriter {
   }
 
   private release(error: LocalError): void {
+    // What this turn wrote still goes out (or fails into the guards below).
+    this.uncork();
     const waiting = this.waiting;
     this.waiting = undefined;
     waiting?.reject(error);

@@ -18,15 +18,22 @@ export class OpenListens {
 
   /** Notes what the client sent: listens open, its cancellations close them. */
   received(payload: unknown): void {
-    for (const message of Array.isArray(payload) ? payload : [payload]) {
-      if (!isMessage(message)) continue;
-      const id = message['id'];
-      if (message['method'] === 'subscriptions/listen' && isRequestId(id)) {
-        this.open.add(id);
-        if (this.open.size > this.capacity) this.open.delete(this.open.values().next().value as RequestId);
-      } else if (message['method'] === 'notifications/cancelled' && isMessage(message['params']) && isRequestId(message['params']['requestId'])) {
-        this.open.delete(message['params']['requestId']);
-      }
+    if (Array.isArray(payload)) {
+      for (const message of payload) this.receivedOne(message);
+    } else {
+      // One message per line is the rule: no array made for it.
+      this.receivedOne(payload);
+    }
+  }
+
+  private receivedOne(message: unknown): void {
+    if (!isMessage(message)) return;
+    const id = message['id'];
+    if (message['method'] === 'subscriptions/listen' && isRequestId(id)) {
+      this.open.add(id);
+      if (this.open.size > this.capacity) this.open.delete(this.open.values().next().value as RequestId);
+    } else if (message['method'] === 'notifications/cancelled' && isMessage(message['params']) && isRequestId(message['params']['requestId'])) {
+      this.open.delete(message['params']['requestId']);
     }
   }
 
