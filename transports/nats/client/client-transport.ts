@@ -24,7 +24,6 @@ import { msgpackCodec } from '../../../core/codecs/msgpack.ts';
 import { LocalError } from '../../../core/errors.ts';
 import { type JsonRpcMessage, type RequestId, classify } from '../../../core/jsonrpc.ts';
 import { defaultLimits } from '../../../core/limits.ts';
-import { standardHeaders } from '../../../core/protocol/header-mirror.ts';
 import type { InboundFrame, OutboundFrame, Transport } from '../../../core/transport.ts';
 import { type BodyEncoding, codecOfMessage } from '../body-codec.ts';
 import { redeemClaim } from '../claim-check.ts';
@@ -226,7 +225,6 @@ class NatsClientTransport implements Transport {
       return this.undeliverable(message, new LocalError('TransportFailed', `The method ${JSON.stringify(message.method)} cannot be named in a NATS subject`));
     }
     const token = String(this.nextToken++);
-    const standard = standardHeaders(message.params === undefined ? { method: message.method } : { method: message.method, params: message.params });
     const trace = traceContextOf(message.params);
     const initialize = message.method === 'initialize' ? { [NatsHeader.clientInbox]: this.clientInbox } : undefined;
     // Headers of this request's own, on top of the set it shares with the connection's other requests.
@@ -239,7 +237,7 @@ class NatsClientTransport implements Transport {
       contentType: codec === msgpackCodec ? MSGPACK_CONTENT_TYPE : undefined,
       acceptMsgpack: this.options.encoding === 'msgpack',
       acceptClaim: this.options.claimCheck === true,
-    }, standard, extra);
+    }, message, extra);
     if (this.state.down) {
       return this.undeliverable(message, new LocalError('TransportFailed', `The NATS connection is down (reconnecting): the ${message.method} request was not sent`));
     }

@@ -6,6 +6,8 @@
  * set of its own. Sets never change once made (`SealedHeaders`), so sharing them is safe.
  */
 import type { MsgHdrs } from 'nats';
+import { isJsonObject } from '../../../core/protocol/guards.ts';
+import { type MirroredMessage, nameFieldOf, PROTOCOL_VERSION_META_KEY, standardHeaders } from '../../../core/protocol/header-mirror.ts';
 import { NatsHeader, SealedHeaders } from '../headers.ts';
 
 /** What the request's headers depend on besides its standard mirrors. */
@@ -22,32 +24,52 @@ export interface RequestContext {
 /** Distinct header sets kept per context (methods times tool names, in practice); emptied when full. */
 const MAX_SETS = 256;
 
+/** Sets by method, then by the mirrored name field, then by the mirrored protocol version (either may be absent). */
+type SetsByMethod = Map<string, Map<string | undefined, Map<string | undefined, MsgHdrs>>>;
+
 export class RequestHeaders {
-  private readonly sets = new Map<string, MsgHdrs>();
+  private readonly sets: SetsByMethod = new Map();
+  private size = 0;
   private identity: string | undefined;
   private sessionId: string | undefined;
   private contentType: string | undefined;
 
   /**
-   * The headers of one request: `standard` its mirrors (values encoded), `extra` headers of its own (mirrors a
-   * gateway passes on, a trace context, `initialize`'s client inbox) or undefined.
+   * The headers of one request: `message` the request (its standard mirrors come from it), `extra` headers of its
+   * own (mirrors a gateway passes on, a trace context, `initialize`'s client inbox) or undefined.
    */
-  of(context: RequestContext, standard: Readonly<Record<string, string>>, extra: Readonly<Record<string, string>> | undefined): MsgHdrs {
-    if (extra !== undefined) return new SealedHeaders(entries(context, standard, extra));
+  of(context: RequestContext, message: MirroredMessage, extra: Readonly<Record<string, string>> | undefined): MsgHdrs {
+    if (extra !== undefined) return new SealedHeaders(entries(context, standardHeaders(message), extra));
     if (context.identity !== this.identity || context.sessionId !== this.sessionId || context.contentType !== this.contentType) {
       // The identity is renewed now and then, the session and the encoding change once: a new context.
       this.sets.clear();
+      this.size = 0;
       this.identity = context.identity;
       this.sessionId = context.sessionId;
       this.contentType = context.contentType;
     }
-    let key = '';
-    for (const name in standard) key += `${name}:${standard[name] as string}\n`;
-    let set = this.sets.get(key);
+    // The standard mirrors depend on exactly these three fields (see standardHeaders): they key the set.
+    const nameField = nameFieldOf(message.method);
+    const name = nameField === undefined ? undefined : message.params?.[nameField];
+    const meta = message.params?.['_meta'];
+    const version = isJsonObject(meta) ? meta[PROTOCOL_VERSION_META_KEY] : undefined;
+    const nameKey = typeof name === 'string' ? name : undefined;
+    const versionKey = typeof version === 'string' ? version : undefined;
+    let byName = this.sets.get(message.method);
+    let byVersion = byName?.get(nameKey);
+    let set = byVersion?.get(versionKey);
     if (set === undefined) {
-      if (this.sets.size >= MAX_SETS) this.sets.clear();
-      set = new SealedHeaders(entries(context, standard, undefined));
-      this.sets.set(key, set);
+      if (this.size >= MAX_SETS) {
+        this.sets.clear();
+        this.size = 0;
+        byName = undefined;
+        byVersion = undefined;
+      }
+      set = new SealedHeaders(entries(context, standardHeaders(message), undefined));
+      if (byName === undefined) this.sets.set(message.method, (byName = new Map()));
+      if (byVersion === undefined) byName.set(nameKey, (byVersion = new Map()));
+      byVersion.set(versionKey, set);
+      this.size++;
     }
     return set;
   }
