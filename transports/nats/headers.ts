@@ -3,7 +3,7 @@
  * `MCP-Protocol-Version`, `Mcp-Param-*`) keep their HTTP spelling; the rest are this binding's own. The JSON-RPC
  * body stays authoritative: headers are mirrors and routing hints, checked against the body.
  */
-import { type Msg, type MsgHdrs, headers as natsHeaders } from 'nats';
+import { type Msg, type MsgHdrs, MsgHdrsImpl, headers as natsHeaders } from 'nats';
 import type { HeaderLookup } from '../../core/protocol/header-mirror.ts';
 
 export const NatsHeader = {
@@ -42,30 +42,16 @@ export const NatsHeader = {
   tracestate: 'tracestate',
 } as const;
 
-/** Sets the trace-context mirrors of a request's `params._meta`, if it carries any. */
-export function mirrorTraceContext(headers: MsgHdrs, params: { readonly [key: string]: unknown } | undefined): void {
+/** The trace-context mirrors of a request's `params._meta`, if it carries any. */
+export function traceContextOf(params: { readonly [key: string]: unknown } | undefined): Record<string, string> | undefined {
   const meta = params?.['_meta'];
-  if (typeof meta !== 'object' || meta === null) return;
+  if (typeof meta !== 'object' || meta === null) return undefined;
   const { traceparent, tracestate } = meta as { readonly traceparent?: unknown; readonly tracestate?: unknown };
-  if (typeof traceparent !== 'string' || traceparent === '') return;
-  headers.set(NatsHeader.traceparent, traceparent);
-  if (typeof tracestate === 'string' && tracestate !== '') headers.set(NatsHeader.tracestate, tracestate);
+  if (typeof traceparent !== 'string' || traceparent === '') return undefined;
+  return typeof tracestate === 'string' && tracestate !== '' ? { [NatsHeader.traceparent]: traceparent, [NatsHeader.tracestate]: tracestate } : { [NatsHeader.traceparent]: traceparent };
 }
 
 export const MSGPACK_CONTENT_TYPE = 'application/msgpack';
-
-/** A lookup of NATS headers by lower-case name, as the mirror checks ask for them. */
-export function natsHeaderLookup(headers: MsgHdrs | undefined): HeaderLookup {
-  if (headers === undefined) return () => undefined;
-  let lowered: Map<string, string> | undefined;
-  return (name) => {
-    if (lowered === undefined) {
-      lowered = new Map();
-      for (const [key, values] of headers) if (values[0] !== undefined) lowered.set(key.toLowerCase(), values[0]);
-    }
-    return lowered.get(name);
-  };
-}
 
 export function newHeaders(entries: Readonly<Record<string, string>>): MsgHdrs {
   const made = natsHeaders();
@@ -73,9 +59,150 @@ export function newHeaders(entries: Readonly<Record<string, string>>): MsgHdrs {
   return made;
 }
 
-/** Whether a message is the NATS server's "no responders" status (nobody subscribes to the subject). */
-export function isNoResponders(headers: MsgHdrs | undefined): boolean {
-  return headers !== undefined && headers.hasError && headers.code === 503;
+/** What the binding asks of a message's headers: a value by exact name (nats.js `MsgHdrs` qualifies). */
+export interface HeaderReader {
+  get(name: string): string | undefined;
+}
+
+/**
+ * The headers of one received message, read in one pass. nats.js answers every `MsgHdrs.get` by listing and
+ * filtering all header names (two arrays per question), and a served message is asked up to six questions
+ * (identity, lane, encoding, accepted encodings, claim-check, the mirror checks): this asks none of them twice.
+ */
+export class ReceivedHeaders implements HeaderReader {
+  /** Names and first values, in arrival order (a message carries a handful: a scan beats a Map). */
+  private readonly names: string[] = [];
+  private readonly values: string[] = [];
+  private lowered: string[] | undefined;
+  private lookupFn: HeaderLookup | undefined;
+  /** The status code of a status message (503: no responders), 0 for any other message. */
+  readonly code: number;
+
+  constructor(headers: MsgHdrs | undefined) {
+    this.code = headers?.code ?? 0;
+    if (headers === undefined) return;
+    for (const [name, values] of headers) {
+      const value = values[0];
+      if (value === undefined) continue;
+      this.names.push(name);
+      this.values.push(value);
+    }
+  }
+
+  /**
+   * The headers of a received message, read straight from its header block when nats.js exposes it: its own
+   * `msg.headers` builds a `MsgHdrs` by splitting the block into arrays and scanning every name already seen for
+   * each line, which costs more than everything else the binding does with the headers. The block is read
+   * exactly as nats.js reads it (first `:` splits name from value, the value trimmed, the first value of a name
+   * kept); a block this reader would judge differently (a status line, a name nats.js refuses) and a message
+   * without the block (another nats.js, a message made by hand) go through `msg.headers` as before.
+   */
+  static of(msg: Msg): ReceivedHeaders {
+    const raw = msg as unknown as RawMsg;
+    const length = raw._msg?.hdr;
+    const data = raw._rdata;
+    if (typeof length === 'number' && data instanceof Uint8Array && length <= data.byteLength) {
+      if (length < 0) return new ReceivedHeaders(undefined);
+      const read = new ReceivedHeaders(undefined);
+      if (read.parse(data.subarray(0, length))) return read;
+    }
+    return new ReceivedHeaders(msg.headers);
+  }
+
+  /** Reads a header block (`NATS/1.0` then `Name: value` lines); false when it should go through nats.js. */
+  private parse(block: Uint8Array): boolean {
+    const text = blockDecoder.decode(block);
+    let line = text.indexOf('\r\n');
+    if (line < 0 || text.slice(0, line) !== HEADER_LINE) return false;
+    for (let start = line + 2; start < text.length; start = line + 2) {
+      line = text.indexOf('\r\n', start);
+      if (line < 0) line = text.length;
+      if (line === start) continue;
+      const colon = text.indexOf(':', start);
+      if (colon < 0 || colon > line) continue;
+      const name = text.slice(start, colon);
+      for (let i = 0; i < name.length; i++) {
+        const c = name.charCodeAt(i);
+        if (c < 33 || c > 126) return false;
+      }
+      if (this.names.includes(name)) continue;
+      this.names.push(name);
+      this.values.push(text.slice(colon + 1, line).trim());
+    }
+    return true;
+  }
+
+  /** A header's value by exact name; undefined when absent or empty (as {@link headerOf}). */
+  get(name: string): string | undefined {
+    const names = this.names;
+    for (let i = 0; i < names.length; i++) {
+      if (names[i] === name) {
+        const value = this.values[i] as string;
+        return value === '' ? undefined : value;
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * The case-insensitive lookup the mirror checks use, by lower-case name (an empty value counts: it is not the
+   * body's); of names differing only in case, the last wins.
+   */
+  get lookup(): HeaderLookup {
+    return (this.lookupFn ??= (name) => {
+      const lowered = (this.lowered ??= this.names.map((key) => key.toLowerCase()));
+      let found: string | undefined;
+      for (let i = 0; i < lowered.length; i++) if (lowered[i] === name) found = this.values[i];
+      return found;
+    });
+  }
+}
+
+/** A received message of nats.js 2.x, as far as its header block goes (not in its public types). */
+interface RawMsg {
+  readonly _msg?: { readonly hdr?: unknown };
+  readonly _rdata?: unknown;
+}
+
+const HEADER_LINE = 'NATS/1.0';
+const blockDecoder = new TextDecoder();
+
+/**
+ * Headers that never change once made (the binding's constant header sets), encoded once: nats.js encodes a
+ * message's headers on every publish, and this set's bytes are the same each time. Changing it throws.
+ */
+export class SealedHeaders extends MsgHdrsImpl {
+  private encoded: Uint8Array | undefined;
+  private sealed = false;
+
+  constructor(entries: Readonly<Record<string, string>>) {
+    super();
+    for (const key in entries) super.set(key, entries[key] as string);
+    this.sealed = true;
+  }
+
+  override encode(): Uint8Array {
+    return (this.encoded ??= super.encode());
+  }
+
+  override set(...args: Parameters<MsgHdrsImpl['set']>): void {
+    this.unsealed();
+    super.set(...args);
+  }
+
+  override append(...args: Parameters<MsgHdrsImpl['append']>): void {
+    this.unsealed();
+    super.append(...args);
+  }
+
+  override delete(...args: Parameters<MsgHdrsImpl['delete']>): void {
+    this.unsealed();
+    super.delete(...args);
+  }
+
+  private unsealed(): void {
+    if (this.sealed) throw new TypeError('these NATS headers are shared and cannot change');
+  }
 }
 
 /** Whether a failed `request` failed because nobody subscribes to the subject. */
@@ -84,7 +211,7 @@ export function isNoRespondersError(error: unknown): boolean {
 }
 
 /** A header's value; undefined when absent or empty (nats.js answers "" for a missing header). */
-export function headerOf(headers: MsgHdrs | undefined, name: string): string | undefined {
+export function headerOf(headers: HeaderReader | undefined, name: string): string | undefined {
   const value = headers?.get(name);
   return value === undefined || value === '' ? undefined : value;
 }

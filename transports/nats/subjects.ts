@@ -28,9 +28,21 @@ export function isPlainSubject(value: string): boolean {
   return value.length <= 512 && SUBJECT.test(value);
 }
 
+/**
+ * Methods already turned into tokens: every request asks (the client for its subject, the server to check the
+ * subject against the body), and a server speaks a few dozen methods. Bounded: emptied when full.
+ */
+const knownTokens = new Map<string, string | undefined>();
+const MAX_KNOWN_TOKENS = 256;
+
 /** The subject tokens of a method (`tools/call` -> `tools.call`), or undefined when it has no such form. */
 export function methodTokens(method: string): string | undefined {
-  return METHOD.test(method) ? method.replaceAll('/', '.') : undefined;
+  const known = knownTokens.get(method);
+  if (known !== undefined || knownTokens.has(method)) return known;
+  const tokens = METHOD.test(method) ? method.replaceAll('/', '.') : undefined;
+  if (knownTokens.size >= MAX_KNOWN_TOKENS) knownTokens.clear();
+  knownTokens.set(method, tokens);
+  return tokens;
 }
 
 export interface ServerSubjects {

@@ -24,13 +24,13 @@ import { msgpackCodec } from '../../../core/codecs/msgpack.ts';
 import { LocalError } from '../../../core/errors.ts';
 import { type JsonRpcMessage, type RequestId, classify } from '../../../core/jsonrpc.ts';
 import { defaultLimits } from '../../../core/limits.ts';
-import { standardHeaders } from '../../../core/protocol/header-mirror.ts';
 import type { InboundFrame, OutboundFrame, Transport } from '../../../core/transport.ts';
 import { type BodyEncoding, codecOfMessage } from '../body-codec.ts';
 import { redeemClaim } from '../claim-check.ts';
 import { fitsPayload, maxPayloadOf } from '../payload-limit.ts';
 import { type ConnectionState, type PermissionRefusal, connectionState } from '../connection-state.ts';
-import { isNoResponders, MSGPACK_CONTENT_TYPE, mirrorTraceContext, NatsHeader, replyOf } from '../headers.ts';
+import { MSGPACK_CONTENT_TYPE, NatsHeader, ReceivedHeaders, replyOf, traceContextOf } from '../headers.ts';
+import { RequestHeaders } from './request-headers.ts';
 import { DEFAULT_PREFIX, type ServerSubjects, isPlainSubject, serverSubjects } from '../subjects.ts';
 
 export interface NatsClientTransportOptions {
@@ -113,6 +113,7 @@ class NatsClientTransport implements Transport {
   private readonly clock: Clock;
   private readonly timer: TimerHandle;
   private sendCodec: Codec = jsonCodec;
+  private readonly requestHeaders = new RequestHeaders();
   private readonly state: ConnectionState;
   private nextToken = 0;
   /** The `initialize` request in flight before a session exists, and the frames that wait for its answer. */
@@ -224,20 +225,23 @@ class NatsClientTransport implements Transport {
       return this.undeliverable(message, new LocalError('TransportFailed', `The method ${JSON.stringify(message.method)} cannot be named in a NATS subject`));
     }
     const token = String(this.nextToken++);
-    const headers = this.stamped(natsHeaders());
-    const standard = standardHeaders(message.params === undefined ? { method: message.method } : { method: message.method, params: message.params });
-    for (const key in standard) headers.set(key, standard[key] as string);
-    if (mirror !== undefined) for (const key in mirror) headers.set(key, mirror[key] as string);
-    if (this.options.encoding === 'msgpack') headers.set(NatsHeader.accept, 'msgpack');
-    if (this.options.claimCheck === true) headers.set(NatsHeader.acceptClaim, '1');
-    if (sessionId !== undefined) headers.set(NatsHeader.sessionId, sessionId);
-    else headers.set(NatsHeader.lane, this.lane);
-    if (message.method === 'initialize') headers.set(NatsHeader.clientInbox, this.clientInbox);
-    mirrorTraceContext(headers, message.params);
+    const trace = traceContextOf(message.params);
+    const initialize = message.method === 'initialize' ? { [NatsHeader.clientInbox]: this.clientInbox } : undefined;
+    // Headers of this request's own, on top of the set it shares with the connection's other requests.
+    const extra = mirror === undefined && trace === undefined ? initialize : { ...mirror, ...initialize, ...trace };
+    const codec = this.sendCodec;
+    const headers = this.requestHeaders.of({
+      identity: this.options.identity?.(),
+      sessionId,
+      lane: this.lane,
+      contentType: codec === msgpackCodec ? MSGPACK_CONTENT_TYPE : undefined,
+      acceptMsgpack: this.options.encoding === 'msgpack',
+      acceptClaim: this.options.claimCheck === true,
+    }, message, extra);
     if (this.state.down) {
       return this.undeliverable(message, new LocalError('TransportFailed', `The NATS connection is down (reconnecting): the ${message.method} request was not sent`));
     }
-    const body = this.encode(message, headers);
+    const body = codec.encode(message);
     if (!fitsPayload(this.connection, body.byteLength)) {
       return this.undeliverable(message, new LocalError('FrameTooLarge', `The ${message.method} request is ${body.byteLength} bytes, more than the NATS max_payload of ${maxPayloadOf(this.connection)} bytes allows`));
     }
@@ -356,18 +360,19 @@ class NatsClientTransport implements Transport {
       // A keepalive for a request this client gave up on: leave it unanswered, so the server stops.
       return;
     }
-    if (isNoResponders(msg.headers)) return this.noResponders(token, entry);
+    // Read once (an answer asks up to five questions of them); a JSON answer usually has none at all.
+    const headers = ReceivedHeaders.of(msg);
+    if (headers.code === 503) return this.noResponders(token, entry);
     entry.heardAt = this.clock.now();
-    const frame = msg.headers?.get(NatsHeader.frame);
-    if (frame === 'keepalive') {
+    if (headers.get(NatsHeader.frame) === 'keepalive') {
       if (replyOf(msg) !== undefined) msg.respond(EMPTY);
       return;
     }
-    const claim = msg.headers?.get(NatsHeader.claim);
-    if (claim !== undefined && claim !== '') {
-      const bucket = msg.headers?.get(NatsHeader.claimBucket) ?? '';
-      redeemClaim(this.connection, bucket, claim, msg.headers?.get(NatsHeader.claimDigest)).then(
-        (body) => this.receiveReply(token, entry, body, msg.headers),
+    const claim = headers.get(NatsHeader.claim);
+    if (claim !== undefined) {
+      const bucket = headers.get(NatsHeader.claimBucket) ?? '';
+      redeemClaim(this.connection, bucket, claim, headers.get(NatsHeader.claimDigest)).then(
+        (body) => this.receiveReply(token, entry, body, headers),
         (error: unknown) => {
           this.forget(token);
           this.undeliverable(entry.message, error instanceof LocalError ? error : new LocalError('TransportFailed', `The claimed answer could not be fetched: ${String(error)}`));
@@ -375,10 +380,10 @@ class NatsClientTransport implements Transport {
       );
       return;
     }
-    this.receiveReply(token, entry, msg.data, msg.headers);
+    this.receiveReply(token, entry, msg.data, headers);
   }
 
-  private receiveReply(token: string, entry: Pending, body: Uint8Array, headers: MsgHdrs | undefined): void {
+  private receiveReply(token: string, entry: Pending, body: Uint8Array, headers: ReceivedHeaders): void {
     if (this.closed) return;
     const codec = codecOfMessage(headers);
     let payload: unknown;
@@ -395,8 +400,8 @@ class NatsClientTransport implements Transport {
       this.forget(token);
       if (codec === msgpackCodec && this.options.encoding === 'msgpack') this.sendCodec = msgpackCodec;
       if (entry.method === 'initialize') {
-        const sessionId = headers?.get(NatsHeader.sessionId);
-        if (sessionId !== undefined && sessionId !== '' && 'result' in classified.message) this.sessionId = sessionId;
+        const sessionId = headers.get(NatsHeader.sessionId);
+        if (sessionId !== undefined && 'result' in classified.message) this.sessionId = sessionId;
       }
     }
     this.inbound.next({ type: 'message', payload, exchange: entry.id });

@@ -6,7 +6,7 @@
  */
 import type { Msg } from 'nats';
 import type { AuthInfo } from '../../../core/auth.ts';
-import { headerOf, NatsHeader } from '../headers.ts';
+import { type HeaderReader, headerOf, NatsHeader } from '../headers.ts';
 import { type IdentityVerifier, IdentityRefused } from '../identity/identity-verifier.ts';
 
 /** The caller of a message: `auth` undefined is anonymous. */
@@ -23,9 +23,9 @@ export class IdentityGate {
 
   constructor(private readonly verifier: IdentityVerifier | undefined, private readonly required: boolean) {}
 
-  /** Calls `then` with the message's caller, in arrival order. */
-  pass(msg: Msg, then: (identity: CallerIdentity) => void): void {
-    const identity = this.identify(msg);
+  /** Calls `then` with the message's caller, in arrival order (`headers`: the message's, read once by the caller). */
+  pass(msg: Msg, then: (identity: CallerIdentity) => void, headers: HeaderReader | undefined = msg.headers): void {
+    const identity = this.identify(headers);
     if (this.waiting.length === 0 && !(identity instanceof Promise)) return then(identity);
     if (this.waiting.length >= MAX_WAITING) return then({ ok: false, reason: 'the server is verifying too many identities at once; retry the request' });
     this.waiting.push({ identity, then });
@@ -50,8 +50,8 @@ export class IdentityGate {
     }
   }
 
-  private identify(msg: Msg): CallerIdentity | Promise<CallerIdentity> {
-    const assertion = headerOf(msg.headers, NatsHeader.identity);
+  private identify(headers: HeaderReader | undefined): CallerIdentity | Promise<CallerIdentity> {
+    const assertion = headerOf(headers, NatsHeader.identity);
     if (assertion === undefined) {
       return this.required ? { ok: false, reason: `this server requires a caller identity (an ${NatsHeader.identity} assertion from a gateway it trusts)` } : ANONYMOUS;
     }

@@ -9,15 +9,16 @@ import { LocalError } from '../../../core/errors.ts';
 import { type JsonObject, type RequestId, errorResponse, isRequestId } from '../../../core/jsonrpc.ts';
 import { checkStandardHeaders } from '../../../core/protocol/header-mirror.ts';
 import { codecOfMessage } from '../body-codec.ts';
-import { natsHeaderLookup } from '../headers.ts';
+import { type HeaderReader, type ReceivedHeaders } from '../headers.ts';
 import { methodTokens } from '../subjects.ts';
 
 export type DecodedBody =
   | { readonly ok: true; readonly value: unknown; readonly codec: Codec }
   | { readonly ok: false; readonly error: LocalError; readonly codec: Codec };
 
-export function decodeBody(msg: Msg, maxBytes: number): DecodedBody {
-  const codec = codecOfMessage(msg.headers);
+/** Decodes a message's body in the codec its headers name (`headers`: the message's, read once by the caller). */
+export function decodeBody(msg: Msg, maxBytes: number, headers: HeaderReader | undefined = msg.headers): DecodedBody {
+  const codec = codecOfMessage(headers);
   try {
     return { ok: true, value: codec.decode(msg.data, maxBytes), codec };
   } catch (error) {
@@ -44,7 +45,7 @@ export type CheckedRequest = { readonly id: RequestId; readonly method: string; 
  * A request on a call subject: one JSON-RPC request (never a batch) whose method is the subject's and whose
  * mirrored headers agree with the body. Returns the refusal otherwise.
  */
-export function checkCall(value: unknown, subjectMethod: string, msg: Msg, modern: boolean): { readonly request: CheckedRequest } | { readonly code: number; readonly message: string; readonly id: RequestId | undefined } {
+export function checkCall(value: unknown, subjectMethod: string, headers: ReceivedHeaders, modern: boolean): { readonly request: CheckedRequest } | { readonly code: number; readonly message: string; readonly id: RequestId | undefined } {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { code: ErrorCode.InvalidRequest, message: 'Invalid request: a NATS message carries exactly one JSON-RPC request object', id: undefined };
   }
@@ -63,8 +64,7 @@ export function checkCall(value: unknown, subjectMethod: string, msg: Msg, moder
   if (methodTokens(method) !== subjectMethod) {
     return { code: ErrorCode.HeaderMismatch, message: `Header mismatch: the subject names method ${JSON.stringify(subjectMethod.replaceAll('.', '/'))} but the body has ${JSON.stringify(method)}`, id };
   }
-  const lookup = natsHeaderLookup(msg.headers);
-  const problem = checkStandardHeaders(lookup, params === undefined ? { method } : { method, params: params as JsonObject });
+  const problem = checkStandardHeaders(headers.lookup, params === undefined ? { method } : { method, params: params as JsonObject });
   // MCP-Protocol-Version belongs to the modern era (a legacy initialize names its version in the body), and it
   // mirrors the envelope: a body that names no version gets the session's envelope error instead.
   const missingVersion = problem?.reason === 'missing' && problem.header === 'MCP-Protocol-Version';

@@ -44,7 +44,7 @@ export class Lanes {
    * lands among another's ids, and no cancellation crosses).
    */
   connectionFor(laneId: string | undefined, auth: AuthInfo | undefined): ServedConnection | undefined {
-    const laneKey = laneId === undefined ? undefined : keyOf(laneId, auth?.principal);
+    const laneKey = laneId === undefined ? undefined : this.keyOf(laneId, auth?.principal);
     if (laneKey !== undefined) {
       const found = this.lanes.get(laneKey);
       if (found !== undefined && !found.connection.isClosed) return found.connection;
@@ -78,13 +78,24 @@ export class Lanes {
 
   /** The lane of a cancellation, if this process holds it for that caller. */
   existing(laneId: string, principal: string | undefined): ServedConnection | undefined {
-    return this.lanes.get(keyOf(laneId, principal))?.connection;
+    return this.lanes.get(this.keyOf(laneId, principal))?.connection;
   }
 
   /** The client closed its connection: its lane goes once nothing is in flight on it. */
   close(laneId: string, principal: string | undefined): void {
-    const lane = this.lanes.get(keyOf(laneId, principal));
+    const lane = this.lanes.get(this.keyOf(laneId, principal));
     if (lane !== undefined && lane.connection.inFlight === 0) void lane.handle.close();
+  }
+
+  /** The key of the lane last asked for: a client's requests come in runs on its lane, so most ask for it again. */
+  private last: { readonly laneId: string; readonly principal: string | undefined; readonly key: string } | undefined;
+
+  private keyOf(laneId: string, principal: string | undefined): string {
+    const last = this.last;
+    if (last !== undefined && last.laneId === laneId && last.principal === principal) return last.key;
+    const key = keyOf(laneId, principal);
+    this.last = { laneId, principal, key };
+    return key;
   }
 
   /** Closes lanes idle for longer than `idleMs` (the configured idle time by default). */

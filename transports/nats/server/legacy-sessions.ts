@@ -19,7 +19,7 @@ import { type JsonObject, type RequestId, classify, isRequestId } from '../../..
 import type { LegacyRevision } from '../../../core/protocol/versions.ts';
 import type { GracefulCloseOptions, PortableSessionState, SessionAcceptorPort } from '../../../core/transport.ts';
 import { type BodyEncoding, answerCodec, codecOf, readsMsgpack } from '../body-codec.ts';
-import { headerOf, isNoRespondersError, NatsHeader, replyOf } from '../headers.ts';
+import { headerOf, isNoRespondersError, NatsHeader, ReceivedHeaders, replyOf } from '../headers.ts';
 import { isPlainSubject, type ServerSubjects } from '../subjects.ts';
 import { type CallerIdentity, type IdentityGate, identityRefusal } from './identity-gate.ts';
 import { type CheckedRequest, decodeBody, malformedRefusal, refuse } from './inbound.ts';
@@ -345,19 +345,21 @@ export class LegacySessions {
    * caller's session) is refused, so a session id seen on the bus opens no door.
    */
   private dispatch(served: Served, msg: Msg): void {
+    // Read once: the identity, frame, encodings and claim-check below all ask them.
+    const headers = ReceivedHeaders.of(msg);
     this.gate.pass(msg, (caller) => {
       const principal = caller.ok ? caller.auth?.principal : undefined;
-      if (caller.ok && principal === served.connection.principal) return this.dispatchAs(served, msg, caller.auth);
+      if (caller.ok && principal === served.connection.principal) return this.dispatchAs(served, msg, headers, caller.auth);
       const reply = replyOf(msg);
-      if (reply === undefined || msg.headers?.get(NatsHeader.frame) === 'close') return;
-      const decoded = decodeBody(msg, this.maxMessageBytes);
+      if (reply === undefined || headers.get(NatsHeader.frame) === 'close') return;
+      const decoded = decodeBody(msg, this.maxMessageBytes, headers);
       const reason = caller.ok ? (principal === undefined ? 'this session belongs to an identified caller and the message names none' : 'this session belongs to another caller') : caller.reason;
       refuse(this.host.connection, reply, decoded.codec, decoded.ok ? idOf(decoded.value) : undefined, ErrorCode.IdentityRefused, identityRefusal(reason));
-    });
+    }, headers);
   }
 
-  private dispatchAs(served: Served, msg: Msg, auth: AuthInfo | undefined): void {
-    const control = msg.headers?.get(NatsHeader.frame);
+  private dispatchAs(served: Served, msg: Msg, headers: ReceivedHeaders, auth: AuthInfo | undefined): void {
+    const control = headers.get(NatsHeader.frame);
     if (control === 'close') {
       served.ending = true;
       // The client ended its session and waits for nothing: the connection goes first, so what still runs is
@@ -367,17 +369,18 @@ export class LegacySessions {
       if (replyOf(msg) !== undefined) msg.respond(new Uint8Array(0));
       return;
     }
-    const decoded = decodeBody(msg, this.maxMessageBytes);
+    const decoded = decodeBody(msg, this.maxMessageBytes, headers);
+    const reply = replyOf(msg);
     if (!decoded.ok) {
-      if (replyOf(msg) !== undefined) {
+      if (reply !== undefined) {
         const refusal = malformedRefusal(decoded.error);
-        refuse(this.host.connection, replyOf(msg) as string, decoded.codec, undefined, refusal.code, refusal.message);
+        refuse(this.host.connection, reply, decoded.codec, undefined, refusal.code, refusal.message);
       }
       return;
     }
     const classified = classify(decoded.value);
-    if (classified.kind === 'request' && replyOf(msg) !== undefined) {
-      served.connection.deliverRequest(classified.message, replyOf(msg) as string, answerCodec(msg.headers, decoded.codec, this.allowed.msgpack), this.allowed.claims && headerOf(msg.headers, NatsHeader.acceptClaim) !== undefined, undefined, auth);
+    if (classified.kind === 'request' && reply !== undefined) {
+      served.connection.deliverRequest(classified.message, reply, answerCodec(headers, decoded.codec, this.allowed.msgpack), this.allowed.claims && headers.get(NatsHeader.acceptClaim) !== undefined, undefined, auth);
       return;
     }
     // Notifications, answers to server requests, and whatever the session itself should refuse.

@@ -11,7 +11,7 @@ import { defaultLimits } from '../../../core/limits.ts';
 import type { GracefulCloseOptions, SessionAcceptorPort } from '../../../core/transport.ts';
 import { answerCodec } from '../body-codec.ts';
 import { type ClaimCheckOptions, DEFAULT_CLAIM_BUCKET, openClaimStore } from '../claim-check.ts';
-import { headerOf, NatsHeader, natsHeaderLookup, replyOf } from '../headers.ts';
+import { headerOf, NatsHeader, ReceivedHeaders, replyOf } from '../headers.ts';
 import { DEFAULT_PREFIX, DEFAULT_QUEUE, serverSubjects } from '../subjects.ts';
 import { connectionState } from '../connection-state.ts';
 import { fanOutChanges } from './change-fanout.ts';
@@ -103,33 +103,33 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
   const lanes = new Lanes(host, acceptor, options.lanes ?? {});
   const legacy = new LegacySessions(host, acceptor, subjects, records, gate, maxMessageBytes, { claims: host.claims !== undefined, msgpack: options.msgpack !== false }, options.sessions ?? {});
   const msgpackAllowed = options.msgpack !== false;
-  const claimsFor = (msg: Msg): boolean => host.claims !== undefined && headerOf(msg.headers, NatsHeader.acceptClaim) !== undefined;
-
   const onCall = (msg: Msg): void => {
     const reply = replyOf(msg);
     // Requests only: a message nobody can answer is dropped.
     if (reply === undefined) return;
-    const decoded = decodeBody(msg, maxMessageBytes);
+    // Read once: the identity, lane, encodings, claim-check and mirror checks below all ask them.
+    const headers = ReceivedHeaders.of(msg);
+    const decoded = decodeBody(msg, maxMessageBytes, headers);
     if (!decoded.ok) {
       const refusal = malformedRefusal(decoded.error);
       return refuse(connection, reply, decoded.codec, undefined, refusal.code, refusal.message);
     }
     const subjectMethod = msg.subject.slice(subjects.callPrefix.length);
     const isInitialize = subjectMethod === 'initialize';
-    const checked = checkCall(decoded.value, subjectMethod, msg, !isInitialize);
+    const checked = checkCall(decoded.value, subjectMethod, headers, !isInitialize);
     if (!('request' in checked)) return refuse(connection, reply, decoded.codec, checked.id, checked.code, checked.message);
     const request = checked.request;
     gate.pass(msg, (caller) => {
       if (!caller.ok) return refuse(connection, reply, decoded.codec, request.id, ErrorCode.IdentityRefused, identityRefusal(caller.reason));
-      const codec = answerCodec(msg.headers, decoded.codec, msgpackAllowed);
+      const codec = answerCodec(headers, decoded.codec, msgpackAllowed);
       if (isInitialize && eras !== 'modern') return legacy.open(request, msg, codec, caller.auth);
       if (!isInitialize && eras === 'legacy') {
         return refuse(connection, reply, decoded.codec, request.id, ErrorCode.InvalidRequest, 'Invalid request: this server speaks the legacy protocol era; send initialize first and then use the session');
       }
-      const lane = lanes.connectionFor(headerOf(msg.headers, NatsHeader.lane), caller.auth);
+      const lane = lanes.connectionFor(headers.get(NatsHeader.lane), caller.auth);
       if (lane === undefined) return refuse(connection, reply, decoded.codec, request.id, ErrorCode.InternalError, 'The server holds as many client lanes as it may; retry later');
-      lane.deliverRequest(request, reply, codec, claimsFor(msg), natsHeaderLookup(msg.headers), caller.auth);
-    });
+      lane.deliverRequest(request, reply, codec, host.claims !== undefined && headers.get(NatsHeader.acceptClaim) !== undefined, headers.lookup, caller.auth);
+    }, headers);
   };
 
   const onCancel = (msg: Msg): void => {

@@ -23,7 +23,7 @@ import type { LegacyRevision } from '../../../core/protocol/versions.ts';
 import type { AuthInfo } from '../../../core/auth.ts';
 import type { ExchangeKey, FrameOrigin, InboundFrame, OutboundFrame, PortableSessionState, Transport } from '../../../core/transport.ts';
 import { depositClaim } from '../claim-check.ts';
-import { MSGPACK_CONTENT_TYPE, NatsHeader, newHeaders } from '../headers.ts';
+import { MSGPACK_CONTENT_TYPE, NatsHeader, newHeaders, SealedHeaders } from '../headers.ts';
 import { fitsPayload, maxPayloadOf } from '../payload-limit.ts';
 
 /** One request in flight: where its answer goes and how the client wants it. */
@@ -80,6 +80,8 @@ export interface ServedConnectionOptions {
 }
 
 const EMPTY_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+/** The headers of a msgpack frame that has none of its own. */
+const MSGPACK_HEADERS = new SealedHeaders({ [NatsHeader.contentType]: MSGPACK_CONTENT_TYPE });
 
 function isAnswer(message: JsonRpcMessage): message is JsonRpcMessage & { readonly id: RequestId } {
   return !('method' in message) && 'id' in message;
@@ -314,22 +316,24 @@ export class ServedConnection implements Transport {
   }
 
   private publishBody(subject: string, body: Uint8Array, codec: Codec, headers: Readonly<Record<string, string>>, reply: string | undefined): void {
-    const all = codec === jsonCodec ? headers : { ...headers, [NatsHeader.contentType]: MSGPACK_CONTENT_TYPE };
-    let hasHeaders = false;
-    for (const _ in all) {
-      hasHeaders = true;
-      break;
-    }
+    // Most frames carry no headers of their own: a JSON one goes without any, a msgpack one with the one shared,
+    // already encoded Content-Type set; only the rare others (a claim, the initialize answer) build theirs.
+    const own = headers !== EMPTY_HEADERS && hasAny(headers);
+    const sent = codec === jsonCodec
+      ? (own ? newHeaders(headers) : undefined)
+      : (own ? newHeaders({ ...headers, [NatsHeader.contentType]: MSGPACK_CONTENT_TYPE }) : MSGPACK_HEADERS);
     try {
-      this.host.connection.publish(subject, body, {
-        ...(hasHeaders ? { headers: newHeaders(all) } : {}),
-        ...(reply === undefined ? {} : { reply }),
-      });
+      this.host.connection.publish(subject, body, sent === undefined ? (reply === undefined ? undefined : { reply }) : (reply === undefined ? { headers: sent } : { headers: sent, reply }));
     } catch (error) {
       // The NATS connection itself is closed: this connection is over.
       void this.close(new LocalError('ConnectionClosed', 'The NATS connection closed', { cause: error }));
     }
   }
+}
+
+function hasAny(record: Readonly<Record<string, string>>): boolean {
+  for (const _ in record) return true;
+  return false;
 }
 
 /** The id a `notifications/cancelled` names, if `payload` is one. */
