@@ -83,7 +83,7 @@ export interface StreamableHttpServerOptions {
   readonly maxSessions?: number;
   /**
    * Modern-era (2026-07-28) `subscriptions/listen` streams open at once (default 1000): each holds a connection
-   * and its server-side state for as long as the client listens (about 9 KiB of heap, see docs/http.md); more get
+   * and its server-side state for as long as the client listens (about 15 KiB of server heap each, measured by bench/http-listen-streams.ts); more get
    * 503 with `Retry-After` and a JSON-RPC error naming the limit.
    */
   readonly maxListenStreams?: number;
