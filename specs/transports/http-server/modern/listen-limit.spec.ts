@@ -9,7 +9,7 @@ import { before, describe, test } from 'node:test';
 import { ErrorCode } from '../../../../core/error-codes.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type SseReply, asStream } from '../../../support/http-raw-client.ts';
-import { type Json, ModernHttp, assertErrorReply, isJson, responseOf, serveModern, warmUp } from './modern-http.ts';
+import { ModernHttp, assertErrorReply, isJson, responseOf, serveModern, warmUp } from './modern-http.ts';
 
 before(warmUp);
 
