@@ -5,6 +5,7 @@
  *
  *   node --import tsx bench/http-calls.ts [--rounds=5] [--count=5000] [--warmup=1000] [--levels=1,8,64]
  *        [--sessions=200] [--session-count=10000] [--loader=tsx|strip]   (without --levels: 1, 8 and --window, default 64)
+        [--contenders=rxmcpJson,rxmcpSse,floor]   (a subset; rxmcpJson and floor are always run: the ratios need them)
  *   node --cpu-prof --cpu-prof-dir=.tmp --import tsx bench/http-calls.ts --profile=rxmcpJson [--count=50000] [--window=64]
  *        [--server-prof] [--source-maps=.tmp/maps.json]
  *
@@ -130,7 +131,9 @@ export interface HttpCallsResult {
   readonly listenerWarnings: number;
 }
 
-function load(figures: Record<string, Figures>): HttpLoad {
+const allHttpContenders = httpContenders;
+
+function load(figures: Record<string, Figures>, httpContenders: readonly HttpContender[] = allHttpContenders): HttpLoad {
   const serverCpuUsPerCall = Object.fromEntries(httpContenders.map((name) => [name, peerCpu(figures[name] as Figures)])) as Record<HttpContender, number>;
   const floor = (figures['floor'] as Figures).medianOpsPerSec;
   console.log(`  server child CPU us/call: ${httpContenders.map((n) => `${n} ${fmt(serverCpuUsPerCall[n])}`).join(', ')}`);
@@ -146,10 +149,22 @@ interface Options {
   readonly sessions: number;
   readonly sessionCount: number;
   readonly loader: Loader;
+  /** A subset of the contenders (default: all). */
+  readonly contenders?: readonly HttpContender[];
+}
+
+/** `--contenders=a,b`: the contenders to run (rxmcpJson and floor always, the ratios are taken against them). */
+function argContenders(): readonly HttpContender[] {
+  const raw = argValue('contenders');
+  if (raw === undefined) return httpContenders;
+  const named = new Set(raw.split(',').map((name) => name.trim()));
+  for (const name of named) if (!(httpContenders as readonly string[]).includes(name)) throw new RangeError(`--contenders: unknown ${name}`);
+  return httpContenders.filter((name) => named.has(name) || name === 'rxmcpJson' || name === 'floor');
 }
 
 export async function runHttpCallsBench(options: Options): Promise<HttpCallsResult> {
   const { rounds, count, warmup, levels, sessions, loader } = options;
+  const httpContenders = options.contenders ?? allHttpContenders;
   const top = Math.max(...levels);
   const listenerWarnings = quietListenerWarnings();
   const servers = new Map<HttpContender, { program: Program; url: string }>();
@@ -172,7 +187,7 @@ export async function runHttpCallsBench(options: Options): Promise<HttpCallsResu
   const loads: LevelLoad<HttpContender>[] = [];
   for (const width of levels) {
     console.log(`http tools/call, one session, ${levelTitle(width)}: ${width === levels[0] ? `warm-up ${warmup} each, then ` : ''}${rounds} rounds x ${count} calls, interleaved (order rotates)`);
-    loads.push({ width, ...load(await interleave(singles, rounds, (c) => timedWithPeer(count, c.pid, () => atLevel(c, count, width)), 'call')) });
+    loads.push({ width, ...load(await interleave(singles, rounds, (c) => timedWithPeer(count, c.pid, () => atLevel(c, count, width)), 'call'), httpContenders) });
   }
   for (const single of singles) await single.close();
 
@@ -195,7 +210,7 @@ export async function runHttpCallsBench(options: Options): Promise<HttpCallsResu
   const crowdRun = (crowd: Crowd, calls: number): Promise<void> => Promise.all(crowd.callers.map((caller) => oneAfterAnother(caller, calls))).then(() => undefined);
   for (const crowd of crowds) await crowdRun(crowd, Math.max(2, Math.round(warmup / sessions)));
   console.log(`http tools/call, ${sessions} sessions at once, each sequential: ${rounds} rounds x ${total} calls (${perSession} per session)`);
-  const crowd = load(await interleave(crowds, rounds, (c) => timedWithPeer(total, c.pid, () => crowdRun(c, perSession)), 'call'));
+  const crowd = load(await interleave(crowds, rounds, (c) => timedWithPeer(total, c.pid, () => crowdRun(c, perSession)), 'call'), httpContenders);
   for (const c of crowds) await Promise.all(c.callers.map((caller) => caller.close()));
   for (const { program } of servers.values()) await program.stop();
   const first = (loads.find((l) => l.width === 1) ?? loads[0]) as LevelLoad<HttpContender>;
@@ -247,5 +262,6 @@ if (isMain(import.meta.url) && profile !== undefined) {
     sessions: argInt('sessions', 200),
     sessionCount: argInt('session-count', 10_000),
     loader: argLoader(),
+    contenders: argContenders(),
   }));
 }

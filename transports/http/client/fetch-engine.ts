@@ -30,7 +30,7 @@ export function createFetchEngine(fetchFunction: typeof fetch = globalFetch): Ht
           method: spec.method,
           headers: spec.headers,
           // A view, not the caller's whole buffer (a Uint8Array may be a slice of a larger pool).
-          ...(spec.body === undefined ? {} : { body: spec.body.slice() }),
+          ...(spec.body === undefined ? {} : { body: typeof spec.body === 'string' ? spec.body : spec.body.slice() }),
           signal: request.controller.signal,
         });
       } catch (error) {

@@ -21,7 +21,8 @@ export interface ExchangeSpec {
   readonly url: URL;
   readonly headers: HttpHeaders;
   readonly lane: HttpLane;
-  readonly body?: Uint8Array;
+  /** JSON text (what the transport sends), or bytes. */
+  readonly body?: string | Uint8Array;
 }
 
 /** A request in flight; destroying it ends the exchange (its response, if any, closes incomplete). */

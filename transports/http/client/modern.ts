@@ -14,7 +14,6 @@
  *   aborts the exchange instead (the server sees the client leave). A `subscriptions/listen` stream lives until
  *   then, however quiet: nothing here times a stream out, and keep-alive comments are skipped by the parser.
  */
-import { utf8Bytes } from '../../../core/bytes.ts';
 import { LocalError } from '../../../core/errors.ts';
 import { type JsonRpcRequest, type RequestId, type WirePayload, isRequestId } from '../../../core/jsonrpc.ts';
 import { PARAM_HEADER_PREFIX, PROTOCOL_VERSION_META_KEY, isHeaderToken, standardHeaders } from '../../../core/protocol/header-mirror.ts';
@@ -103,7 +102,7 @@ export async function postModern(context: ClientContext, flight: ModernFlight, m
   try {
     const headers = modernHeaders(context, request, mirror);
     response = await context.engine.exchange(
-      { method: 'POST', url: context.url, headers, body: utf8Bytes(JSON.stringify(request)), lane: 'main' },
+      { method: 'POST', url: context.url, headers, body: JSON.stringify(request), lane: 'main' },
       (started) => {
         flight.http = started;
         if (flight.aborted) context.engine.abort(started);

@@ -31,6 +31,17 @@ export function createNodeEngine(url: URL, options: NodeEngineOptions): HttpEngi
     const controlSockets = Math.max(8, Math.ceil(maxSockets / 4));
     control = new AgentClass({ keepAlive: true, maxSockets: controlSockets, maxFreeSockets: controlSockets, scheduling: 'lifo' });
   }
+  /** The request options of the last URL asked for (the endpoint's, nearly always): not derived again per request. */
+  let lastHref: string | undefined;
+  let lastTarget: RequestTarget | undefined;
+  const targetOf = (target: URL): RequestTarget => {
+    const href = target.href;
+    if (href !== lastHref || lastTarget === undefined) {
+      lastTarget = requestTarget(target);
+      lastHref = href;
+    }
+    return lastTarget;
+  };
   /** Requests still running, so that close can abort them. */
   const active = new Set<ClientRequest>();
   /** Requests we ended on purpose: their 'socket hang up' is not a reason to send them again. */
@@ -44,11 +55,13 @@ export function createNodeEngine(url: URL, options: NodeEngineOptions): HttpEngi
   return {
     exchange(spec: ExchangeSpec, onRequest?: (request: HttpRequest) => void): Promise<HttpResponse> {
       return new Promise((resolve, reject) => {
-        const send = spec.url.protocol === 'https:' ? httpsRequest : httpRequest;
-        const headers = spec.body === undefined ? spec.headers : { ...spec.headers, 'content-length': String(spec.body.byteLength) };
+        const target = targetOf(spec.url);
+        const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+        const body = spec.body;
+        const headers = body === undefined ? spec.headers : { ...spec.headers, 'content-length': String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength) };
         const agent = spec.lane === 'main' ? main : control;
         const attempt = (retried: boolean): void => {
-          const request = send(spec.url, { method: spec.method, headers, agent });
+          const request = send({ ...target, method: spec.method, headers, agent });
           let answered = false;
           active.add(request);
           request.once('response', (response) => {
@@ -89,4 +102,20 @@ export function createNodeEngine(url: URL, options: NodeEngineOptions): HttpEngi
       control.destroy();
     },
   };
+}
+
+/** The parts of a URL node:http's request options take (what `http.request(url)` derives on every call). */
+interface RequestTarget {
+  readonly protocol: string;
+  readonly hostname: string;
+  readonly port: string;
+  readonly path: string;
+  readonly auth?: string;
+}
+
+function requestTarget(url: URL): RequestTarget {
+  const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  const base = { protocol: url.protocol, hostname, port: url.port, path: `${url.pathname}${url.search}` };
+  if (url.username === '' && url.password === '') return Object.freeze(base);
+  return Object.freeze({ ...base, auth: `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` });
 }

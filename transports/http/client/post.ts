@@ -10,7 +10,7 @@
  *   and the start of the body, unless the body is the server's own JSON-RPC error for that request (then the
  *   session gets the server's error). No error is ever forged in the server's name.
  */
-import { utf8Bytes, utf8Text } from '../../../core/bytes.ts';
+import { utf8Text } from '../../../core/bytes.ts';
 import { LocalError } from '../../../core/errors.ts';
 import { type JsonRpcRequest, type RequestId, type WirePayload, isRequestId } from '../../../core/jsonrpc.ts';
 import {
@@ -53,7 +53,7 @@ export async function postMessage(context: ClientContext, payload: WirePayload, 
       method: 'POST',
       url: context.url,
       headers: requestHeaders(context, 'post', { handshake }),
-      body: utf8Bytes(JSON.stringify(payload)),
+      body: JSON.stringify(payload),
       lane: requests.length > 0 ? 'main' : 'control',
     });
   } catch (error) {

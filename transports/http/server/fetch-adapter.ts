@@ -11,12 +11,14 @@ const encoder = new TextEncoder();
 class FetchRequest implements HttpRequest {
   readonly method: string;
   readonly url: URL;
+  readonly path: string;
   readonly native: NativeRequest;
   readonly parsedBody = undefined;
 
   constructor(private readonly request: Request) {
     this.method = request.method.toUpperCase();
     this.url = new URL(request.url);
+    this.path = this.url.pathname;
     this.native = { kind: 'fetch', request };
   }
 

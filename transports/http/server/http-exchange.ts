@@ -26,6 +26,8 @@ export type BodyResult =
   | { readonly ok: false; readonly reason: 'too-large' | 'aborted' };
 
 export interface HttpRequest extends HttpRequestInfo {
+  /** `url.pathname`, read without building the URL when the request line allows it (the per-request path). */
+  readonly path: string;
   /** The names of the headers the request carried, lower case, each once. */
   headerNames(): readonly string[];
   /** A body a framework already parsed (express.json()): used instead of reading the stream. */

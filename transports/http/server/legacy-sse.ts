@@ -77,8 +77,7 @@ export function openLegacySession(endpoint: Endpoint, res: HttpResponder, origin
   const refusal = sessionRefusal(options, registry);
   if (refusal !== undefined) return refuse(res, 503, refusal, { [HEADER.retryAfter]: '30' });
   const id = newSessionId();
-  const { clock, sse } = options.transport;
-  const connection = new SseConnection(res.openStream(200, SSE_HEADERS), { clock, keepAliveMs: sse.keepAliveMs, drainTimeoutMs: sse.drainTimeoutMs });
+  const connection = new SseConnection(res.openStream(200, SSE_HEADERS), options.transport.sseConnection);
   const transport = new LegacySseTransport(connection, () => registry.remove(id), principal, origin?.auth);
   registry.add({ id, principal, kind: 'legacy-sse', transport });
   registry.hold(id, res);

@@ -18,8 +18,8 @@ import { PARAM_HEADER_PREFIX, checkStandardHeaders } from '../../../core/protoco
 import { claimedRevision } from '../../../core/protocol/modern.ts';
 import { MODERN_REVISIONS, isLegacyRevision, isRevision } from '../../../core/protocol/versions.ts';
 import type { FrameOrigin, InboundFrame, OutboundFrame, Transport } from '../../../core/transport.ts';
-import { HEADER, MEDIA_TYPE } from '../shared/headers.ts';
-import { accepts } from '../shared/media-types.ts';
+import { HEADER } from '../shared/headers.ts';
+import { ACCEPTS_EVENT_STREAM, acceptanceOf } from '../shared/media-types.ts';
 import { kindOf } from './exchanges.ts';
 import type { HeaderMap, HttpRequest, HttpResponder } from './http-exchange.ts';
 import { JSON_HEADERS, SSE_HEADERS, accepted, refuse } from './replies.ts';
@@ -30,6 +30,8 @@ import { SseConnection } from './sse-connection.ts';
 import { stepUpHeaders } from './protected-resource.ts';
 
 const EXCHANGE = 'm';
+const LISTEN_METHOD = 'subscriptions/listen';
+const LISTEN_REFUSAL_HEADERS: HeaderMap = Object.freeze({ ...JSON_HEADERS, [HEADER.retryAfter]: '30' });
 
 /**
  * Whether a POST belongs to the modern era: it names a modern revision in `MCP-Protocol-Version`, or names no
@@ -103,10 +105,16 @@ export function handleModernPost(endpoint: Endpoint, req: HttpRequest, res: Http
   if (answerMode(accept, options.responseMode) === undefined) return refuseUnacceptable(res);
   // The answer is JSON unless something must precede it; then it streams, whatever the preferred mode, when the
   // client takes a stream (a listen has nothing to give in a single body).
-  const mode = accepts(accept, MEDIA_TYPE.eventStream) ? 'sse' : 'json';
+  const mode = (acceptanceOf(accept) & ACCEPTS_EVENT_STREAM) !== 0 ? 'sse' : 'json';
   const refusal = options.server.refusal?.();
   if (refusal !== undefined) return refuse(res, 503, `Service Unavailable: ${refusal.message}`, { [HEADER.retryAfter]: '30' });
-  const transport = new ModernPostTransport(res, mode, options.transport, live);
+  const listen = message['method'] === LISTEN_METHOD;
+  if (listen && endpoint.listens.open >= options.maxListenStreams) {
+    // A listen holds its connection and state until the client leaves: past the limit, it is refused up front.
+    const error = { code: ErrorCode.InternalError, message: `Service Unavailable: this endpoint holds its maximum of ${options.maxListenStreams} listen streams; retry later`, data: { maxListenStreams: options.maxListenStreams } };
+    return res.respond(503, LISTEN_REFUSAL_HEADERS, JSON.stringify({ jsonrpc: '2.0', ...(isRequestId(id) ? { id } : {}), error }));
+  }
+  const transport = new ModernPostTransport(res, mode, options.transport, live, listen ? endpoint.listens : undefined);
   options.server.accept(transport, { knownEra: 'modern' });
   transport.start(message, origin, (name) => req.header(name), paramHeadersOf(req));
 }
@@ -139,9 +147,12 @@ export class ModernPostTransport implements Transport {
     private readonly mode: 'sse' | 'json',
     private readonly settings: TransportSettings,
     private readonly live: Set<Transport>,
+    /** The endpoint's count of open listen streams, when this POST is one. */
+    private readonly listens?: { open: number },
   ) {
     this.incoming$ = this.inbound.asObservable();
     live.add(this);
+    if (listens !== undefined) listens.open++;
     res.onFinished((gone) => {
       // The client left before its answer: in this era that cancels the request.
       if (gone && !this.answered) this.inbound.next({ type: 'exchange-closed', exchange: EXCHANGE, cancels: true });
@@ -186,6 +197,7 @@ export class ModernPostTransport implements Transport {
     if (this.closed) return Promise.resolve();
     this.closed = true;
     this.live.delete(this);
+    if (this.listens !== undefined) this.listens.open--;
     if (this.stream !== undefined) this.stream.end();
     else if (!this.answered) {
       this.answered = true;
@@ -221,8 +233,6 @@ export class ModernPostTransport implements Transport {
   }
 
   private openStream(): SseConnection {
-    const { clock, sse } = this.settings;
-    const headers: HeaderMap = SSE_HEADERS;
-    return new SseConnection(this.res.openStream(200, headers), { clock, keepAliveMs: sse.keepAliveMs, drainTimeoutMs: sse.drainTimeoutMs });
+    return new SseConnection(this.res.openStream(200, SSE_HEADERS), this.settings.sseConnection);
   }
 }

@@ -5,22 +5,36 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyCollector, type BodyResult, type HeaderMap, type HttpRequest, type HttpResponder, type NativeRequest, type StreamSink } from './http-exchange.ts';
 
+/** A request path URL parsing would keep as it is: no dot segments, escapes or other characters it rewrites. */
+const PLAIN_PATH = /^\/[A-Za-z0-9_~/-]*$/;
+
 class NodeRequest implements HttpRequest {
   readonly method: string;
-  readonly url: URL;
+  readonly path: string;
   readonly native: NativeRequest;
+  private readonly target: string;
+  private parsedUrl: URL | undefined;
 
   constructor(private readonly req: IncomingMessage, readonly parsedBody: { readonly value: unknown } | undefined) {
-    this.method = (req.method ?? 'GET').toUpperCase();
+    this.method = req.method ?? 'GET';
     // express keeps the full path in originalUrl when a router strips its mount point from url.
     const path = (req as { originalUrl?: unknown }).originalUrl;
-    // The base is a placeholder: the Host header is the client's word, checked separately.
-    this.url = new URL(typeof path === 'string' ? path : (req.url ?? '/'), 'http://localhost');
+    this.target = typeof path === 'string' ? path : (req.url ?? '/');
+    // The path is needed by every request, the rest of the URL by few: it is built only when asked for.
+    const query = this.target.indexOf('?');
+    const plain = query < 0 ? this.target : this.target.slice(0, query);
+    this.path = PLAIN_PATH.test(plain) ? plain : this.url.pathname;
     this.native = { kind: 'node', request: req };
   }
 
+  get url(): URL {
+    // The base is a placeholder: the Host header is the client's word, checked separately.
+    return (this.parsedUrl ??= new URL(this.target, 'http://localhost'));
+  }
+
   header(name: string): string | undefined {
-    const value = this.req.headers[name.toLowerCase()];
+    const value = this.req.headers[name];
+    if (value === undefined) return name === name.toLowerCase() ? undefined : this.header(name.toLowerCase());
     return Array.isArray(value) ? value.join(', ') : value;
   }
 
@@ -31,30 +45,40 @@ class NodeRequest implements HttpRequest {
 
   readBody(maxBytes: number): Promise<BodyResult> {
     const req = this.req;
-    if (BodyCollector.tooLarge(this.header('content-length'), maxBytes)) return Promise.resolve({ ok: false, reason: 'too-large' });
+    if (BodyCollector.tooLarge(req.headers['content-length'], maxBytes)) return Promise.resolve({ ok: false, reason: 'too-large' });
     if (req.readableEnded) return Promise.resolve({ ok: true, bytes: new Uint8Array(0) });
-    return new Promise((resolve) => {
-      const collector = new BodyCollector(maxBytes);
-      const settle = (result: BodyResult): void => {
-        req.off('data', onData);
-        req.off('end', onEnd);
-        req.off('error', onGone);
-        req.off('close', onGone);
-        resolve(result);
-      };
-      const onData = (chunk: Buffer): void => {
-        if (collector.push(chunk)) return;
-        // Stop reading: nothing past the limit is buffered. The reply closes the connection (see respond).
-        req.pause();
-        settle({ ok: false, reason: 'too-large' });
-      };
-      const onEnd = (): void => settle({ ok: true, bytes: collector.bytes() });
-      const onGone = (): void => settle({ ok: false, reason: 'aborted' });
-      req.on('data', onData);
-      req.once('end', onEnd);
-      req.once('error', onGone);
-      req.once('close', onGone);
-    });
+    return new Promise((resolve) => new BodyReader(req, maxBytes, resolve));
+  }
+}
+
+/**
+ * Reads one request body. Its listeners stay on the request once it settled (they then do nothing): the request
+ * object goes when the exchange does, and not removing them saves four removals per request.
+ */
+class BodyReader {
+  private readonly collector: BodyCollector;
+  private settled = false;
+
+  constructor(private readonly req: IncomingMessage, maxBytes: number, private readonly resolve: (result: BodyResult) => void) {
+    this.collector = new BodyCollector(maxBytes);
+    req.on('data', (chunk: Buffer) => this.onData(chunk));
+    req.once('end', () => this.settle({ ok: true, bytes: this.collector.bytes() }));
+    const gone = (): void => this.settle({ ok: false, reason: 'aborted' });
+    req.once('error', gone);
+    req.once('close', gone);
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.settled || this.collector.push(chunk)) return;
+    // Stop reading: nothing past the limit is buffered. The reply closes the connection (see respond).
+    this.req.pause();
+    this.settle({ ok: false, reason: 'too-large' });
+  }
+
+  private settle(result: BodyResult): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.resolve(result);
   }
 }
 
@@ -102,22 +126,20 @@ class NodeSink implements StreamSink {
 
 class NodeResponder implements HttpResponder {
   private finished: boolean | undefined;
-  private listeners: Array<(gone: boolean) => void> = [];
+  private listeners: Array<(gone: boolean) => void> | undefined;
 
-  constructor(private readonly req: IncomingMessage, private readonly res: ServerResponse) {
-    res.once('close', () => {
-      this.finished = !res.writableFinished;
-      for (const listener of this.listeners.splice(0)) listener(this.finished);
-    });
-  }
+  constructor(private readonly req: IncomingMessage, private readonly res: ServerResponse) {}
 
   respond(status: number, headers: HeaderMap, body?: string): void {
     const res = this.res;
     if (res.headersSent || res.destroyed) return;
-    const length = body === undefined ? 0 : Buffer.byteLength(body);
+    // One object handed to writeHead (its fast path: nothing set on the response before).
+    const out: Record<string, string | number> = {};
+    for (const name in headers) out[name] = headers[name] as string;
     // A body left unread (over the limit) must not be parsed as the next request: close the connection.
-    const close = this.req.complete ? {} : { connection: 'close' };
-    res.writeHead(status, { ...headers, ...close, 'content-length': String(length) });
+    if (!this.req.complete) out['connection'] = 'close';
+    out['content-length'] = body === undefined ? 0 : Buffer.byteLength(body);
+    res.writeHead(status, out);
     res.end(body);
   }
 
@@ -133,8 +155,18 @@ class NodeResponder implements HttpResponder {
   }
 
   onFinished(listener: (gone: boolean) => void): void {
-    if (this.finished === undefined) this.listeners.push(listener);
-    else listener(this.finished);
+    const res = this.res;
+    if (this.finished === undefined && res.closed) this.finished = !res.writableFinished;
+    if (this.finished !== undefined) return listener(this.finished);
+    if (this.listeners !== undefined) return void this.listeners.push(listener);
+    // Listened for only when someone asks (most exchanges have one listener, or none).
+    this.listeners = [listener];
+    res.once('close', () => {
+      this.finished = !res.writableFinished;
+      const listeners = this.listeners ?? [];
+      this.listeners = undefined;
+      for (const each of listeners) each(this.finished);
+    });
   }
 }
 

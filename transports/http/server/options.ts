@@ -12,7 +12,7 @@ import { ProtectedResource, type ProtectedResourceOptions } from './protected-re
 import { type HostPolicy, LOOPBACK_HOSTS, LOOPBACK_ORIGINS, createHostCheck, createOriginCheck } from '../shared/host-origin.ts';
 import { type EventStore, InMemoryEventStore } from './event-store.ts';
 import type { HttpRequestInfo } from './http-exchange.ts';
-import type { TransportSettings } from './settings.ts';
+import type { SseSettings, TransportSettings } from './settings.ts';
 import { type CorsOptions, type CorsPolicy, resolveCors } from './cors.ts';
 import { type HealthOptions, type HealthSettings, resolveHealth } from './health.ts';
 
@@ -81,6 +81,12 @@ export interface StreamableHttpServerOptions {
   readonly maxBodyBytes?: number;
   /** Sessions open at once (default 1000); more initialize requests get 503. */
   readonly maxSessions?: number;
+  /**
+   * Modern-era (2026-07-28) `subscriptions/listen` streams open at once (default 1000): each holds a connection
+   * and its server-side state for as long as the client listens (about 15 KiB of server heap each, measured by bench/http-listen-streams.ts); more get
+   * 503 with `Retry-After` and a JSON-RPC error naming the limit.
+   */
+  readonly maxListenStreams?: number;
   /** A session without requests or open streams for this long ends (default 30 min; 0 or Infinity: never). */
   readonly idleTimeoutMs?: number;
   /**
@@ -133,6 +139,7 @@ export interface EndpointOptions {
   readonly health: HealthSettings | undefined;
   readonly maxBodyBytes: number;
   readonly maxSessions: number;
+  readonly maxListenStreams: number;
   readonly idleTimeoutMs: number;
   readonly authenticate: StreamableHttpServerOptions['authenticate'];
   readonly protectedResource: ProtectedResource | undefined;
@@ -155,6 +162,13 @@ export function resolveOptions(options: StreamableHttpServerOptions): EndpointOp
   const cors = resolveCors(options.cors);
   const originAllowed = createOriginCheck(options.allowedOrigins ?? LOOPBACK_ORIGINS);
   const protectedResource = options.protectedResource === undefined ? undefined : new ProtectedResource(options.protectedResource, path);
+  const sseSettings: SseSettings = Object.freeze({
+    retryMs: sse.retryMs ?? 1000,
+    prime: sse.prime ?? true,
+    closeRequestStreamsAfterMs: sse.closeRequestStreamsAfterMs,
+    keepAliveMs: sse.keepAliveMs ?? 15_000,
+    drainTimeoutMs: sse.drainTimeoutMs ?? 30_000,
+  });
   return {
     server: options.server,
     path,
@@ -167,6 +181,7 @@ export function resolveOptions(options: StreamableHttpServerOptions): EndpointOp
     health: resolveHealth(options.health, legacySse === undefined ? [path] : [path, legacySse.ssePath, legacySse.messagesPath]),
     maxBodyBytes: options.maxBodyBytes ?? defaultLimits.maxMessageBytes,
     maxSessions: options.maxSessions ?? 1000,
+    maxListenStreams: options.maxListenStreams ?? 1000,
     idleTimeoutMs: options.idleTimeoutMs ?? 30 * 60_000,
     authenticate: options.authenticate,
     protectedResource,
@@ -180,13 +195,8 @@ export function resolveOptions(options: StreamableHttpServerOptions): EndpointOp
       store,
       stateless,
       sharedSessions: !stateless && options.restoreSession !== undefined,
-      sse: {
-        retryMs: sse.retryMs ?? 1000,
-        prime: sse.prime ?? true,
-        closeRequestStreamsAfterMs: sse.closeRequestStreamsAfterMs,
-        keepAliveMs: sse.keepAliveMs ?? 15_000,
-        drainTimeoutMs: sse.drainTimeoutMs ?? 30_000,
-      },
+      sse: sseSettings,
+      sseConnection: Object.freeze({ clock, keepAliveMs: sseSettings.keepAliveMs, drainTimeoutMs: sseSettings.drainTimeoutMs }),
     },
   };
 }

@@ -44,12 +44,13 @@ export async function handlePost(endpoint: Endpoint, req: HttpRequest, res: Http
     transport = openSession(options, registry, origin);
     registry.hold(transport.sessionId as string, res);
   } else {
-    transport = await sessionFor(endpoint, req, res, origin);
+    const found = sessionFor(endpoint, req, res, origin);
+    transport = found instanceof Promise ? await found : found;
     if (transport === undefined) return;
   }
 
   const shape = shapeOf(body.value, transport.revision);
-  const headers = { [HEADER.sessionId]: transport.sessionId as string };
+  const headers = transport.replyHeaders;
   if (!shape.needsAnswer) {
     transport.deliver(body.value, origin, shape.cancelled);
     return accepted(res, headers);

@@ -42,7 +42,7 @@ export function createRouter(unwrapped: EndpointOptions): Router {
   const accepted = new AcceptedConnections();
   const options: EndpointOptions = { ...unwrapped, server: accepted.wrap(unwrapped.server) };
   const registry = new SessionRegistry({ maxSessions: options.maxSessions, idleTimeoutMs: options.idleTimeoutMs, clock: options.clock });
-  const endpoint: Endpoint = { options, registry, restorer: new SessionRestorer(options, registry), modern: new Set() };
+  const endpoint: Endpoint = { options, registry, restorer: new SessionRestorer(options, registry), modern: new Set(), listens: { open: 0 } };
   let closing: Promise<void> | undefined;
   return {
     registry,
@@ -86,7 +86,7 @@ export function createRouter(unwrapped: EndpointOptions): Router {
  */
 function reachesOpenSession(endpoint: Endpoint, req: HttpRequest): boolean {
   if (req.method !== 'POST' && req.method !== 'DELETE') return false;
-  const id = req.url.pathname === endpoint.options.path ? req.header(HEADER.sessionId) : req.url.searchParams.get('sessionId') ?? undefined;
+  const id = req.path === endpoint.options.path ? req.header(HEADER.sessionId) : req.url.searchParams.get('sessionId') ?? undefined;
   return id !== undefined && endpoint.registry.has(id);
 }
 
@@ -110,7 +110,7 @@ async function route(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, c
   const origin = req.header(HEADER.origin);
   if (origin !== undefined && !options.originAllowed(origin)) return refuse(res, 403, `Forbidden: the Origin ${JSON.stringify(origin)} is not allowed`);
 
-  const path = req.url.pathname;
+  const path = req.path;
   // The protected-resource metadata is public: no credentials, and answered even while shutting down.
   if (options.protectedResource?.paths.has(path) === true) return options.protectedResource.answer(req, res);
   const legacy = options.legacySse;
@@ -124,7 +124,8 @@ async function route(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, c
   }
   if (closing() && !reachesOpenSession(endpoint, req)) return refuseShutdown(res);
 
-  const caller = await identify(options, req);
+  // Without an authenticate hook nobody is identified: no promise to wait for on every request.
+  const caller = options.authenticate === undefined ? undefined : await identify(options, req);
   if (caller instanceof CallerRefusal) return caller.answer(res);
 
   const method = req.method;
@@ -154,7 +155,7 @@ async function route(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, c
 async function answerOffEndpoint(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, closing: () => boolean): Promise<void> {
   const { options } = endpoint;
   const health = options.health;
-  const probe = health === undefined ? undefined : probeAt(health, req.url.pathname);
+  const probe = health === undefined ? undefined : probeAt(health, req.path);
   if (health === undefined || probe === undefined) return closing() ? refuseShutdown(res) : refuse(res, 404, `Not Found: the MCP endpoint is ${options.path}`);
   if (health.authenticate) {
     const caller = await identify(options, req);

@@ -5,8 +5,8 @@
 import { jsonCodec } from '../../../core/codecs/json.ts';
 import { ErrorCode } from '../../../core/error-codes.ts';
 import type { LegacyRevision } from '../../../core/protocol/versions.ts';
-import { HEADER, MEDIA_TYPE } from '../shared/headers.ts';
-import { accepts } from '../shared/media-types.ts';
+import { HEADER } from '../shared/headers.ts';
+import { ACCEPTS_EVENT_STREAM, ACCEPTS_JSON, acceptanceOf } from '../shared/media-types.ts';
 import type { HttpRequest, HttpResponder } from './http-exchange.ts';
 import type { EndpointOptions } from './options.ts';
 import { refuse } from './replies.ts';
@@ -23,6 +23,8 @@ export interface Endpoint {
   readonly restorer: SessionRestorer;
   /** The connections of modern-era POSTs in progress (closed with the endpoint). */
   readonly modern: Set<Transport>;
+  /** How many of them are `subscriptions/listen` streams (bounded by `maxListenStreams`). */
+  readonly listens: { open: number };
 }
 
 /** The body as JSON, or undefined once the request was refused (413, 400) or the client left. */
@@ -46,8 +48,9 @@ export async function readJson(req: HttpRequest, res: HttpResponder, maxBytes: n
  * server pick either; a client that accepts only one (or a wildcard) is answered in a form it takes.
  */
 export function answerMode(accept: string | undefined, preferred: 'sse' | 'json'): 'sse' | 'json' | undefined {
-  const sse = accepts(accept, MEDIA_TYPE.eventStream);
-  const json = accepts(accept, MEDIA_TYPE.json);
+  const bits = acceptanceOf(accept);
+  const sse = (bits & ACCEPTS_EVENT_STREAM) !== 0;
+  const json = (bits & ACCEPTS_JSON) !== 0;
   if (preferred === 'sse') return sse ? 'sse' : json ? 'json' : undefined;
   return json ? 'json' : sse ? 'sse' : undefined;
 }
@@ -78,27 +81,35 @@ type StreamableEntry = { id: string; principal: string | undefined; kind: 'strea
  * 400 for an unsupported protocol version. An id this process does not hold is first offered to
  * `restoreSession` (503 when this process is full or shutting down).
  */
-export async function sessionFor(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, origin: FrameOrigin | undefined): Promise<HttpSessionTransport | undefined> {
-  const principal = origin?.principal;
+export function sessionFor(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, origin: FrameOrigin | undefined): HttpSessionTransport | undefined | Promise<HttpSessionTransport | undefined> {
   const id = req.header(HEADER.sessionId);
   if (id === undefined) {
     refuse(res, 400, 'Bad Request: the Mcp-Session-Id header is required');
     return undefined;
   }
   const { registry, restorer } = endpoint;
-  if (restorer.enabled && !registry.has(id)) {
-    const outcome = await restorer.restore(id, origin);
-    if (outcome === 'full') {
-      const message = sessionRefusal(endpoint.options, registry) ?? `Service Unavailable: this server holds its maximum of ${endpoint.options.maxSessions} sessions; retry later`;
-      refuse(res, 503, message, { [HEADER.retryAfter]: '30' });
-      return undefined;
-    }
-    if (outcome === 'closed') {
-      refuse(res, 503, 'Service Unavailable: the server is shutting down');
-      return undefined;
-    }
+  // Only a session this process does not hold waits (for the restorer); the usual lookup answers at once.
+  if (restorer.enabled && !registry.has(id)) return restoreThenFind(endpoint, req, res, origin, id);
+  return heldSession(endpoint, req, res, origin, id);
+}
+
+async function restoreThenFind(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, origin: FrameOrigin | undefined, id: string): Promise<HttpSessionTransport | undefined> {
+  const { registry, restorer } = endpoint;
+  const outcome = await restorer.restore(id, origin);
+  if (outcome === 'full') {
+    const message = sessionRefusal(endpoint.options, registry) ?? `Service Unavailable: this server holds its maximum of ${endpoint.options.maxSessions} sessions; retry later`;
+    refuse(res, 503, message, { [HEADER.retryAfter]: '30' });
+    return undefined;
   }
-  const entry = registry.get<StreamableEntry>(id, principal, 'streamable');
+  if (outcome === 'closed') {
+    refuse(res, 503, 'Service Unavailable: the server is shutting down');
+    return undefined;
+  }
+  return heldSession(endpoint, req, res, origin, id);
+}
+
+function heldSession(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, origin: FrameOrigin | undefined, id: string): HttpSessionTransport | undefined {
+  const entry = endpoint.registry.get<StreamableEntry>(id, origin?.principal, 'streamable');
   if (entry === undefined || entry.transport.isClosed) {
     refuse(res, 404, 'Session not found: it never existed, expired or ended; initialize a new one');
     return undefined;

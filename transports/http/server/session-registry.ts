@@ -21,6 +21,10 @@ interface Registered {
   readonly entry: SessionEntry;
   busy: number;
   idle: TimerHandle | undefined;
+  /** When the last exchange finished (the clock's time): the idle timer measures from here. */
+  lastActive: number;
+  /** Ends one exchange (a method, so holding the session costs no closure per request). */
+  readonly release: () => void;
 }
 
 export interface RegistryOptions {
@@ -49,9 +53,21 @@ export class SessionRegistry {
   }
 
   add(entry: SessionEntry): void {
-    const registered: Registered = { entry, busy: 0, idle: undefined };
+    const registered: Registered = {
+      entry,
+      busy: 0,
+      idle: undefined,
+      lastActive: this.options.clock.now(),
+      release: () => {
+        registered.busy--;
+        if (registered.busy > 0 || this.sessions.get(entry.id) !== registered) return;
+        registered.lastActive = this.options.clock.now();
+        // The timer, once armed, slides: it is not re-armed per request, only looked at when it fires.
+        if (registered.idle === undefined) this.armIdle(registered, this.options.idleTimeoutMs);
+      },
+    };
     this.sessions.set(entry.id, registered);
-    this.armIdle(registered);
+    this.armIdle(registered, this.options.idleTimeoutMs);
   }
 
   /** The session `id` of `kind`, if it exists and belongs to `principal`. */
@@ -65,12 +81,7 @@ export class SessionRegistry {
     const registered = this.sessions.get(id);
     if (registered === undefined) return;
     registered.busy++;
-    registered.idle?.cancel();
-    registered.idle = undefined;
-    res.onFinished(() => {
-      registered.busy--;
-      if (registered.busy === 0 && this.sessions.get(id) === registered) this.armIdle(registered);
-    });
+    res.onFinished(registered.release);
   }
 
   /** Forgets session `id` (only if its transport is `transport`, when given: a later session may hold the id). */
@@ -86,15 +97,21 @@ export class SessionRegistry {
     this.sessions.clear();
   }
 
-  private armIdle(registered: Registered): void {
+  /**
+   * Arms the idle timer for `delay`. When it fires, a busy session is left alone (its last exchange re-arms
+   * it), one active since is given the rest of its time, and one idle for the whole `idleTimeoutMs` expires.
+   */
+  private armIdle(registered: Registered, delay: number): void {
     const ms = this.options.idleTimeoutMs;
     if (!(ms > 0 && Number.isFinite(ms))) return;
     registered.idle?.cancel();
     registered.idle = this.options.clock.setTimeout(() => {
       registered.idle = undefined;
-      if (registered.busy > 0) return;
+      if (registered.busy > 0 || this.sessions.get(registered.entry.id) !== registered) return;
+      const left = registered.lastActive + ms - this.options.clock.now();
+      if (left > 0) return this.armIdle(registered, left);
       this.remove(registered.entry.id);
       void registered.entry.transport.close(new LocalError('ConnectionClosed', `The HTTP session expired after ${ms} ms without requests`));
-    }, ms);
+    }, delay);
   }
 }

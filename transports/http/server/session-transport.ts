@@ -32,6 +32,9 @@ import { JSON_HEADERS, SSE_HEADERS } from './replies.ts';
 import { type FollowingStore, followSharedStandalone, recordStreamStart, sharedStandaloneStore } from './shared-streams.ts';
 import { type TransportSettings, andThen } from './settings.ts';
 import { SseConnection } from './sse-connection.ts';
+import { HEADER } from '../shared/headers.ts';
+
+const NO_HEADERS: HeaderMap = Object.freeze({});
 
 export interface SessionTransportHooks {
   /** The transport closed (for whatever reason): forget the session. */
@@ -75,6 +78,10 @@ export class HttpSessionTransport implements Transport {
   private ending = false;
   private closed = false;
   private closedListener: (() => void) | undefined;
+  /** The headers of every answer of the session (its id), and those merged with a JSON or SSE content type. */
+  private sessionHeaders: HeaderMap | undefined;
+  private jsonHeaders: HeaderMap | undefined;
+  private sseHeaders: HeaderMap | undefined;
 
   constructor(
     /** Undefined for a stateless connection. */
@@ -87,6 +94,11 @@ export class HttpSessionTransport implements Transport {
     this.streamSuffix = options.restored === true ? `_${randomBase64url(6)}` : '';
     this.principal = options.principal;
     this.auth = options.auth;
+  }
+
+  /** The headers every answer of the session carries (`Mcp-Session-Id`); one object, built once. */
+  get replyHeaders(): HeaderMap {
+    return (this.sessionHeaders ??= this.sessionId === undefined ? NO_HEADERS : Object.freeze({ [HEADER.sessionId]: this.sessionId }));
   }
 
   /** The client ended the session (DELETE), as opposed to this process letting go of it (expiry, shutdown). */
@@ -285,8 +297,8 @@ export class HttpSessionTransport implements Transport {
   }
 
   connect(res: HttpResponder, headers: HeaderMap): SseConnection {
-    const { clock, sse } = this.settings;
-    return new SseConnection(res.openStream(200, { ...SSE_HEADERS, ...headers }), { clock, keepAliveMs: sse.keepAliveMs, drainTimeoutMs: sse.drainTimeoutMs });
+    const merged = headers === this.replyHeaders ? (this.sseHeaders ??= Object.freeze({ ...SSE_HEADERS, ...headers })) : { ...SSE_HEADERS, ...headers };
+    return new SseConnection(res.openStream(200, merged), this.settings.sseConnection);
   }
 
   /** Puts `stream` on `connection`, ending any connection it had (the newer one wins). */
@@ -386,7 +398,8 @@ export class HttpSessionTransport implements Transport {
     // A lone request refused for a missing scope: 403 with the step-up challenge, as in the modern era.
     const error = Array.isArray(payload) ? undefined : (payload as { error?: { code?: unknown; data?: unknown } }).error;
     if (error?.code === ErrorCode.InsufficientScope) return exchange.responder.respond(403, { ...stepUpHeaders(error, this.settings), ...exchange.headers }, data);
-    exchange.responder.respond(200, { ...JSON_HEADERS, ...exchange.headers }, data);
+    const headers = exchange.headers === this.replyHeaders ? (this.jsonHeaders ??= Object.freeze({ ...JSON_HEADERS, ...exchange.headers })) : { ...JSON_HEADERS, ...exchange.headers };
+    exchange.responder.respond(200, headers, data);
   }
 
   /** A cancellation arrived: a POST left with nothing to answer is closed (SSE) or acknowledged (JSON, 202). */

@@ -4,6 +4,7 @@
 import type { Clock } from '../../../core/clock.ts';
 import type { EventStore } from './event-store.ts';
 import type { ChallengeDetails } from './protected-resource.ts';
+import type { SseConnectionOptions } from './sse-connection.ts';
 
 export interface SseSettings {
   /** `retry:` sent with priming events and on resumed connections; 0 sends none. */
@@ -23,6 +24,8 @@ export interface TransportSettings {
   /** Undefined when streams are not resumable (no store, or stateless). */
   readonly store: EventStore | undefined;
   readonly sse: SseSettings;
+  /** What every SSE connection of the endpoint is made with (one object, shared). */
+  readonly sseConnection: SseConnectionOptions;
   readonly stateless: boolean;
   /**
    * Other processes serve these sessions too (`restoreSession`): a session closing here keeps its events in the

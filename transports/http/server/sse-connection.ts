@@ -43,7 +43,7 @@ export class SseConnection {
 
   /** Writes one event; a Promise means "wait before writing more". Writing to a closed connection is a no-op. */
   event(data: string, id?: string, type?: string): void | Promise<void> {
-    return this.write(encodeSseEvent({ data, ...(id === undefined ? {} : { id }), ...(type === undefined ? {} : { event: type }) }));
+    return this.write(encodeSseEvent(type === undefined ? (id === undefined ? { data } : { data, id }) : id === undefined ? { data, event: type } : { data, id, event: type }));
   }
 
   /** Writes encoded SSE text (events, a retry field). */

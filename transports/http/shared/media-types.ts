@@ -59,3 +59,24 @@ export function accepts(accept: string | undefined, mediaType: string): boolean 
   }
   return best !== undefined && best.q > 0;
 }
+
+/** What an `Accept` header admits of the two MCP answer types: bit 1 JSON, bit 2 an event stream. */
+export const ACCEPTS_JSON = 1;
+export const ACCEPTS_EVENT_STREAM = 2;
+
+/** Clients send the same Accept header on every request: its reading is kept, for this many distinct values. */
+const ACCEPTANCE_CACHE_SIZE = 64;
+const acceptance = new Map<string, number>();
+
+/** {@link accepts} for `application/json` and `text/event-stream` at once, parsed once per distinct header. */
+export function acceptanceOf(accept: string | undefined): number {
+  if (accept === undefined) return 0;
+  let bits = acceptance.get(accept);
+  if (bits === undefined) {
+    bits = (accepts(accept, 'application/json') ? ACCEPTS_JSON : 0) | (accepts(accept, 'text/event-stream') ? ACCEPTS_EVENT_STREAM : 0);
+    // Bounded: a client varying its header cannot grow it; the usual few values come straight back in.
+    if (acceptance.size >= ACCEPTANCE_CACHE_SIZE) acceptance.clear();
+    acceptance.set(accept, bits);
+  }
+  return bits;
+}

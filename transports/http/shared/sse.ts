@@ -17,17 +17,27 @@ export interface SseEventInit {
 const LINE_BREAK = /\r\n|\r|\n/;
 
 function field(name: string, value: string): string {
-  if (LINE_BREAK.test(value) || value.includes('\0')) throw new RangeError(`an SSE ${name} must not contain line breaks or NUL`);
+  if (!isOneLine(value) || value.includes('\0')) throw new RangeError(`an SSE ${name} must not contain line breaks or NUL`);
   return `${name}: ${value}\n`;
+}
+
+/** Whether `text` is one line (JSON text always is: JSON escapes its line breaks). */
+function isOneLine(text: string): boolean {
+  return text.indexOf('\n') < 0 && text.indexOf('\r') < 0;
 }
 
 /** One event block, ending with the blank line that dispatches it. */
 export function encodeSseEvent(init: SseEventInit): string {
+  const data = init.data;
+  // The common event (a JSON message, maybe with an id): one data line, no splitting.
+  if (init.retry === undefined && init.event === undefined && data.length > 0 && isOneLine(data)) {
+    return init.id === undefined ? `data: ${data}\n\n` : `${field('id', init.id)}data: ${data}\n\n`;
+  }
   let block = '';
   if (init.retry !== undefined) block += `retry: ${Math.max(0, Math.floor(init.retry))}\n`;
   if (init.id !== undefined) block += field('id', init.id);
   if (init.event !== undefined) block += field('event', init.event);
-  for (const line of init.data.split(LINE_BREAK)) block += line.length === 0 ? 'data:\n' : `data: ${line}\n`;
+  for (const line of data.split(LINE_BREAK)) block += line.length === 0 ? 'data:\n' : `data: ${line}\n`;
   return `${block}\n`;
 }
 
