@@ -13,6 +13,11 @@ export interface ClaimCheckOptions {
   readonly bucket?: string;
   /** How long an unfetched body is kept (default 10 minutes). */
   readonly ttlMs?: number;
+  /**
+   * Copies of the bucket in a JetStream cluster (default 1; 3 survives the loss of a node). Used when the bucket
+   * is created: an existing bucket keeps its own setting.
+   */
+  readonly replicas?: number;
 }
 
 export const DEFAULT_CLAIM_BUCKET = 'mcp_claims';
@@ -24,7 +29,7 @@ export function digestOf(body: Uint8Array): string {
 /** Opens (or creates) the bucket; shared by every claim of a process. */
 export async function openClaimStore(connection: NatsConnection, options: ClaimCheckOptions): Promise<ObjectStore> {
   const ttlMs = options.ttlMs ?? 10 * 60_000;
-  return connection.jetstream().views.os(options.bucket ?? DEFAULT_CLAIM_BUCKET, { ttl: nanos(ttlMs) });
+  return connection.jetstream().views.os(options.bucket ?? DEFAULT_CLAIM_BUCKET, { ttl: nanos(ttlMs), ...(options.replicas === undefined ? {} : { replicas: options.replicas }) });
 }
 
 /** Stores a body; returns the headers of the message that points to it. */

@@ -36,6 +36,11 @@ export interface SessionRecordOptions {
   readonly bucket?: string;
   /** How long a record outlives its last write (default 24 h): sessions nobody closed do not stay forever. */
   readonly ttlMs?: number;
+  /**
+   * Copies of the bucket in a JetStream cluster (default 1; 3 survives the loss of a node). Used when the bucket
+   * is created: an existing bucket keeps its own setting.
+   */
+  readonly replicas?: number;
 }
 
 const decoder = new TextDecoder();
@@ -74,7 +79,7 @@ export class SessionRecords {
 
   static async open(connection: NatsConnection, name: string, options: SessionRecordOptions = {}): Promise<SessionRecords> {
     const bucket = options.bucket ?? `mcp_sessions_${name}`;
-    const kv = await connection.jetstream().views.kv(bucket, { history: 1, ttl: options.ttlMs ?? 24 * 3_600_000 });
+    const kv = await connection.jetstream().views.kv(bucket, { history: 1, ttl: options.ttlMs ?? 24 * 3_600_000, ...(options.replicas === undefined ? {} : { replicas: options.replicas }) });
     return new SessionRecords(kv);
   }
 
