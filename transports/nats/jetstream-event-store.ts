@@ -34,6 +34,7 @@
  * const http = createStreamableHttpServer({ server, eventStore, restoreSession: (id) => sessionRecords.get(id) });
  * ```
  */
+import { randomUUID } from 'node:crypto';
 import {
   type Consumer,
   type ConsumerMessages,
@@ -53,6 +54,7 @@ import {
 import { Observable } from 'rxjs';
 import { type Clock, systemClock } from '../../core/clock.ts';
 import type { EventStore, ReplayResult, StoredEvent } from '../http/index.ts';
+import { DEFAULT_ELECTION_RETRY_MS, retryWhileLeaderless } from './jetstream-retry.ts';
 
 export interface JetStreamEventStoreOptions {
   /** The stream's name (default `MCP_GATEWAY_EVENTS`). */
@@ -69,7 +71,13 @@ export interface JetStreamEventStoreOptions {
   readonly replicas?: number;
   /** How long a replay may take before it fails (default 10 s). */
   readonly replayTimeoutMs?: number;
-  /** The replay timeout runs on this clock (default: the system clock). */
+  /**
+   * How long an append or a replay keeps trying while the stream has no leader (a JetStream cluster electing a
+   * new one after a node died; default 8 s). Appends carry a message id, so one repeated after a lost
+   * acknowledgement is stored once.
+   */
+  readonly electionRetryMs?: number;
+  /** The replay timeout and the election retries run on this clock (default: the system clock). */
   readonly clock?: Clock;
 }
 
@@ -112,6 +120,7 @@ export class JetStreamEventStore implements EventStore {
     private readonly prefix: string,
     private readonly replayTimeoutMs: number,
     private readonly clock: Clock,
+    private readonly electionRetryMs: number,
   ) {}
 
   /**
@@ -146,7 +155,7 @@ export class JetStreamEventStore implements EventStore {
         throw new Error(`The JetStream stream ${stream} exists without the subjects ${prefix}.>`, { cause: error });
       }
     }
-    return new JetStreamEventStore(nc.jetstream(), jsm, stream, prefix, options.replayTimeoutMs ?? DEFAULTS.replayTimeoutMs, options.clock ?? systemClock);
+    return new JetStreamEventStore(nc.jetstream(), jsm, stream, prefix, options.replayTimeoutMs ?? DEFAULTS.replayTimeoutMs, options.clock ?? systemClock, options.electionRetryMs ?? DEFAULT_ELECTION_RETRY_MS);
   }
 
   /** The subject events of `streamId` in session `sessionId` are stored on. */
@@ -158,7 +167,12 @@ export class JetStreamEventStore implements EventStore {
     this.assertOpen();
     if (/[\r\n\0]/.test(streamId)) throw new RangeError('A stream id must not contain line breaks or NUL (it is part of SSE event ids)');
     const subject = this.subjectOf(sessionId, streamId);
-    const ack = message === null ? await this.js.publish(subject, EMPTY, { headers: marker(PRIMING_HEADER) }) : await this.js.publish(subject, encoder.encode(message));
+    // One id for every attempt: JetStream stores a repeat within its duplicate window once, and acknowledges it
+    // with the first one's sequence.
+    const msgID = randomUUID();
+    const body = message === null ? EMPTY : encoder.encode(message);
+    const options = message === null ? { msgID, headers: marker(PRIMING_HEADER) } : { msgID };
+    const ack = await this.duringElection(() => this.js.publish(subject, body, options));
     return `${streamId}.${ack.seq}`;
   }
 
@@ -167,11 +181,11 @@ export class JetStreamEventStore implements EventStore {
     const ref = parseEventId(lastEventId);
     if (ref === undefined) return undefined;
     const subject = this.subjectOf(sessionId, ref.streamId);
-    if (!(await this.holds(subject, ref.seq))) return undefined;
-    const last = await this.lastSeq(subject);
+    if (!(await this.duringElection(() => this.holds(subject, ref.seq)))) return undefined;
+    const last = await this.duringElection(() => this.lastSeq(subject));
     const events: StoredEvent[] = [];
     if (last === undefined || last <= ref.seq) return { streamId: ref.streamId, events };
-    const reader = await this.open(subject, ref.seq);
+    const reader = await this.duringElection(() => this.open(subject, ref.seq));
     const timer = this.clock.setTimeout(() => reader.stop(new Error(`The replay of ${lastEventId} took longer than ${this.replayTimeoutMs} ms`)), this.replayTimeoutMs);
     try {
       for await (const msg of reader) {
@@ -228,7 +242,8 @@ export class JetStreamEventStore implements EventStore {
 
   async endStream(sessionId: string, streamId: string): Promise<void> {
     this.assertOpen();
-    await this.js.publish(this.subjectOf(sessionId, streamId), EMPTY, { headers: marker(STREAM_END_HEADER) });
+    const options = { msgID: randomUUID(), headers: marker(STREAM_END_HEADER) };
+    await this.duringElection(() => this.js.publish(this.subjectOf(sessionId, streamId), EMPTY, options));
   }
 
   async dropSession(sessionId: string): Promise<void> {
@@ -249,6 +264,11 @@ export class JetStreamEventStore implements EventStore {
 
   private assertOpen(): void {
     if (this.closed) throw new Error('The event store is closed');
+  }
+
+  /** `call`, tried again while the stream has no leader (reads and deduplicated appends are safe to repeat). */
+  private duringElection<T>(call: () => Promise<T>): Promise<T> {
+    return retryWhileLeaderless(call, { budgetMs: this.electionRetryMs, timeoutIsSafe: true, clock: this.clock });
   }
 
   /**
