@@ -4,6 +4,8 @@
  * - Clients and server processes connected to that node reconnect to the others (they were given every node's
  *   URL); calls caught by the kill fail with a clear error, every call sent once the cluster recovered is
  *   answered, nothing waits for its timeout.
+ * - The node killed leads the KV bucket: sessions opened during the election get their records all the same
+ *   (the writes are tried again until a new leader takes them).
  * - Legacy sessions keep their ids and never initialize again; their records are all still in the KV bucket.
  * - With the node still down, a server process is SIGKILLed too: its sessions are taken over by the survivors
  *   (the takeover's compare-and-set runs on the 2 remaining replicas).
@@ -77,11 +79,17 @@ describe('NATS cluster: a nats-server node dies under load', { timeout: 120_000 
   });
 
   test('clients and servers fail over to the other nodes; sessions, records and takeover survive', { timeout: 100_000 }, async (t) => {
-    const victimNode = cluster.nodes[0] as (typeof cluster.nodes)[number];
     assert.deepEqual(processes.map(nodeOf), cluster.nodes.map((node) => node.name), 'each process is on its own node');
+    // The victim is the node leading the session records' bucket.
+    const setup = await clientConnection(0, 'setup');
+    const bucketInfo = await (await setup.jetstreamManager()).streams.info(`KV_mcp_sessions_${NAME}`);
+    assert.equal(bucketInfo.config.num_replicas, 3, 'the session records have 3 replicas');
+    const v = cluster.nodes.findIndex((node) => node.name === bucketInfo.cluster?.leader);
+    assert.ok(v >= 0, `the bucket has a leader (${String(bucketInfo.cluster?.leader)})`);
+    const victimNode = cluster.nodes[v] as (typeof cluster.nodes)[number];
     // Clients on the victim's node and on another one, of both eras.
-    const onVictim = await clientConnection(0, 'clients-on-victim');
-    const onOther = await clientConnection(1, 'clients-on-other');
+    const onVictim = await clientConnection(v, 'clients-on-victim');
+    const onOther = await clientConnection((v + 1) % 3, 'clients-on-other');
     const modern = [await connectClient(onVictim, NAME, 'modern', SILENCE_MS), await connectClient(onOther, NAME, 'modern', SILENCE_MS)];
     const legacy = await Promise.all(Array.from({ length: 6 }, (_, i) => connectClient(i % 2 === 0 ? onVictim : onOther, NAME, 'legacy', SILENCE_MS)));
     clients.push(...modern, ...legacy);
@@ -97,12 +105,16 @@ describe('NATS cluster: a nats-server node dies under load', { timeout: 120_000 
     ];
     const all = (): Outcome[] => loads.flatMap(({ load }) => load.outcomes);
     let killedAt = 0;
+    const newcomers: NatsClient[] = [];
     try {
       await until(() => loads.every(({ load }) => load.outcomes.some((o) => o.ok)), 'every client answered before the kill', 15_000);
       killedAt = Date.now();
       await victimNode.kill();
+      // Sessions opened during the election (through a node that lives).
+      newcomers.push(...(await Promise.all([0, 1].map(() => connectClient(onOther, NAME, 'legacy', SILENCE_MS)))));
+      clients.push(...newcomers);
       // The process that was on the victim's node is back, on another node.
-      await until(() => nodeOf(processes[0] as ServerProcess) !== victimNode.name, 'the process on the killed node reconnected elsewhere', 15_000);
+      await until(() => nodeOf(processes[v] as ServerProcess) !== victimNode.name, 'the process on the killed node reconnected elsewhere', 15_000);
       // Long enough for the calls caught by the kill to fail, then a stretch in which every call must succeed.
       await sleep(FAIL_BOUND_MS);
       const recoveredAt = Date.now();
@@ -135,14 +147,16 @@ describe('NATS cluster: a nats-server node dies under load', { timeout: 120_000 
     // Every record is still in the bucket (read through a node that never died), owned by a living process.
     const kv = await onOther.jetstream().views.kv(`mcp_sessions_${NAME}`);
     const living = new Set(processes.map((p) => p.processId));
-    for (const [i, sessionId] of sessionIds.entries()) {
+    for (const [i, sessionId] of [...sessionIds, ...newcomers.map((client) => client.transport.sessionId)].entries()) {
       const entry = await kv.get(sessionId as string);
-      assert.ok(entry !== null && entry.operation === 'PUT', `session ${i}'s record survived the node's death`);
+      assert.ok(entry !== null && entry.operation === 'PUT', `session ${i}'s record survived the node's death (or was written through the election)`);
       const owner = (entry.json() as { owner?: unknown }).owner;
       assert.ok(typeof owner === 'string' && living.has(owner), `session ${i}'s record names a living owner (${String(owner)})`);
     }
 
     // Takeover with the node still down: the process owning the most sessions dies.
+    legacy.push(...newcomers);
+    sessionIds.push(...newcomers.map((client) => client.transport.sessionId));
     const owners = await Promise.all(legacy.map(async (client) => {
       const o = await timedCall(client.session, 'whoami', {}, CALL_TIMEOUT_MS);
       assert.ok(o.ok, `answers before the process kill: ${describeOutcome(o)}`);
