@@ -53,7 +53,9 @@ describe('NATS cluster: the SSE event stream survives the death of its leader no
     const resumer = await JetStreamEventStore.create(await connectTo(others[1] as number), { stream: STREAM, subjectPrefix: PREFIX, replicas: 3 });
 
     const first = await appender.append(SESSION, 'p1', null);
-    const followed = lastValueFrom(resumer.follow(SESSION, first)?.pipe(toArray()) ?? Promise.reject(new Error('no follow')));
+    const follow = resumer.follow(SESSION, first);
+    assert.ok(follow !== undefined, 'the other replica follows the stream');
+    const followed = lastValueFrom(follow.pipe(toArray()));
     const appended: { readonly id: string; readonly n: number }[] = [];
     const failed: string[] = [];
     let killedAt = Number.POSITIVE_INFINITY;
