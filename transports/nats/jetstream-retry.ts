@@ -17,7 +17,7 @@ const LONGEST_PAUSE_MS = 500;
  * Whether `error` says the stream had no leader to take the call. A timeout (the call may have been carried out)
  * counts only when the caller said the call is safe to repeat.
  */
-export function isLeaderless(error: unknown, timeoutIsSafe: boolean): boolean {
+function isLeaderless(error: unknown, timeoutIsSafe: boolean): boolean {
   if (!(error instanceof NatsError)) return false;
   if (error.code === ErrorCode.NoResponders) return true;
   if (error.code === ErrorCode.Timeout) return timeoutIsSafe;
@@ -25,7 +25,7 @@ export function isLeaderless(error: unknown, timeoutIsSafe: boolean): boolean {
   return error.api_error?.code === 503;
 }
 
-export interface ElectionRetry {
+interface ElectionRetry {
   /** The whole budget (default 8 s); 0 tries once. */
   readonly budgetMs?: number;
   /** Whether repeating the call after a timeout is harmless (it is idempotent, or deduplicated). */
