@@ -94,6 +94,10 @@ const DEFAULTS = {
   replayTimeoutMs: 10_000,
 } as const;
 
+/** How long a reader's pull request stays open, and how often the server proves the reader's consumer alive. */
+const READER_EXPIRES_MS = 10_000;
+const READER_HEARTBEAT_MS = 2000;
+
 /** JetStream API error codes this store tells apart. */
 const STREAM_NAME_IN_USE = 10058;
 const NO_MESSAGE_FOUND = 10037;
@@ -298,7 +302,9 @@ export class JetStreamEventStore implements EventStore {
   /** An ordered consumer of `subject` from the message after `seq`. */
   private async open(subject: string, seq: number): Promise<ConsumerMessages> {
     const consumer = await this.js.consumers.get(this.stream, { filterSubjects: subject, opt_start_seq: seq + 1 });
-    const messages = await consumer.consume({ max_messages: 256 });
+    // Heartbeats every 2 s (the library's default is 15 s, missed twice before it acts): a consumer that died with
+    // its node (a JetStream cluster losing one) is noticed and made again on a live one within seconds.
+    const messages = await consumer.consume({ max_messages: 256, expires: READER_EXPIRES_MS, idle_heartbeat: READER_HEARTBEAT_MS });
     this.readers.set(messages, consumer);
     if (this.closed) this.release(messages);
     return messages;
