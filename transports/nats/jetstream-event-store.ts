@@ -37,6 +37,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   type Consumer,
+  ConsumerEvents,
   type ConsumerMessages,
   DiscardPolicy,
   type JetStreamClient,
@@ -97,6 +98,8 @@ const DEFAULTS = {
 /** How long a reader's pull request stays open, and how often the server proves the reader's consumer alive. */
 const READER_EXPIRES_MS = 10_000;
 const READER_HEARTBEAT_MS = 2000;
+/** Consumers a follow replaces (each after its node went silent) before it gives up. */
+const MAX_READER_RESTARTS = 10;
 
 /** JetStream API error codes this store tells apart. */
 const STREAM_NAME_IN_USE = 10058;
@@ -223,17 +226,28 @@ export class JetStreamEventStore implements EventStore {
       if (this.closed) return subscriber.error(new Error('The event store is closed'));
       this.followers.add(stop);
       const run = async (): Promise<void> => {
-        if (!(await this.holds(subject, ref.seq))) throw new Error(`No event ${lastEventId} in this session`);
-        if (stopped) return;
-        const opened = await this.open(subject, ref.seq);
-        reader = opened;
-        if (stopped) return this.release(opened);
-        for await (const msg of opened) {
-          if (msg.headers?.get(STREAM_END_HEADER) === '1') return subscriber.complete();
-          const event = eventOf(msg, ref.streamId);
-          if (event !== undefined) subscriber.next(event);
+        if (!(await this.duringElection(() => this.holds(subject, ref.seq)))) throw new Error(`No event ${lastEventId} in this session`);
+        let after = ref.seq;
+        for (let restarts = 0; !stopped; restarts++) {
+          const opened = await this.duringElection(() => this.open(subject, after));
+          reader = opened;
+          if (stopped) return this.release(opened);
+          // A consumer whose node died stays silent (the library waits for that node to come back): after two
+          // missed heartbeats the follow goes on with a new consumer, from the last event it passed on.
+          let silent = false;
+          void watchHeartbeats(opened, () => {
+            silent = true;
+            this.release(opened);
+          });
+          for await (const msg of opened) {
+            if (msg.headers?.get(STREAM_END_HEADER) === '1') return subscriber.complete();
+            after = msg.seq;
+            const event = eventOf(msg, ref.streamId);
+            if (event !== undefined) subscriber.next(event);
+          }
+          if (!silent || restarts >= MAX_READER_RESTARTS) break;
         }
-        // The reader stopped without the stream's end: by `close`, or unsubscribed.
+        // The reader stopped without the stream's end: by `close`, unsubscribed, or too many dead consumers.
         if (!stopped) throw new Error('The event store stopped following');
       };
       run().then(
@@ -317,6 +331,17 @@ export class JetStreamEventStore implements EventStore {
     // Ends the iteration, and deletes the ephemeral consumer on the server rather than let it expire.
     reader.stop();
     consumer.delete().catch(() => undefined);
+  }
+}
+
+/** Calls `onSilent` once the reader's consumer missed two heartbeats in a row. */
+async function watchHeartbeats(reader: ConsumerMessages, onSilent: () => void): Promise<void> {
+  try {
+    for await (const status of await reader.status()) {
+      if (status.type === ConsumerEvents.HeartbeatsMissed && Number(status.data) >= 2) return onSilent();
+    }
+  } catch {
+    // The reader ended.
   }
 }
 
