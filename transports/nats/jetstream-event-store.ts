@@ -53,7 +53,7 @@ import {
   nanos,
 } from 'nats';
 import { Observable } from 'rxjs';
-import { type Clock, systemClock } from '../../core/clock.ts';
+import { type Clock, type TimerHandle, systemClock } from '../../core/clock.ts';
 import type { EventStore, ReplayResult, StoredEvent } from '../http/index.ts';
 import { DEFAULT_ELECTION_RETRY_MS, retryWhileLeaderless } from './jetstream-retry.ts';
 
@@ -192,7 +192,7 @@ export class JetStreamEventStore implements EventStore {
     const last = await this.duringElection(() => this.lastSeq(subject));
     const events: StoredEvent[] = [];
     if (last === undefined || last <= ref.seq) return { streamId: ref.streamId, events };
-    const reader = await this.duringElection(() => this.open(subject, ref.seq));
+    const reader = await this.openWithin(subject, ref.seq, `The replay of ${lastEventId} could not start within ${this.replayTimeoutMs} ms`);
     const timer = this.clock.setTimeout(() => reader.stop(new Error(`The replay of ${lastEventId} took longer than ${this.replayTimeoutMs} ms`)), this.replayTimeoutMs);
     try {
       for await (const msg of reader) {
@@ -310,6 +310,24 @@ export class JetStreamEventStore implements EventStore {
     } catch (error) {
       if (apiErrorCode(error) === NO_MESSAGE_FOUND) return undefined;
       throw error;
+    }
+  }
+
+  /**
+   * {@link open} within the replay timeout: while a stream elects a leader the library keeps trying to make the
+   * consumer, with pauses of up to the pull expiry, for minutes. A reader that arrives too late is let go.
+   */
+  private async openWithin(subject: string, seq: number, failure: string): Promise<ConsumerMessages> {
+    const opening = this.duringElection(() => this.open(subject, seq));
+    let timer: TimerHandle | undefined;
+    const late = new Promise<never>((_resolve, reject) => (timer = this.clock.setTimeout(() => reject(new Error(failure)), this.replayTimeoutMs)));
+    try {
+      return await Promise.race([opening, late]);
+    } catch (error) {
+      opening.then((reader) => this.release(reader), () => undefined);
+      throw error;
+    } finally {
+      timer?.cancel();
     }
   }
 
