@@ -22,7 +22,8 @@ export const natsConnectionFlags = {
 export const natsCredentialFlags = (({ nats: _url, ...credentials }) => credentials)(natsConnectionFlags);
 
 export const natsConnectionHelp = `NATS connection (each flag also read from the environment variable named; the flag wins):
-  --nats URL            the NATS server ($NATS_URL, then nats://127.0.0.1:4222)
+  --nats URL[,URL...]   the NATS server ($NATS_URL, then nats://127.0.0.1:4222); a cluster's nodes,
+                        comma-separated, to fail over between them
   --nats-user U         user name ($NATS_USER), with --nats-password P ($NATS_PASSWORD)
   --nats-token T        a token ($NATS_TOKEN)
   --nats-nkey FILE      a file holding a user nkey seed, SU... ($NATS_NKEY)
@@ -62,6 +63,12 @@ export function natsConnectionOf(command: string, values: FlagValues, env: NodeJ
   if ((credentials.tls?.certFile === undefined) !== (credentials.tls?.keyFile === undefined)) throw new UsageError(command, '--nats-cert and --nats-key go together');
   return { url: pick('nats', 'NATS_URL') ?? 'nats://127.0.0.1:4222', credentials };
 }
+
+/** Copies of the JetStream buckets and streams a command creates (`--js-replicas N`), for a JetStream cluster. */
+export const jetstreamReplicasFlag = { 'js-replicas': { type: 'string' } } as const;
+
+export const jetstreamReplicasHelp = `  --js-replicas N       copies of the JetStream buckets and streams it creates, in a JetStream cluster
+                        (default 1; 3 survives the loss of a node; docs/nats-binding.md, "Clusters")`;
 
 /** The identity flags of a command that serves on NATS (`serve --nats`, `bridge to-nats`). */
 export const natsTrustFlags = {

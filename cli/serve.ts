@@ -6,8 +6,8 @@ import { type StopSignal, onStopSignals } from '../transports/stdio/stop-signals
 import { createSessionHost } from '../server/session-host.ts';
 import { createStreamableHttpServer } from '../transports/http/index.ts';
 import { runStdioServer } from '../transports/stdio/index.ts';
-import { UsageError, parseCommand, portValue } from './args.ts';
-import { type NatsConnectArgs, type NatsTrustArgs, natsConnectionFlags, natsConnectionHelp, natsConnectionOf, natsTrustFlags, natsTrustHelp, natsTrustOf } from './nats-args.ts';
+import { UsageError, parseCommand, portValue, positiveIntegerValue } from './args.ts';
+import { type NatsConnectArgs, type NatsTrustArgs, jetstreamReplicasFlag, jetstreamReplicasHelp, natsConnectionFlags, natsConnectionHelp, natsConnectionOf, natsTrustFlags, natsTrustHelp, natsTrustOf } from './nats-args.ts';
 import { withNats } from './optional-peer.ts';
 import { serverSubjects } from '../transports/nats/subjects.ts';
 import { createDemoServer } from './demo-server.ts';
@@ -22,7 +22,14 @@ export interface ServeOptions {
   /** Log each request (method, tool, duration, outcome) to stderr, one line each. */
   readonly verbose: boolean;
   /** Serve on NATS instead of HTTP (`--nats`): the connection, the name and prefix, the trusted gateways. */
-  readonly nats?: { readonly connection: NatsConnectArgs; readonly name: string; readonly prefix: string; readonly trust: NatsTrustArgs | undefined } | undefined;
+  readonly nats?: {
+    readonly connection: NatsConnectArgs;
+    readonly name: string;
+    readonly prefix: string;
+    readonly trust: NatsTrustArgs | undefined;
+    /** Copies of the session records' KV bucket in a JetStream cluster (`--js-replicas`). */
+    readonly replicas?: number | undefined;
+  } | undefined;
   /** HTTP only: callers need an access token (`--auth-issuer` ...), with this resource URI. */
   readonly auth?: { readonly args: AuthArgs; readonly resource: string } | undefined;
 }
@@ -46,6 +53,7 @@ ${authHelp}
   (HTTP only; the endpoint is http://host:port/mcp)
 
 ${natsConnectionHelp}
+${jetstreamReplicasHelp}
 
 ${natsTrustHelp}`;
 
@@ -58,6 +66,7 @@ const serveCommand = {
     stdio: { type: 'boolean' },
     verbose: { type: 'boolean', short: 'v' },
     ...natsConnectionFlags,
+    ...jetstreamReplicasFlag,
     ...natsTrustFlags,
     ...authFlags,
     name: { type: 'string' },
@@ -72,7 +81,7 @@ export function parseServeArgs(argv: readonly string[]): ServeOptions | undefine
   const { values } = parsed;
   const port = values.port !== undefined ? portValue(serveCommand.command, '--port', values.port) : portValue(serveCommand.command, 'PORT (from the environment)', process.env['PORT'] ?? '3000');
   const command = serveCommand.command;
-  const natsOnly = Object.keys(values).filter((flag) => flag !== 'nats' && (flag.startsWith('nats-') || flag in natsTrustFlags || flag === 'name' || flag === 'prefix'));
+  const natsOnly = Object.keys(values).filter((flag) => flag !== 'nats' && (flag.startsWith('nats-') || flag in natsTrustFlags || flag in jetstreamReplicasFlag || flag === 'name' || flag === 'prefix'));
   if (values.nats === undefined && natsOnly.length > 0) throw new UsageError(command, `--${natsOnly[0]} is for serving on NATS: add --nats URL`);
   if (values.nats !== undefined && values.stdio === true) throw new UsageError(command, '--nats and --stdio are two different ways to serve: pick one');
   const authGiven = authFlagsGiven(values)[0];
@@ -91,7 +100,8 @@ export function parseServeArgs(argv: readonly string[]): ServeOptions | undefine
     } catch (error) {
       throw new UsageError(command, error instanceof Error ? error.message : String(error));
     }
-    nats = { connection: natsConnectionOf(command, values), name, prefix, trust: natsTrustOf(command, values) };
+    const replicas = values['js-replicas'] === undefined ? undefined : positiveIntegerValue(command, '--js-replicas', values['js-replicas']);
+    nats = { connection: natsConnectionOf(command, values), name, prefix, trust: natsTrustOf(command, values), replicas };
   }
   return { port, host, stdio: values.stdio === true, verbose: values.verbose === true, ...(nats === undefined ? {} : { nats }), ...(auth === undefined ? {} : { auth }) };
 }
@@ -163,7 +173,13 @@ async function serveOnNats(nats: NonNullable<ServeOptions['nats']>, server: Retu
   const connection = await connectNats(nats.connection.url, `rxmcp serve ${nats.prefix}.${nats.name}`, nats.connection.credentials, { maxReconnectAttempts: -1, reconnectTimeWait: 250 });
   let serving: Awaited<ReturnType<typeof serveNats>>;
   try {
-    serving = await serveNats(server, { connection, name: nats.name, prefix: nats.prefix, ...(identity === undefined ? {} : { identity }) });
+    serving = await serveNats(server, {
+      connection,
+      name: nats.name,
+      prefix: nats.prefix,
+      ...(nats.replicas === undefined ? {} : { sessionRecords: { replicas: nats.replicas } }),
+      ...(identity === undefined ? {} : { identity }),
+    });
   } catch (error) {
     stopDemo();
     await connection.close();

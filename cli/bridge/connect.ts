@@ -5,7 +5,9 @@ import { type NatsCredentials, natsConnectionOptions } from '../../transports/na
 export async function connectNats(url: string, name: string, credentials: NatsCredentials = {}, extra: ConnectionOptions = {}): Promise<NatsConnection> {
   let options: ConnectionOptions;
   try {
-    options = natsConnectionOptions(credentials, { ...extra, servers: url, name });
+    // A comma-separated list names a cluster's nodes: the client fails over from one to the next.
+    const servers = url.split(',').map((one) => one.trim()).filter((one) => one !== '');
+    options = natsConnectionOptions(credentials, { ...extra, servers, name });
   } catch (error) {
     throw new Error(`could not connect to NATS at ${url}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }

@@ -7,9 +7,9 @@
  */
 import { type StopSignal, onStopSignals } from '../../transports/stdio/stop-signals.ts';
 import { serverSubjects } from '../../transports/nats/subjects.ts';
-import { UsageError, parseCommand, portValue } from '../args.ts';
+import { UsageError, parseCommand, portValue, positiveIntegerValue } from '../args.ts';
 import { listenOrExplain } from '../listen.ts';
-import { type NatsConnectArgs, natsConnectionFlags, natsConnectionHelp, natsConnectionOf } from '../nats-args.ts';
+import { type NatsConnectArgs, jetstreamReplicasFlag, jetstreamReplicasHelp, natsConnectionFlags, natsConnectionHelp, natsConnectionOf } from '../nats-args.ts';
 import { withNats } from '../optional-peer.ts';
 import { readPrivateKey } from '../gateway-keys.ts';
 import { type AuthArgs, authArgsOf, authFlags, authHelp, bearerAuthOf, describeAuth, resourceOf } from '../auth-args.ts';
@@ -21,6 +21,8 @@ export interface GatewayArgs {
   readonly host: string;
   readonly port: number;
   readonly path: string;
+  /** Copies of the session bucket and event stream in a JetStream cluster (`--js-replicas`). */
+  readonly replicas: number | undefined;
   /** The file of the private JWK the gateway signs its callers' identity assertions with. */
   readonly identityKey: string | undefined;
   readonly identityIssuer: string | undefined;
@@ -50,13 +52,15 @@ options:
 
 ${authHelp}
 
-${natsConnectionHelp}`;
+${natsConnectionHelp}
+${jetstreamReplicasHelp}`;
 
 const gatewayCommand = {
   command: 'rxmcp gateway',
   usage: gatewayUsage,
   options: {
     ...natsConnectionFlags,
+    ...jetstreamReplicasFlag,
     name: { type: 'string' },
     'identity-key': { type: 'string' },
     'identity-issuer': { type: 'string' },
@@ -97,6 +101,7 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayArgs | undefin
     host,
     port,
     path,
+    replicas: values['js-replicas'] === undefined ? undefined : positiveIntegerValue(command, '--js-replicas', values['js-replicas']),
     auth,
   };
 }
@@ -105,7 +110,7 @@ export async function runGateway(args: GatewayArgs, print: (line: string) => voi
   const [{ connectNats }, { createGateway }, { createIdentitySigner }] = await withNats(() => Promise.all([import('../bridge/connect.ts'), import('./gateway.ts'), import('../../transports/nats/index.ts')]));
   const identity = args.identityKey === undefined ? undefined : createIdentitySigner({ key: readPrivateKey(args.identityKey), ...(args.identityIssuer === undefined ? {} : { issuer: args.identityIssuer }) });
   const connection = await connectNats(args.nats.url, `rxmcp-gateway-${args.name}`, args.nats.credentials, { maxReconnectAttempts: -1, reconnectTimeWait: 250 });
-  const gateway = await createGateway({ connection, name: args.name, prefix: args.prefix, ...(identity === undefined ? {} : { identity }), http: { path: args.path, legacySse: { ssePath: '/sse', messagesPath: '/messages' }, ...(args.auth === undefined ? {} : bearerAuthOf(args.auth.args, args.auth.resource)) } });
+  const gateway = await createGateway({ connection, name: args.name, prefix: args.prefix, ...(args.replicas === undefined ? {} : { replicas: args.replicas }), ...(identity === undefined ? {} : { identity }), http: { path: args.path, legacySse: { ssePath: '/sse', messagesPath: '/messages' }, ...(args.auth === undefined ? {} : bearerAuthOf(args.auth.args, args.auth.resource)) } });
   const listening = await listenOrExplain(() => gateway.http.listen(args.port, args.host), args.port, args.host).catch(async (error: unknown) => {
     await gateway.close();
     await connection.close();

@@ -40,6 +40,11 @@ export interface GatewayOptions {
   readonly sessionBucket?: string;
   /** JetStream stream of SSE events (default `MCP_GATEWAY_EVENTS_<name>`). */
   readonly eventStream?: string;
+  /**
+   * Copies of the session bucket and of the event stream in a JetStream cluster (default 1; 3 survives the loss
+   * of a node). Used when they are created: existing ones keep their own setting.
+   */
+  readonly replicas?: number;
   /** A request that hears nothing from the servers for this long fails (default 30 s). */
   readonly silenceMs?: number;
   /**
@@ -116,8 +121,9 @@ function sessionIdOf(front: Transport): string | undefined {
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { connection, name } = options;
   const prefix = options.prefix ?? 'mcp';
-  const sessions = await GatewaySessions.open(connection, options.sessionBucket ?? `mcp_gateway_${name}`, 24 * 3_600_000);
+  const sessions = await GatewaySessions.open(connection, options.sessionBucket ?? `mcp_gateway_${name}`, 24 * 3_600_000, options.replicas);
   const events = await JetStreamEventStore.create(connection, {
+    ...(options.replicas === undefined ? {} : { replicas: options.replicas }),
     stream: options.eventStream ?? `MCP_GATEWAY_EVENTS_${name.replace(/[^A-Za-z0-9_-]/g, '_')}`,
     // Beside the servers' subjects, never under them (a server could be named anything).
     subjectPrefix: `${prefix}-gw.${name}.events`,

@@ -6,6 +6,7 @@
 import type { KV, NatsConnection } from 'nats';
 import type { RestoredSession } from '../../transports/http/index.ts';
 import { isLegacyRevision } from '../../core/protocol/versions.ts';
+import { retryWhileLeaderless } from '../../transports/nats/jetstream-retry.ts';
 
 export interface GatewaySessionRecord extends RestoredSession {
   /** The NATS session the servers know. */
@@ -22,18 +23,21 @@ const decoder = new TextDecoder();
 export class GatewaySessions {
   private constructor(private readonly kv: KV) {}
 
-  static async open(connection: NatsConnection, bucket: string, ttlMs: number): Promise<GatewaySessions> {
-    return new GatewaySessions(await connection.jetstream().views.kv(bucket, { history: 1, ttl: ttlMs }));
+  static async open(connection: NatsConnection, bucket: string, ttlMs: number, replicas?: number): Promise<GatewaySessions> {
+    return new GatewaySessions(await connection.jetstream().views.kv(bucket, { history: 1, ttl: ttlMs, ...(replicas === undefined ? {} : { replicas }) }));
   }
 
+  // Reads and writes are tried again while the bucket has no leader (a JetStream cluster electing a new one after
+  // a node died); each is safe to repeat: a record is written once, when its session opens.
   async put(httpSessionId: string, record: GatewaySessionRecord): Promise<void> {
-    await this.kv.put(httpSessionId, encoder.encode(JSON.stringify(record)));
+    const value = encoder.encode(JSON.stringify(record));
+    await retryWhileLeaderless(() => this.kv.put(httpSessionId, value), { timeoutIsSafe: true });
   }
 
   async get(httpSessionId: string): Promise<GatewaySessionRecord | undefined> {
     // KV keys allow [-/_=.a-zA-Z0-9]; base64url session ids fit, anything else is not one of ours.
     if (!/^[-_=A-Za-z0-9]{1,256}$/.test(httpSessionId)) return undefined;
-    const entry = await this.kv.get(httpSessionId);
+    const entry = await retryWhileLeaderless(() => this.kv.get(httpSessionId), { timeoutIsSafe: true });
     if (entry === null || entry.operation !== 'PUT') return undefined;
     try {
       const record = JSON.parse(decoder.decode(entry.value)) as GatewaySessionRecord;
@@ -46,6 +50,6 @@ export class GatewaySessions {
   }
 
   async delete(httpSessionId: string): Promise<void> {
-    await this.kv.delete(httpSessionId);
+    await retryWhileLeaderless(() => this.kv.delete(httpSessionId), { timeoutIsSafe: true });
   }
 }

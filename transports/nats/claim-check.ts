@@ -7,12 +7,18 @@ import { createHash, randomBytes } from 'node:crypto';
 import { type NatsConnection, type ObjectStore, nanos } from 'nats';
 import { LocalError } from '../../core/errors.ts';
 import { NatsHeader } from './headers.ts';
+import { retryWhileLeaderless } from './jetstream-retry.ts';
 
 export interface ClaimCheckOptions {
   /** Object store bucket (default `mcp_claims`). */
   readonly bucket?: string;
   /** How long an unfetched body is kept (default 10 minutes). */
   readonly ttlMs?: number;
+  /**
+   * Copies of the bucket in a JetStream cluster (default 1; 3 survives the loss of a node). Used when the bucket
+   * is created: an existing bucket keeps its own setting.
+   */
+  readonly replicas?: number;
 }
 
 export const DEFAULT_CLAIM_BUCKET = 'mcp_claims';
@@ -24,20 +30,23 @@ export function digestOf(body: Uint8Array): string {
 /** Opens (or creates) the bucket; shared by every claim of a process. */
 export async function openClaimStore(connection: NatsConnection, options: ClaimCheckOptions): Promise<ObjectStore> {
   const ttlMs = options.ttlMs ?? 10 * 60_000;
-  return connection.jetstream().views.os(options.bucket ?? DEFAULT_CLAIM_BUCKET, { ttl: nanos(ttlMs) });
+  return connection.jetstream().views.os(options.bucket ?? DEFAULT_CLAIM_BUCKET, { ttl: nanos(ttlMs), ...(options.replicas === undefined ? {} : { replicas: options.replicas }) });
 }
 
 /** Stores a body; returns the headers of the message that points to it. */
 export async function depositClaim(store: ObjectStore, bucket: string, body: Uint8Array): Promise<Record<string, string>> {
   const name = randomBytes(16).toString('hex');
-  await store.putBlob({ name }, body);
+  // A repeat under the same name replaces the first attempt's object, whatever part of it was stored.
+  await retryWhileLeaderless(() => store.putBlob({ name }, body), { timeoutIsSafe: true });
   return { [NatsHeader.claim]: name, [NatsHeader.claimBucket]: bucket, [NatsHeader.claimDigest]: digestOf(body) };
 }
 
 /** Fetches, checks and deletes a claimed body. */
 export async function redeemClaim(connection: NatsConnection, bucket: string, name: string, digest: string | undefined): Promise<Uint8Array> {
-  const store = await connection.jetstream().views.os(bucket);
-  const body = await store.getBlob(name);
+  const { store, body } = await retryWhileLeaderless(async () => {
+    const store = await connection.jetstream().views.os(bucket);
+    return { store, body: await store.getBlob(name) };
+  }, { timeoutIsSafe: true });
   if (body === null) throw new LocalError('TransportFailed', `The claimed answer ${name} is no longer in object store ${bucket}`);
   if (digest === undefined || digestOf(body) !== digest) {
     throw new LocalError('ProtocolViolation', `The claimed answer ${name} does not match its SHA-256 digest`);

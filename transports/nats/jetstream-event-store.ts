@@ -39,8 +39,10 @@
  * const http = createStreamableHttpServer({ server, eventStore, restoreSession: (id) => sessionRecords.get(id) });
  * ```
  */
+import { randomBytes, randomUUID } from 'node:crypto';
 import {
   type Consumer,
+  ConsumerEvents,
   type ConsumerMessages,
   DiscardPolicy,
   ErrorCode,
@@ -58,12 +60,12 @@ import {
   headers as natsHeaders,
   nanos,
 } from 'nats';
-import { randomBytes } from 'node:crypto';
 import { Observable } from 'rxjs';
 import { type Clock, type TimerHandle, systemClock } from '../../core/clock.ts';
 import type { RequestId } from '../../core/jsonrpc.ts';
 import { type ConnectionState, connectionState } from './connection-state.ts';
 import { type EventStore, type FollowOptions, type ReplayResult, type StoredEvent, StreamAbandonedError } from '../http/index.ts';
+import { DEFAULT_ELECTION_RETRY_MS, retryWhileLeaderless } from './jetstream-retry.ts';
 
 export interface JetStreamEventStoreOptions {
   /** The stream's name (default `MCP_GATEWAY_EVENTS`). */
@@ -80,7 +82,13 @@ export interface JetStreamEventStoreOptions {
   readonly replicas?: number;
   /** How long a replay may take before it fails (default 10 s). */
   readonly replayTimeoutMs?: number;
-  /** The replay timeout and the producer watch run on this clock (default: the system clock). */
+  /**
+   * How long an append or a replay keeps trying while the stream has no leader (a JetStream cluster electing a
+   * new one after a node died; default 8 s). Appends carry a message id, so one repeated after a lost
+   * acknowledgement is stored once.
+   */
+  readonly electionRetryMs?: number;
+  /** The replay timeout, the election retries and the producer watch run on this clock (default: the system clock). */
   readonly clock?: Clock;
   /**
    * How long a follower waits without a message before it asks whether the stream's producer is alive (default
@@ -110,6 +118,12 @@ const DEFAULTS = {
   replayTimeoutMs: 10_000,
   producerCheckMs: 2_000,
 } as const;
+
+/** How long a reader's pull request stays open, and how often the server proves the reader's consumer alive. */
+const READER_EXPIRES_MS = 10_000;
+const READER_HEARTBEAT_MS = 2000;
+/** Consumers a follow replaces (each after its node went silent) before it gives up. */
+const MAX_READER_RESTARTS = 10;
 
 /** JetStream API error codes this store tells apart. */
 const STREAM_NAME_IN_USE = 10058;
@@ -144,6 +158,7 @@ export class JetStreamEventStore implements EventStore {
     private readonly replayTimeoutMs: number,
     private readonly clock: Clock,
     private readonly producerCheckMs: number | false,
+    private readonly electionRetryMs: number,
   ) {
     this.js = nc.jetstream();
     this.state = connectionState(nc);
@@ -191,7 +206,7 @@ export class JetStreamEventStore implements EventStore {
     }
     const producerCheckMs = options.producerCheckMs ?? DEFAULTS.producerCheckMs;
     if (producerCheckMs !== false && !(producerCheckMs > 0)) throw new RangeError('producerCheckMs must be a positive number of milliseconds, or false');
-    return new JetStreamEventStore(nc, jsm, stream, prefix, options.replayTimeoutMs ?? DEFAULTS.replayTimeoutMs, options.clock ?? systemClock, producerCheckMs);
+    return new JetStreamEventStore(nc, jsm, stream, prefix, options.replayTimeoutMs ?? DEFAULTS.replayTimeoutMs, options.clock ?? systemClock, producerCheckMs, options.electionRetryMs ?? DEFAULT_ELECTION_RETRY_MS);
   }
 
   /** The subject events of `streamId` in session `sessionId` are stored on. */
@@ -203,9 +218,12 @@ export class JetStreamEventStore implements EventStore {
     this.assertOpen();
     if (/[\r\n\0]/.test(streamId)) throw new RangeError('A stream id must not contain line breaks or NUL (it is part of SSE event ids)');
     const subject = this.subjectOf(sessionId, streamId);
-    const ack = message === null
-      ? await this.js.publish(subject, EMPTY, { headers: this.marker(PRIMING_HEADER) })
-      : await this.js.publish(subject, encoder.encode(message), { headers: this.marker() });
+    // One id for every attempt: JetStream stores a repeat within its duplicate window once, and acknowledges it
+    // with the first one's sequence.
+    const msgID = randomUUID();
+    const body = message === null ? EMPTY : encoder.encode(message);
+    const options = { msgID, headers: message === null ? this.marker(PRIMING_HEADER) : this.marker() };
+    const ack = await this.duringElection(() => this.js.publish(subject, body, options));
     return `${streamId}.${ack.seq}`;
   }
 
@@ -224,11 +242,11 @@ export class JetStreamEventStore implements EventStore {
     const ref = parseEventId(lastEventId);
     if (ref === undefined) return undefined;
     const subject = this.subjectOf(sessionId, ref.streamId);
-    if (!(await this.holds(subject, ref.seq))) return undefined;
-    const last = await this.lastSeq(subject);
+    if (!(await this.duringElection(() => this.holds(subject, ref.seq)))) return undefined;
+    const last = await this.duringElection(() => this.lastSeq(subject));
     const events: StoredEvent[] = [];
     if (last === undefined || last <= ref.seq) return { streamId: ref.streamId, events };
-    const reader = await this.open(subject, ref.seq);
+    const reader = await this.openWithin(subject, ref.seq, `The replay of ${lastEventId} could not start within ${this.replayTimeoutMs} ms`);
     const timer = this.clock.setTimeout(() => reader.stop(new Error(`The replay of ${lastEventId} took longer than ${this.replayTimeoutMs} ms`)), this.replayTimeoutMs);
     try {
       for await (const msg of reader) {
@@ -263,21 +281,32 @@ export class JetStreamEventStore implements EventStore {
       this.followers.add(stop);
       const watch = options.watchProducer === false || this.producerCheckMs === false ? undefined : this.watchProducer(subject, ref.streamId, stop);
       const run = async (): Promise<void> => {
-        const held = await this.holds(subject, ref.seq);
+        const held = await this.duringElection(() => this.holds(subject, ref.seq));
         if (held === false) throw new Error(`No event ${lastEventId} in this session`);
-        if (stopped) return;
         if (typeof held === 'object') watch?.heard(held.header?.get(PRODUCER_HEADER));
-        const opened = await this.open(subject, ref.seq);
-        reader = opened;
-        if (stopped) return this.release(opened);
-        watch?.start();
-        for await (const msg of opened) {
-          watch?.heard(msg.headers?.get(PRODUCER_HEADER));
-          if (msg.headers?.get(STREAM_END_HEADER) === '1') return subscriber.complete();
-          const event = eventOf(msg, ref.streamId);
-          if (event !== undefined) subscriber.next(event);
+        let after = ref.seq;
+        for (let restarts = 0; !stopped; restarts++) {
+          const opened = await this.duringElection(() => this.open(subject, after));
+          reader = opened;
+          if (stopped) return this.release(opened);
+          watch?.start();
+          // A consumer whose node died stays silent (the library waits for that node to come back): after two
+          // missed heartbeats the follow goes on with a new consumer, from the last event it passed on.
+          let silent = false;
+          void watchHeartbeats(opened, () => {
+            silent = true;
+            this.release(opened);
+          });
+          for await (const msg of opened) {
+            watch?.heard(msg.headers?.get(PRODUCER_HEADER));
+            if (msg.headers?.get(STREAM_END_HEADER) === '1') return subscriber.complete();
+            after = msg.seq;
+            const event = eventOf(msg, ref.streamId);
+            if (event !== undefined) subscriber.next(event);
+          }
+          if (!silent || restarts >= MAX_READER_RESTARTS) break;
         }
-        // The reader stopped without the stream's end: by `close`, or unsubscribed.
+        // The reader stopped without the stream's end: by `close`, unsubscribed, or too many dead consumers.
         if (!stopped) throw new Error('The event store stopped following');
       };
       run().then(
@@ -372,7 +401,8 @@ export class JetStreamEventStore implements EventStore {
 
   async endStream(sessionId: string, streamId: string): Promise<void> {
     this.assertOpen();
-    await this.js.publish(this.subjectOf(sessionId, streamId), EMPTY, { headers: this.marker(STREAM_END_HEADER) });
+    const options = { msgID: randomUUID(), headers: this.marker(STREAM_END_HEADER) };
+    await this.duringElection(() => this.js.publish(this.subjectOf(sessionId, streamId), EMPTY, options));
   }
 
   async dropSession(sessionId: string): Promise<void> {
@@ -394,6 +424,11 @@ export class JetStreamEventStore implements EventStore {
 
   private assertOpen(): void {
     if (this.closed) throw new Error('The event store is closed');
+  }
+
+  /** `call`, tried again while the stream has no leader (reads and deduplicated appends are safe to repeat). */
+  private duringElection<T>(call: () => Promise<T>): Promise<T> {
+    return retryWhileLeaderless(call, { budgetMs: this.electionRetryMs, timeoutIsSafe: true, clock: this.clock });
   }
 
   /**
@@ -421,10 +456,30 @@ export class JetStreamEventStore implements EventStore {
     }
   }
 
+  /**
+   * {@link open} within the replay timeout: while a stream elects a leader the library keeps trying to make the
+   * consumer, with pauses of up to the pull expiry, for minutes. A reader that arrives too late is let go.
+   */
+  private async openWithin(subject: string, seq: number, failure: string): Promise<ConsumerMessages> {
+    const opening = this.duringElection(() => this.open(subject, seq));
+    let timer: TimerHandle | undefined;
+    const late = new Promise<never>((_resolve, reject) => (timer = this.clock.setTimeout(() => reject(new Error(failure)), this.replayTimeoutMs)));
+    try {
+      return await Promise.race([opening, late]);
+    } catch (error) {
+      opening.then((reader) => this.release(reader), () => undefined);
+      throw error;
+    } finally {
+      timer?.cancel();
+    }
+  }
+
   /** An ordered consumer of `subject` from the message after `seq`. */
   private async open(subject: string, seq: number): Promise<ConsumerMessages> {
     const consumer = await this.js.consumers.get(this.stream, { filterSubjects: subject, opt_start_seq: seq + 1 });
-    const messages = await consumer.consume({ max_messages: 256 });
+    // Heartbeats every 2 s (the library's default is 15 s, missed twice before it acts): a consumer that died with
+    // its node (a JetStream cluster losing one) is noticed and made again on a live one within seconds.
+    const messages = await consumer.consume({ max_messages: 256, expires: READER_EXPIRES_MS, idle_heartbeat: READER_HEARTBEAT_MS });
     this.readers.set(messages, consumer);
     if (this.closed) this.release(messages);
     return messages;
@@ -445,6 +500,17 @@ export class JetStreamEventStore implements EventStore {
     // Ends the iteration, and deletes the ephemeral consumer on the server rather than let it expire.
     reader.stop();
     consumer.delete().catch(() => undefined);
+  }
+}
+
+/** Calls `onSilent` once the reader's consumer missed two heartbeats in a row. */
+async function watchHeartbeats(reader: ConsumerMessages, onSilent: () => void): Promise<void> {
+  try {
+    for await (const status of await reader.status()) {
+      if (status.type === ConsumerEvents.HeartbeatsMissed && Number(status.data) >= 2) return onSilent();
+    }
+  } catch {
+    // The reader ended.
   }
 }
 

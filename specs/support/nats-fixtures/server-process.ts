@@ -1,8 +1,10 @@
 /**
  * A real MCP server process on NATS for the NATS specs: `createServer` + `serveNats`. Run as
- *   node --import tsx server-process.ts <nats url> <server name>
+ *   node --import tsx server-process.ts <nats url[,url...]> <server name>
+ * Several URLs (the nodes of a cluster) are tried in the order given, first one first, and failed over to.
  * Environment (all optional): KEEPALIVE_MS (default 200), OWNER_PING_MS (default 300), ERAS (default `both`),
- * MAX_SUBSCRIPTIONS (resource subscriptions per session, default the server's).
+ * MAX_SUBSCRIPTIONS (resource subscriptions per session, default the server's), REPLICAS (copies of the
+ * session records' KV bucket in a JetStream cluster, default 1).
  *
  * Tools (every result's text is JSON naming the process that answered):
  *   whoami            {"pid"}
@@ -10,7 +12,8 @@
  *   slow {ms}         waits `ms` (aborts with the request), then {"pid","slept"}
  * Resource `test://status` (text: this pid).
  *
- * stdout: `ready <pid> <binding process id>` once serveNats resolved; then one `ok <command>` per command done,
+ * stdout: `node <server_name>`, the nats-server node it is connected to (again after each reconnection), and
+ * `ready <pid> <binding process id>` once serveNats resolved; then one `ok <command>` per command done,
  * `nats <event>` for each event of its NATS connection (`nats disconnect`, `nats reconnect`), and
  * `state-warning <kind> <session id>` for each session state warning of the binding.
  * stdin, one command a line:
@@ -36,6 +39,7 @@ const ownerPingMs = Number(process.env['OWNER_PING_MS'] ?? 300);
 const eras = (process.env['ERAS'] ?? 'both') as 'both' | 'legacy' | 'modern';
 
 const maxSubscriptions = process.env['MAX_SUBSCRIPTIONS'];
+const replicas = process.env['REPLICAS'];
 const server = createServer({ name: 'nats-fixture', version: '1.0.0', eras, ...(maxSubscriptions === undefined ? {} : { maxSubscriptionsPerSession: Number(maxSubscriptions) }) });
 const said = (fields: Record<string, unknown>): string => JSON.stringify({ pid: process.pid, ...fields });
 
@@ -57,12 +61,17 @@ server.tool(
 );
 server.resource({ uri: 'test://status', name: 'status' }, () => ({ contents: [{ uri: 'test://status', text: String(process.pid) }] }));
 
-const connection = await connect({ servers: url, name: `fixture-${process.pid}`, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
-const serving = await serveNats(server, { connection, name, keepaliveMs, sessions: { ownerPingMs, onStateWarning: (warning) => console.log(`state-warning ${warning.kind} ${warning.sessionId}`) } });
+const servers = url.split(',');
+const connection = await connect({ servers, noRandomize: servers.length > 1, name: `fixture-${process.pid}`, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+const serving = await serveNats(server, { connection, name, keepaliveMs, ...(replicas === undefined ? {} : { sessionRecords: { replicas: Number(replicas) } }), sessions: { ownerPingMs, onStateWarning: (warning) => console.log(`state-warning ${warning.kind} ${warning.sessionId}`) } });
+console.log(`node ${connection.info?.server_name ?? ''}`);
 console.log(`ready ${process.pid} ${serving.processId}`);
 // Connection events (`nats disconnect`, `nats reconnect`, ...), so a spec can wait until this process is back.
 void (async () => {
-  for await (const status of connection.status()) console.log(`nats ${status.type}`);
+  for await (const status of connection.status()) {
+    console.log(`nats ${status.type}`);
+    if (status.type === 'reconnect') console.log(`node ${connection.info?.server_name ?? ''}`);
+  }
 })();
 
 const lines = createInterface({ input: process.stdin });

@@ -15,8 +15,11 @@ import { natsClientTransport, serverSubjects } from '../../../transports/nats/in
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('../../support/nats-fixtures/server-process.ts', import.meta.url));
-/** tsx compiles the fixture on the fly: a start may take a few seconds on a busy machine. */
-const START_MS = 20_000;
+/**
+ * tsx compiles the fixture on the fly: a start may take a few seconds on a busy machine, and over 20 s when
+ * several start at once on a heavily loaded one.
+ */
+const START_MS = 45_000;
 
 export interface ServerProcess {
   readonly pid: number;
@@ -143,9 +146,13 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** A NATS connection that reconnects forever, quickly (the server may be killed and restarted). */
-export function natsConnection(url: string, label: string): Promise<NatsConnection> {
-  return connect({ servers: url, name: label, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+/**
+ * A NATS connection that reconnects forever, quickly (the server may be killed and restarted). Several URLs
+ * (a cluster's nodes) are tried in the order given.
+ */
+export function natsConnection(url: string | readonly string[], label: string): Promise<NatsConnection> {
+  const servers = typeof url === 'string' ? url : [...url];
+  return connect({ servers, noRandomize: Array.isArray(servers) && servers.length > 1, name: label, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
 }
 
 export interface NatsClient {

@@ -249,14 +249,19 @@ export class ServedConnection implements Transport {
           : undefined;
     if (answer) {
       if (open === undefined) return undefined;
-      this.finish(open);
       if (message.id === this.initializeId && this.options.onNegotiated !== undefined) {
         // An answer the session did not announce (an initialize it refused for its envelope) is a refusal too.
         const headers = this.initializeHeaders ?? this.options.onNegotiated(undefined);
         this.initializeId = undefined;
         this.initializeHeaders = undefined;
-        return headers.then((extra) => this.publishAnswer(open, message, extra));
+        // The exchange stays open, keepalives and all, until the session's record is written: through a JetStream
+        // leader election that takes seconds, longer than a client waits in silence.
+        return headers.then((extra) => {
+          this.finish(open);
+          return this.publishAnswer(open, message, extra);
+        });
       }
+      this.finish(open);
       return this.publishAnswer(open, message, EMPTY_HEADERS);
     }
     if (open !== undefined && open.connection === this) {

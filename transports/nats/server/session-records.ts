@@ -9,6 +9,7 @@ import { isLoggingLevel } from '../../../core/protocol/logging.ts';
 import type { LegacyRevision } from '../../../core/protocol/versions.ts';
 import type { PortableSessionState } from '../../../core/transport.ts';
 import type { BodyEncoding } from '../body-codec.ts';
+import { DEFAULT_ELECTION_RETRY_MS, retryWhileLeaderless } from '../jetstream-retry.ts';
 
 export interface SessionRecord {
   readonly revision: LegacyRevision;
@@ -36,6 +37,16 @@ export interface SessionRecordOptions {
   readonly bucket?: string;
   /** How long a record outlives its last write (default 24 h): sessions nobody closed do not stay forever. */
   readonly ttlMs?: number;
+  /**
+   * Copies of the bucket in a JetStream cluster (default 1; 3 survives the loss of a node). Used when the bucket
+   * is created: an existing bucket keeps its own setting.
+   */
+  readonly replicas?: number;
+  /**
+   * How long a record's read or write keeps trying while the bucket has no leader (a JetStream cluster electing
+   * a new one after a node died; default 8 s).
+   */
+  readonly electionRetryMs?: number;
 }
 
 const decoder = new TextDecoder();
@@ -70,20 +81,25 @@ export function portableOf(value: unknown): PortableSessionState | undefined {
 }
 
 export class SessionRecords {
-  private constructor(private readonly kv: KV) {}
+  private constructor(
+    private readonly kv: KV,
+    private readonly electionRetryMs: number,
+  ) {}
 
   static async open(connection: NatsConnection, name: string, options: SessionRecordOptions = {}): Promise<SessionRecords> {
     const bucket = options.bucket ?? `mcp_sessions_${name}`;
-    const kv = await connection.jetstream().views.kv(bucket, { history: 1, ttl: options.ttlMs ?? 24 * 3_600_000 });
-    return new SessionRecords(kv);
+    const kv = await connection.jetstream().views.kv(bucket, { history: 1, ttl: options.ttlMs ?? 24 * 3_600_000, ...(options.replicas === undefined ? {} : { replicas: options.replicas }) });
+    return new SessionRecords(kv, options.electionRetryMs ?? DEFAULT_ELECTION_RETRY_MS);
   }
 
   async put(sessionId: string, record: SessionRecord): Promise<void> {
-    await this.kv.put(sessionId, encoder.encode(JSON.stringify(record)));
+    const value = encoder.encode(JSON.stringify(record));
+    // Written once, when the session opens, before anyone else knows it: a repeat writes the same record.
+    await this.duringElection(() => this.kv.put(sessionId, value), true);
   }
 
   async get(sessionId: string): Promise<{ readonly record: SessionRecord; readonly revision: number } | undefined> {
-    const entry = await this.kv.get(sessionId);
+    const entry = await this.duringElection(() => this.kv.get(sessionId), true);
     if (entry === null || entry.operation !== 'PUT') return undefined;
     const record = parse(entry.value);
     return record === undefined ? undefined : { record, revision: entry.revision };
@@ -92,7 +108,9 @@ export class SessionRecords {
   /** Makes `owner` the session's owner if the record is still at `revision`; false when another process won. */
   async claim(sessionId: string, record: SessionRecord, revision: number): Promise<boolean> {
     try {
-      await this.kv.update(sessionId, encoder.encode(JSON.stringify(record)), revision);
+      const value = encoder.encode(JSON.stringify(record));
+      // Not after a timeout: the first write may have landed, and a repeat would then lose to it.
+      await this.duringElection(() => this.kv.update(sessionId, value, revision), false);
       return true;
     } catch {
       return false;
@@ -128,6 +146,11 @@ export class SessionRecords {
   async deleteIfOwner(sessionId: string, owner: string): Promise<void> {
     const found = await this.get(sessionId);
     if (found === undefined || found.record.owner !== owner) return;
-    await this.kv.delete(sessionId);
+    await this.duringElection(() => this.kv.delete(sessionId), true);
+  }
+
+  /** A KV call, tried again while the bucket has no leader (`timeoutIsSafe`: the call may be repeated blindly). */
+  private duringElection<T>(call: () => Promise<T>, timeoutIsSafe: boolean): Promise<T> {
+    return retryWhileLeaderless(call, { budgetMs: this.electionRetryMs, timeoutIsSafe });
   }
 }

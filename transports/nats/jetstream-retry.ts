@@ -1,0 +1,49 @@
+/**
+ * JetStream calls across a cluster's leader election. When the node leading a stream (a KV bucket, an object
+ * store, the SSE event stream) dies, the other replicas elect a new leader, typically within a few seconds; until
+ * then the stream's API answers "no responders" (503), and a call that was on its way to the dead leader gets no
+ * answer at all (timeout). Such calls are tried again, with growing pauses, for a bounded time; any other error
+ * ends them at once, and so does the budget running out (the last error is thrown).
+ */
+import { ErrorCode, NatsError } from 'nats';
+import { type Clock, systemClock } from '../../core/clock.ts';
+
+/** How long a call keeps trying while the stream has no leader, unless told otherwise. */
+export const DEFAULT_ELECTION_RETRY_MS = 8000;
+const FIRST_PAUSE_MS = 50;
+const LONGEST_PAUSE_MS = 500;
+
+/**
+ * Whether `error` says the stream had no leader to take the call. A timeout (the call may have been carried out)
+ * counts only when the caller said the call is safe to repeat.
+ */
+function isLeaderless(error: unknown, timeoutIsSafe: boolean): boolean {
+  if (!(error instanceof NatsError)) return false;
+  if (error.code === ErrorCode.NoResponders) return true;
+  if (error.code === ErrorCode.Timeout) return timeoutIsSafe;
+  // JetStream's own "temporarily unavailable" answers (no meta leader, no stream leader yet) carry code 503.
+  return error.api_error?.code === 503;
+}
+
+interface ElectionRetry {
+  /** The whole budget (default 8 s); 0 tries once. */
+  readonly budgetMs?: number;
+  /** Whether repeating the call after a timeout is harmless (it is idempotent, or deduplicated). */
+  readonly timeoutIsSafe: boolean;
+  readonly clock?: Clock;
+}
+
+export async function retryWhileLeaderless<T>(call: () => Promise<T>, options: ElectionRetry): Promise<T> {
+  const clock = options.clock ?? systemClock;
+  const deadline = clock.now() + (options.budgetMs ?? DEFAULT_ELECTION_RETRY_MS);
+  let pause = FIRST_PAUSE_MS;
+  for (;;) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!isLeaderless(error, options.timeoutIsSafe) || clock.now() + pause > deadline) throw error;
+    }
+    await new Promise<void>((resolve) => clock.setTimeout(resolve, pause));
+    pause = Math.min(pause * 2, LONGEST_PAUSE_MS);
+  }
+}
