@@ -10,7 +10,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect } from 'nats';
+import { randomBytes } from 'node:crypto';
+import { StorageType, connect } from 'nats';
 import { freePort } from './nats-server.ts';
 
 const READY_TIMEOUT_MS = 20_000;
@@ -132,7 +133,7 @@ function startNode(name: string, port: number, config: string): ClusterNode & { 
 }
 
 /** Polls JetStream's account info through `url` until it answers (a meta leader exists); throws after `ms`. */
-async function awaitJetStream(servers: string | string[], ms: number): Promise<void> {
+async function awaitJetStream(servers: string | string[], ms: number, peers: number): Promise<void> {
   const deadline = Date.now() + ms;
   let last: unknown;
   while (Date.now() < deadline) {
@@ -141,6 +142,11 @@ async function awaitJetStream(servers: string | string[], ms: number): Promise<v
       try {
         const jsm = await nc.jetstreamManager({ timeout: 2000 });
         await jsm.getAccountInfo();
+        // A meta leader alone does not mean every running node is a JetStream peer yet ("no suitable peers for
+        // placement"): a throwaway stream with a replica on each of them proves it.
+        const probe = `READY_PROBE_${randomBytes(4).toString('hex')}`;
+        await jsm.streams.add({ name: probe, subjects: [`ready-probe.${probe}`], storage: StorageType.Memory, num_replicas: Math.max(1, peers) });
+        await jsm.streams.delete(probe).catch(() => undefined);
         return;
       } finally {
         await nc.close();
@@ -186,7 +192,8 @@ async function launch(planned: Planned, dir: string, gateways: readonly GatewayP
     nodes,
     urls: nodes.map((node) => node.url),
     async jetstreamReady(url, ms = META_LEADER_TIMEOUT_MS) {
-      await awaitJetStream(url ?? nodes.filter((node) => node.pid !== undefined).map((node) => node.url), ms);
+      const running = nodes.filter((node) => node.pid !== undefined);
+      await awaitJetStream(url ?? running.map((node) => node.url), ms, running.length);
     },
     dispose,
     [Symbol.asyncDispose]: dispose,

@@ -11,7 +11,6 @@ import { type NatsConnection, connect } from 'nats';
 import { lastValueFrom, toArray } from 'rxjs';
 import { JetStreamEventStore } from '../../../../transports/nats/index.ts';
 import { type NatsCluster, startNatsCluster } from '../../../support/nats-cluster.ts';
-import { until } from '../nats-processes.ts';
 
 const STREAM = 'MCP_CLUSTER_EVENTS';
 const PREFIX = 'mcp-gw.cluster.events';
@@ -53,7 +52,9 @@ describe('NATS cluster: the SSE event stream survives the death of its leader no
     // The two replicas are connected to the nodes that survive.
     const others = [0, 1, 2].filter((i) => i !== leader);
     const appender = await JetStreamEventStore.create(await connectTo(others[0] as number), { stream: STREAM, subjectPrefix: PREFIX, replicas: 3 });
-    const resumer = await JetStreamEventStore.create(await connectTo(others[1] as number), { stream: STREAM, subjectPrefix: PREFIX, replicas: 3 });
+    // A replay right after an election waits for the stream's new leader; on a loaded machine that can take more
+    // than the default 10 s.
+    const resumer = await JetStreamEventStore.create(await connectTo(others[1] as number), { stream: STREAM, subjectPrefix: PREFIX, replicas: 3, replayTimeoutMs: 30_000 });
 
     const first = await appender.append(SESSION, 'p1', null);
     const follow = resumer.follow(SESSION, first);
@@ -104,41 +105,6 @@ describe('NATS cluster: the SSE event stream survives the death of its leader no
       new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error('the follower did not reach the end within 30 s')), 30_000))),
     ]).finally(() => clearTimeout(timer));
     assert.deepEqual(live.map((event) => event.id), ids, 'the follower saw every event, in order, then the end');
-    await appender.close();
-    await resumer.close();
-  });
-
-  test('a follow whose consumer dies with its node carries on from where it was', { timeout: 80_000 }, async (t) => {
-    // The node the first test killed is back: three nodes again.
-    for (const node of cluster.nodes) await node.start();
-    await cluster.jetstreamReady();
-    const appender = await JetStreamEventStore.create(await connectTo(0), { stream: STREAM, subjectPrefix: PREFIX, replicas: 3 });
-    const resumer = await JetStreamEventStore.create(await connectTo(1), { stream: STREAM, subjectPrefix: PREFIX, replicas: 3 });
-    const session = 'session-2';
-    const first = await appender.append(session, 'p1', null);
-    const follow = resumer.follow(session, first);
-    assert.ok(follow !== undefined, 'the other replica follows the stream');
-    const seen: string[] = [];
-    const followed = new Promise<void>((resolve, reject) => follow.subscribe({ next: (event) => void seen.push(event.id), error: reject, complete: resolve }));
-    const ids: string[] = [];
-    for (let n = 0; n < 10; n++) ids.push(await appender.append(session, 'p1', JSON.stringify({ n })));
-    await until(() => seen.length === 10, 'the follower saw the first events', 15_000);
-    // The node holding the follower's consumer dies (whichever node JetStream put it on).
-    const jsm = await (await connectTo(2)).jetstreamManager();
-    const consumers = await jsm.consumers.list(STREAM).next();
-    const holder = cluster.nodes.find((node) => consumers.some((c) => c.cluster?.leader === node.name));
-    assert.ok(holder !== undefined, `the follower's consumer has a node (${consumers.map((c) => String(c.cluster?.leader)).join(', ')})`);
-    const killedAt = Date.now();
-    await holder.kill();
-    for (let n = 10; n < 20; n++) ids.push(await appender.append(session, 'p1', JSON.stringify({ n })));
-    await appender.endStream(session, 'p1');
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      followed,
-      new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(`the follower did not reach the end within 30 s (saw ${seen.length})`)), 30_000))),
-    ]).finally(() => clearTimeout(timer));
-    t.diagnostic(`consumer on ${holder.name}; the follow completed ${Date.now() - killedAt} ms after the kill`);
-    assert.deepEqual(seen, ids, 'the follower saw every event once, in order, then the end');
     await appender.close();
     await resumer.close();
   });
