@@ -29,18 +29,25 @@ export interface PreviousReport {
   readonly byHand: string;
 }
 
-/** How each part's `## ` headings begin (`## Charts` and `## Commands run` belong to no part). */
-const headings: Record<Part, string> = {
-  foundation: 'Foundation',
-  features: 'Features',
-  transports: 'Transports',
-  modern: 'Modern',
-  nats: 'NATS',
-  scale: 'Scale',
-  micro: 'Micro',
+/**
+ * The `## ` headings each part writes (`## Charts` and `## Commands run` belong to no part). Exact forms, not
+ * prefixes: sections written by hand whose titles begin alike ("NATS near the floor", "Modern era as lean as
+ * legacy") are not a part's, and a partial run keeps them.
+ */
+const headings: Record<Part, RegExp> = {
+  foundation: /^Foundation (figures|method)\b/,
+  features: /^Features(:| method\b)/,
+  transports: /^Transports(:| method\b)/,
+  modern: /^Modern era (\(2026-07-28\):|method\b)/,
+  nats: /^NATS(:| method\b)/,
+  scale: /^Scale\s*$/m,
+  micro: /^Micro benchmarks\b/,
 };
 
-const partOf = (heading: string): Part | undefined => parts.find((part) => heading.startsWith(headings[part]));
+const partOf = (heading: string): Part | undefined => parts.find((part) => headings[part].test(heading.split('\n', 1)[0] ?? ''));
+
+/** Sections another command owns and puts back itself (`npm run fuzz`: Reliability). */
+const ownedElsewhere = (heading: string): boolean => heading.startsWith('Charts') || heading.startsWith('Reliability');
 
 export function readPreviousReport(file: string): PreviousReport {
   const sections: Record<Part, string> = { foundation: '', features: '', transports: '', modern: '', nats: '', scale: '', micro: '' };
@@ -65,7 +72,7 @@ export function readPreviousReport(file: string): PreviousReport {
     const part = partOf(heading);
     const whole = chunk.endsWith('\n\n') ? chunk : `${chunk.trimEnd()}\n\n`;
     if (part !== undefined) sections[part] += whole;
-    else if (!heading.startsWith('Charts')) byHand += whole;
+    else if (!ownedElsewhere(heading)) byHand += whole;
   }
   return { dates, sections, commands, byHand };
 }
