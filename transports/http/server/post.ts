@@ -28,7 +28,7 @@ export async function handlePost(endpoint: Endpoint, req: HttpRequest, res: Http
   if (body === undefined) return;
   const eras = options.server.eras;
   if (eras !== undefined && eras !== 'legacy' && (eras === 'modern' || isModernPost(req, body.value))) {
-    return handleModernPost(endpoint, req, res, body.value, origin, endpoint.modern);
+    return handleModernPost(endpoint, req, res, body.value, origin);
   }
   if (options.stateless) return handleStatelessPost(endpoint, req, res, body.value, origin);
 
