@@ -8,10 +8,11 @@ import { type TestContext, before, describe, test } from 'node:test';
 import type { RequestId } from '../../../../core/jsonrpc.ts';
 import type { SessionAcceptorPort } from '../../../../core/transport.ts';
 import { type McpServer, createServer } from '../../../../server/create-server.ts';
+import { createSessionHost } from '../../../../server/session-host.ts';
 import { POOL_IDLE_MS } from '../../../../transports/http/server/modern-pool.ts';
 import { type StreamableHttpServerOptions, createStreamableHttpServer } from '../../../../transports/http/index.ts';
 import { deferred, eventually } from '../../../support/harness.ts';
-import { asStream } from '../../../support/http-raw-client.ts';
+import { RawMcp, asStream } from '../../../support/http-raw-client.ts';
 import { TestClock } from '../../../support/test-clock.ts';
 import { type Json, ModernHttp, isJson, responseOf, warmUp } from './modern-http.ts';
 
@@ -231,5 +232,27 @@ describe('modern HTTP: pooled connections', () => {
     assert.ok(isJson(answer['error']), `the running request is answered with an error: ${JSON.stringify(answer)}`);
     assert.match(String(answer['error']['message']), /50 ms|shut|clos/i);
     assert.equal(served.accepted[0]?.handle.state, 'closed', 'the pooled connection closed with the endpoint');
+  });
+
+  test('a full session host: a pooled connection doing nothing gives its place to a new session; then modern POSTs get 503', async (t) => {
+    const made = poolServer();
+    const host = createSessionHost(made.server, { maxSessions: 1 });
+    const http = createStreamableHttpServer({ server: host });
+    const listening = await http.listen(0, '127.0.0.1');
+    t.after(async () => {
+      await http.close({ drainMs: 0 });
+      await host.close({ drainMs: 0 });
+      await made.server.close();
+    });
+    const client = new ModernHttp(listening.url);
+    assert.equal(textOf(await call(client, 1, 'whoami', {})), 'anonymous []');
+    assert.equal(host.sessions.size, 1, 'the pooled connection is a session of the host');
+    // A legacy client takes the place the idle pooled connection held.
+    await new RawMcp(listening.url).initialize();
+    assert.equal(host.sessions.size, 1);
+    assert.equal(http.sessionCount, 1);
+    const refused = await client.post('tools/call', { name: 'whoami', arguments: {} }, { id: 2 });
+    assert.equal(refused.status, 503, 'no place for a new modern connection');
+    assert.match(JSON.stringify(refused.kind === 'body' ? refused.json : undefined), /maximum of 1 sessions/);
   });
 });
