@@ -69,7 +69,7 @@ function counting(server: McpServer): { acceptor: SessionAcceptorPort; accepted:
 }
 
 /** `x-who` names the caller (with the scopes of `x-scope`); no header: anonymous. */
-const byHeader: StreamableHttpServerOptions['authenticate'] = (request) => {
+const byHeader: NonNullable<StreamableHttpServerOptions['authenticate']> = (request) => {
   const who = request.header('x-who');
   return who === undefined ? undefined : { principal: who, scopes: (request.header('x-scope') ?? '').split(',').filter((scope) => scope.length > 0), claims: {} };
 };
