@@ -6,10 +6,12 @@
 import assert from 'node:assert/strict';
 import { type TestContext, before, describe, test } from 'node:test';
 import type { RequestId } from '../../../../core/jsonrpc.ts';
-import type { SessionAcceptorPort } from '../../../../core/transport.ts';
+import { systemClock } from '../../../../core/clock.ts';
+import type { InboundFrame, SessionAcceptorPort } from '../../../../core/transport.ts';
 import { type McpServer, createServer } from '../../../../server/create-server.ts';
 import { createSessionHost } from '../../../../server/session-host.ts';
 import { POOL_IDLE_MS } from '../../../../transports/http/server/modern-pool.ts';
+import { PooledConnection } from '../../../../transports/http/server/pooled-connection.ts';
 import { type StreamableHttpServerOptions, createStreamableHttpServer } from '../../../../transports/http/index.ts';
 import { deferred, eventually } from '../../../support/harness.ts';
 import { RawMcp, asStream } from '../../../support/http-raw-client.ts';
@@ -254,5 +256,19 @@ describe('modern HTTP: pooled connections', () => {
     const refused = await client.post('tools/call', { name: 'whoami', arguments: {} }, { id: 2 });
     assert.equal(refused.status, 503, 'no place for a new modern connection');
     assert.match(JSON.stringify(refused.kind === 'body' ? refused.json : undefined), /maximum of 1 sessions/);
+  });
+
+  test('a frame that names no exchange is not dropped silently: the session hears it was undeliverable, and why', async () => {
+    const connection = new PooledConnection(undefined, systemClock, false);
+    const frames: InboundFrame[] = [];
+    connection.incoming$.subscribe((frame) => frames.push(frame));
+    const sent = connection.send({ payload: { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'lost?' } } });
+    assert.equal(sent, undefined);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(frames.length, 1);
+    const frame = frames[0];
+    assert.ok(frame?.type === 'undeliverable', `an undeliverable frame: ${JSON.stringify(frame)}`);
+    assert.match(frame.error.message, /named no exchange/);
+    await connection.close();
   });
 });
