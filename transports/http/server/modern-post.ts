@@ -1,35 +1,29 @@
 /**
- * The modern era (2026-07-28) on the MCP endpoint. There are no sessions: each POST carries one request and is
- * served by a connection of its own, which ends with the answer.
+ * The modern era (2026-07-28) on the MCP endpoint. There are no sessions: each POST carries one request.
  * - The standard headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`) must agree with the body, or the
  *   answer is 400 with -32020 before anything runs; tool parameters mirrored in `Mcp-Param-*` headers go to the
  *   server with the message, since only it knows which arguments the tool marks.
- * - The answer is one JSON body when nothing precedes the result; the first related notification (progress, a
- *   log line, a listen acknowledgement) turns it into an SSE stream. A JSON-RPC error that ends a request
- *   before any stream started is sent with its HTTP status (400, or 404 for an unknown method, or 429 with
- *   `Retry-After` for a rate-limit refusal, -32029, whose `data.retryAfterMs` gives the wait).
+ * - The request is served on a pooled connection of its caller (modern-pool.ts), as an exchange of its own; its
+ *   answer is made by a {@link ModernResponder} (a JSON body, or an SSE stream once a related notification
+ *   precedes it, with the HTTP status of an error answer).
  * - The client closing the connection before the answer is the cancellation.
  */
-import { type Observable, Subject } from 'rxjs';
 import { ErrorCode } from '../../../core/error-codes.ts';
 import { LocalError } from '../../../core/errors.ts';
-import { type JsonObject, type WirePayload, isJsonObject, isRequestId } from '../../../core/jsonrpc.ts';
+import { type JsonObject, type RequestId, isJsonObject, isRequestId } from '../../../core/jsonrpc.ts';
 import { PARAM_HEADER_PREFIX, checkStandardHeaders } from '../../../core/protocol/header-mirror.ts';
 import { claimedRevision } from '../../../core/protocol/modern.ts';
 import { MODERN_REVISIONS, isLegacyRevision, isRevision } from '../../../core/protocol/versions.ts';
-import type { FrameOrigin, InboundFrame, OutboundFrame, Transport } from '../../../core/transport.ts';
+import type { FrameOrigin } from '../../../core/transport.ts';
 import { HEADER } from '../shared/headers.ts';
 import { ACCEPTS_EVENT_STREAM, acceptanceOf } from '../shared/media-types.ts';
-import { kindOf } from './exchanges.ts';
 import type { HeaderMap, HttpRequest, HttpResponder } from './http-exchange.ts';
-import { JSON_HEADERS, SSE_HEADERS, accepted, refuse } from './replies.ts';
+import { ModernResponder } from './modern-responder.ts';
+import type { PooledConnection } from './pooled-connection.ts';
+import { JSON_HEADERS, accepted, refuse } from './replies.ts';
 import type { Endpoint } from './session-lookup.ts';
 import { answerMode, refuseUnacceptable } from './session-lookup.ts';
-import type { TransportSettings } from './settings.ts';
-import { SseConnection } from './sse-connection.ts';
-import { stepUpHeaders } from './protected-resource.ts';
 
-const EXCHANGE = 'm';
 const LISTEN_METHOD = 'subscriptions/listen';
 const LISTEN_REFUSAL_HEADERS: HeaderMap = Object.freeze({ ...JSON_HEADERS, [HEADER.retryAfter]: '30' });
 
@@ -51,35 +45,7 @@ export function isModernPost(req: HttpRequest, body: unknown): boolean {
   return claimedRevision(message['params']) !== undefined;
 }
 
-/** `Retry-After` (whole seconds, rounded up) for a -32029 error's `data.retryAfterMs`, if it has one. */
-function retryAfterHeader(error: { readonly data?: unknown }): HeaderMap {
-  const retryAfterMs = (error.data as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
-  if (typeof retryAfterMs !== 'number' || !Number.isFinite(retryAfterMs) || retryAfterMs < 0) return JSON_HEADERS;
-  return { ...JSON_HEADERS, [HEADER.retryAfter]: String(Math.ceil(retryAfterMs / 1000)) };
-}
-
-/** The HTTP status of a JSON-RPC error that ends a modern request before any stream started. */
-function statusOf(code: number): number {
-  switch (code) {
-    case ErrorCode.MethodNotFound:
-      return 404;
-    case ErrorCode.ParseError:
-    case ErrorCode.InvalidRequest:
-    case ErrorCode.InvalidParams:
-    case ErrorCode.HeaderMismatch:
-    case ErrorCode.MissingRequiredClientCapability:
-    case ErrorCode.UnsupportedProtocolVersion:
-      return 400;
-    case ErrorCode.RateLimited:
-      return 429;
-    case ErrorCode.InsufficientScope:
-      return 403;
-    default:
-      return 200;
-  }
-}
-
-export function handleModernPost(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, body: unknown, origin: FrameOrigin | undefined, live: Set<Transport>): void {
+export function handleModernPost(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, body: unknown, origin: FrameOrigin | undefined): void | Promise<void> {
   const { options } = endpoint;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return refuse(res, 400, 'Invalid request: a 2026-07-28 POST carries exactly one JSON-RPC message');
@@ -106,17 +72,28 @@ export function handleModernPost(endpoint: Endpoint, req: HttpRequest, res: Http
   // The answer is JSON unless something must precede it; then it streams, whatever the preferred mode, when the
   // client takes a stream (a listen has nothing to give in a single body).
   const mode = (acceptanceOf(accept) & ACCEPTS_EVENT_STREAM) !== 0 ? 'sse' : 'json';
-  const refusal = options.server.refusal?.();
-  if (refusal !== undefined) return refuse(res, 503, `Service Unavailable: ${refusal.message}`, { [HEADER.retryAfter]: '30' });
   const listen = message['method'] === LISTEN_METHOD;
   if (listen && endpoint.listens.open >= options.maxListenStreams) {
     // A listen holds its connection and state until the client leaves: past the limit, it is refused up front.
     const error = { code: ErrorCode.InternalError, message: `Service Unavailable: this endpoint holds its maximum of ${options.maxListenStreams} listen streams; retry later`, data: { maxListenStreams: options.maxListenStreams } };
     return res.respond(503, LISTEN_REFUSAL_HEADERS, JSON.stringify({ jsonrpc: '2.0', ...(isRequestId(id) ? { id } : {}), error }));
   }
-  const transport = new ModernPostTransport(res, mode, options.transport, live, listen ? endpoint.listens : undefined);
-  options.server.accept(transport, { knownEra: 'modern' });
-  transport.start(message, origin, (name) => req.header(name), paramHeadersOf(req));
+  const request = message as JsonObject & { readonly id: RequestId };
+  const found = endpoint.modern.connectionFor(origin, id as RequestId);
+  if (!(found instanceof Promise)) return serveOn(endpoint, found, req, res, request, mode, listen, origin);
+  return found.then((connection) => serveOn(endpoint, connection, req, res, request, mode, listen, origin));
+}
+
+function serveOn(endpoint: Endpoint, connection: PooledConnection | LocalError, req: HttpRequest, res: HttpResponder, message: JsonObject & { readonly id: RequestId }, mode: 'sse' | 'json', listen: boolean, origin: FrameOrigin | undefined): void {
+  if (connection instanceof LocalError) return refuse(res, 503, `Service Unavailable: ${connection.message}`, { [HEADER.retryAfter]: '30' });
+  const pool = endpoint.modern;
+  const exchange = pool.exchange();
+  const responder = new ModernResponder(res, mode, endpoint.options.transport, listen ? endpoint.listens : undefined);
+  connection.serve(exchange, message, responder, origin, (name) => req.header(name), paramHeadersOf(req));
+  // The client leaving before its answer cancels the request (an answered one was released already).
+  res.onFinished((gone) => {
+    if (gone) connection.left(exchange);
+  });
 }
 
 const PARAM_PREFIX = PARAM_HEADER_PREFIX.toLowerCase();
@@ -132,107 +109,3 @@ function paramHeadersOf(req: HttpRequest): Readonly<Record<string, string>> | un
   return found;
 }
 
-/** The connection of one modern POST: one request in, its notifications and its answer out. */
-export class ModernPostTransport implements Transport {
-  readonly kind = 'http';
-  readonly incoming$: Observable<InboundFrame>;
-  private readonly inbound = new Subject<InboundFrame>();
-  private stream: SseConnection | undefined;
-  private answered = false;
-  private closed = false;
-  private closedListener: (() => void) | undefined;
-
-  constructor(
-    private readonly res: HttpResponder,
-    private readonly mode: 'sse' | 'json',
-    private readonly settings: TransportSettings,
-    private readonly live: Set<Transport>,
-    /** The endpoint's count of open listen streams, when this POST is one. */
-    private readonly listens?: { open: number },
-  ) {
-    this.incoming$ = this.inbound.asObservable();
-    live.add(this);
-    if (listens !== undefined) listens.open++;
-    res.onFinished((gone) => {
-      // The client left before its answer: in this era that cancels the request.
-      if (gone && !this.answered) this.inbound.next({ type: 'exchange-closed', exchange: EXCHANGE, cancels: true });
-      void this.close();
-    });
-  }
-
-  start(payload: JsonObject, origin: FrameOrigin | undefined, mirror: (lowercaseName: string) => string | undefined, paramHeaders?: Readonly<Record<string, string>>): void {
-    this.inbound.next({
-      type: 'message',
-      payload,
-      exchange: EXCHANGE,
-      mirror,
-      ...(paramHeaders === undefined ? {} : { paramHeaders }),
-      ...(origin === undefined ? {} : { origin }),
-    });
-  }
-
-  send(frame: OutboundFrame): void | Promise<void> {
-    if (this.closed) return Promise.reject(new LocalError('ConnectionClosed', 'The request is over'));
-    const payload = frame.payload;
-    const data = JSON.stringify(payload);
-    switch (kindOf(payload)) {
-      case 'response':
-        return this.answer(payload, data);
-      case 'notification':
-        return this.notify(data);
-      case 'request':
-        // A modern server never sends requests; should one be attempted, it fails at once.
-        queueMicrotask(() => this.inbound.next({ type: 'undeliverable', payload, error: new LocalError('TransportFailed', 'A 2026-07-28 server cannot send requests to the client') }));
-        return undefined;
-    }
-  }
-
-  /** Calls `listener` once this transport has closed (at once if it has): the endpoint's count of live connections. */
-  whenClosed(listener: () => void): void {
-    if (this.closed) listener();
-    else this.closedListener = listener;
-  }
-
-  close(_reason?: LocalError): Promise<void> {
-    if (this.closed) return Promise.resolve();
-    this.closed = true;
-    this.live.delete(this);
-    if (this.listens !== undefined) this.listens.open--;
-    if (this.stream !== undefined) this.stream.end();
-    else if (!this.answered) {
-      this.answered = true;
-      refuse(this.res, 503, 'Service Unavailable: the server closed before answering');
-    }
-    this.inbound.complete();
-    this.closedListener?.();
-    this.closedListener = undefined;
-    return Promise.resolve();
-  }
-
-  private answer(payload: WirePayload, data: string): void | Promise<void> {
-    if (this.answered) return undefined;
-    this.answered = true;
-    const stream = this.stream;
-    if (stream === undefined) {
-      const error = (payload as { error?: { code?: unknown; data?: unknown } }).error;
-      const status = typeof error?.code === 'number' ? statusOf(error.code) : 200;
-      this.res.respond(status, error === undefined ? JSON_HEADERS : status === 429 ? retryAfterHeader(error) : status === 403 ? stepUpHeaders(error, this.settings) : JSON_HEADERS, data);
-      queueMicrotask(() => void this.close());
-      return undefined;
-    }
-    const written = stream.event(data);
-    queueMicrotask(() => void this.close());
-    return written;
-  }
-
-  private notify(data: string): void | Promise<void> {
-    // In JSON mode there is nowhere for a notification to go: the answer is the body.
-    if (this.mode === 'json' || this.answered) return undefined;
-    this.stream ??= this.openStream();
-    return this.stream.event(data);
-  }
-
-  private openStream(): SseConnection {
-    return new SseConnection(this.res.openStream(200, SSE_HEADERS), this.settings.sseConnection);
-  }
-}

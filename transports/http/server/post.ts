@@ -28,7 +28,7 @@ export async function handlePost(endpoint: Endpoint, req: HttpRequest, res: Http
   if (body === undefined) return;
   const eras = options.server.eras;
   if (eras !== undefined && eras !== 'legacy' && (eras === 'modern' || isModernPost(req, body.value))) {
-    return handleModernPost(endpoint, req, res, body.value, origin, endpoint.modern);
+    return handleModernPost(endpoint, req, res, body.value, origin);
   }
   if (options.stateless) return handleStatelessPost(endpoint, req, res, body.value, origin);
 
@@ -39,7 +39,9 @@ export async function handlePost(endpoint: Endpoint, req: HttpRequest, res: Http
       return refuse(res, 400, 'Bad Request: the Mcp-Session-Id header is required (only a lone initialize request starts a session)');
     }
     if (answerMode(req.header(HEADER.accept), options.responseMode) === undefined) return refuseUnacceptable(res);
-    const refusal = sessionRefusal(options, registry);
+    let refusal = sessionRefusal(options, registry);
+    // Idle connections of the modern pool may hold the server's places (a session host at its maximum).
+    if (refusal !== undefined && endpoint.modern.size > 0 && (await endpoint.modern.closeIdle(0))) refusal = sessionRefusal(options, registry);
     if (refusal !== undefined) return refuse(res, 503, refusal, { [HEADER.retryAfter]: '30' });
     transport = openSession(options, registry, origin);
     registry.hold(transport.sessionId as string, res);

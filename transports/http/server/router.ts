@@ -10,6 +10,7 @@ import { CallerRefusal, identify } from './caller.ts';
 import { HEADER } from '../shared/headers.ts';
 import { AcceptedConnections } from './accepted-connections.ts';
 import { answerProbe, probeAt } from './health.ts';
+import { ModernPool } from './modern-pool.ts';
 import { handleDelete, handleGet } from './get-delete.ts';
 import type { HttpRequest, HttpResponder } from './http-exchange.ts';
 import { openLegacySession, postLegacyMessage } from './legacy-sse.ts';
@@ -42,7 +43,7 @@ export function createRouter(unwrapped: EndpointOptions): Router {
   const accepted = new AcceptedConnections();
   const options: EndpointOptions = { ...unwrapped, server: accepted.wrap(unwrapped.server) };
   const registry = new SessionRegistry({ maxSessions: options.maxSessions, idleTimeoutMs: options.idleTimeoutMs, clock: options.clock });
-  const endpoint: Endpoint = { options, registry, restorer: new SessionRestorer(options, registry), modern: new Set(), listens: { open: 0 } };
+  const endpoint: Endpoint = { options, registry, restorer: new SessionRestorer(options, registry), modern: new ModernPool({ server: options.server, clock: options.clock, maxConnections: options.maxSessions }), listens: { open: 0 } };
   let closing: Promise<void> | undefined;
   return {
     registry,
@@ -74,7 +75,7 @@ export function createRouter(unwrapped: EndpointOptions): Router {
         await accepted.closeAll({ ...closeOptions, drainMs: closeOptions.drainMs ?? DEFAULT_DRAIN_MS });
         // What the server never took (a transport whose accept failed) or that outlived its session.
         const reason = closeOptions.reason ?? new LocalError('ConnectionClosed', 'The HTTP server closed');
-        await Promise.all([registry.closeAll(reason), ...[...endpoint.modern].map((transport) => transport.close(reason))]);
+        await Promise.all([registry.closeAll(reason), endpoint.modern.closeAll(reason)]);
       }
     },
   };

@@ -13,7 +13,8 @@ import { refuse } from './replies.ts';
 import { type SessionRestorer, sessionRefusal } from './session-open.ts';
 import type { SessionRegistry } from './session-registry.ts';
 import type { HttpSessionTransport } from './session-transport.ts';
-import type { FrameOrigin, Transport } from '../../../core/transport.ts';
+import type { FrameOrigin } from '../../../core/transport.ts';
+import type { ModernPool } from './modern-pool.ts';
 
 /** What every handler gets: the resolved options and the sessions. */
 export interface Endpoint {
@@ -21,8 +22,8 @@ export interface Endpoint {
   readonly registry: SessionRegistry;
   /** Brings back sessions this process does not hold (`restoreSession`). */
   readonly restorer: SessionRestorer;
-  /** The connections of modern-era POSTs in progress (closed with the endpoint). */
-  readonly modern: Set<Transport>;
+  /** The connections that serve modern-era POSTs (closed with the endpoint). */
+  readonly modern: ModernPool;
   /** How many of them are `subscriptions/listen` streams (bounded by `maxListenStreams`). */
   readonly listens: { open: number };
 }
