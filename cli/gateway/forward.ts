@@ -65,9 +65,9 @@ export function forward(front: Transport, back: Transport, hooks: ForwardHooks =
     names: ['client', 'server'],
     maxInFlight: MAX_IN_FLIGHT,
     flushMs: FLUSH_MS,
-    // The HTTP side answers what it cannot decode itself, and a closed POST stream is not (yet) a cancellation
-    // the gateway passes on: the servers answer, and the answer finds no stream.
-    cancelOnExchangeClose: false,
+    // A modern POST the client closed is that request's cancellation (the HTTP side marks only those frames
+    // `cancels`; a legacy stream lost is none): the server behind the gateway hears it and stops the work.
+    cancelOnExchangeClose: true,
     words: gatewayWords,
     hooks,
   });
