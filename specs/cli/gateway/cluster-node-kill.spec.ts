@@ -52,6 +52,8 @@ const RECOVERY_MS = 35_000;
 /** The resumed stream's request: TICKS progress events, one every TICK_MS, then its answer. */
 const TICKS = 30;
 const TICK_MS = 200;
+/** The pause of a load worker before each call: steady load, not a flood of a 2-core machine. */
+const PACE_MS = 50;
 
 let cluster: NatsCluster;
 let proxy: RoundRobinProxy | undefined;
@@ -63,7 +65,7 @@ const closers: (() => Promise<unknown>)[] = [];
 async function startGateway(): Promise<{ readonly cli: RunningCli; readonly url: string }> {
   const cli = startCli(['gateway', '--nats', cluster.urls.join(','), '--js-replicas', '3', '--name', NAME, '--port', '0'], { ms: 10 * 60_000 });
   // Its end is awaited in `after`; a gateway killed for running too long must not be an unhandled rejection.
-  cli.done.catch(() => undefined);
+  void cli.done.catch(() => undefined);
   const listening = (): RegExpExecArray | null => /listening at (\S+)/.exec(cli.stdout() + cli.stderr());
   await until(() => listening() !== null || cli.child.exitCode !== null, 'the gateway to listen', 60_000);
   const match = listening();
@@ -181,7 +183,7 @@ describe('gateway replicas on a NATS cluster: a node dies under load', { timeout
       await sdkClient('sdk2-legacy'),
     ];
     const loads = new Map<HttpClient, Load>();
-    const load = (client: HttpClient): void => void loads.set(client, startLoad(2, 5000, 150_000, (n) => client.call(n)));
+    const load = (client: HttpClient): void => void loads.set(client, startLoad(2, 10_000, 150_000, (n) => sleep(PACE_MS).then(() => client.call(n))));
     for (const client of clients) load(client);
     const all = (): { readonly client: HttpClient; readonly outcome: Outcome }[] => [...loads].flatMap(([client, running]) => running.outcomes.map((outcome) => ({ client, outcome })));
     const stopLoads = async (): Promise<void> => {
@@ -194,7 +196,8 @@ describe('gateway replicas on a NATS cluster: a node dies under load', { timeout
       const initialIds = new Map(clients.map((client) => [client, client.sessionId()]));
 
       // A stream to resume: a legacy session on replica A, its request's stream broken after two events.
-      const [a, b] = gateways as [{ readonly url: string }, { readonly url: string }];
+      const [a, b] = gateways;
+      assert.ok(a !== undefined && b !== undefined);
       const raw = new RawMcp(a.url);
       await raw.initialize('2025-11-25');
       const ticksId = raw.id();
@@ -208,17 +211,18 @@ describe('gateway replicas on a NATS cluster: a node dies under load', { timeout
       const killedAt = Date.now();
       await victim.kill();
       t.diagnostic(`${victim.name} killed`);
-      // Sessions opened during the election, through the balancer (each replica creates its record).
-      const newcomers = await Promise.all([0, 1].map((i) => rxmcpClient(`rxmcp-newcomer-${i}`, 'legacy')));
+      // Sessions opened during the election, through the balancer (the replica taking each writes its record) ...
+      const opening = Promise.all([0, 1].map((i) => rxmcpClient(`rxmcp-newcomer-${i}`, 'legacy')));
+      // ... while the broken stream resumes on the other replica: what was stored, then live, up to the answer.
+      const resumed = asStream(await rawRequest(b.url, { method: 'GET', headers: raw.sessionHeaders({ accept: 'text/event-stream', 'last-event-id': lastSeen }) }, raw.checkEvent));
+      t.diagnostic(`stream resumed ${Date.now() - killedAt} ms after the kill (status ${resumed.status})`);
+      const newcomers = await opening;
+      t.diagnostic(`new sessions opened ${Date.now() - killedAt} ms after the kill`);
       for (const client of newcomers) {
         initialIds.set(client, client.sessionId());
         load(client);
       }
       clients.push(...newcomers);
-      t.diagnostic(`new sessions opened ${Date.now() - killedAt} ms after the kill`);
-
-      // The broken stream, resumed on the other replica: what was stored, then live, up to the answer.
-      const resumed = asStream(await rawRequest(b.url, { method: 'GET', headers: raw.sessionHeaders({ accept: 'text/event-stream', 'last-event-id': lastSeen }) }, raw.checkEvent));
       assert.equal(resumed.status, 200, 'the stream resumes on the other replica');
       const answer = await nextMessage(resumed, answers(ticksId), TICKS * TICK_MS + CALL_TIMEOUT_MS);
       const progress = [...messagesOf(post), ...messagesOf(resumed)].filter(isMethod('notifications/progress')).map(progressOf);
