@@ -47,7 +47,7 @@ export interface GatewayOptions {
   readonly replicas?: number;
   /**
    * How long the creation of the session bucket, and every session record's read or write, keep trying while
-   * JetStream has no leader for them (a cluster electing one after a node died; default 8 s). The event stream
+   * JetStream has no leader for them (a cluster electing one after a node died; default: the binding's, DEFAULT_ELECTION_RETRY_MS). The event stream
    * takes the same budget for its reads and writes.
    */
   readonly electionRetryMs?: number;

@@ -28,7 +28,7 @@ export class GatewaySessions {
 
   /**
    * Opens (or creates) the bucket. Its creation, like every read and write, is tried again while JetStream has no
-   * leader for it, for `electionRetryMs` (default 8 s): creating it again with the same configuration is harmless.
+   * leader for it, for `electionRetryMs` (default: the binding's): creating it again with the same configuration is harmless.
    */
   static async open(connection: NatsConnection, bucket: string, ttlMs: number, options: { readonly replicas?: number; readonly electionRetryMs?: number } = {}): Promise<GatewaySessions> {
     const electionRetryMs = options.electionRetryMs ?? DEFAULT_ELECTION_RETRY_MS;

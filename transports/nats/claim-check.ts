@@ -21,7 +21,7 @@ export interface ClaimCheckOptions {
   readonly replicas?: number;
   /**
    * How long the bucket's creation, and each deposit, keep trying while JetStream has no leader for them (a
-   * cluster electing one after a node died; default 8 s).
+   * cluster electing one after a node died; default: as for every JetStream call of the binding).
    */
   readonly electionRetryMs?: number;
 }

@@ -65,7 +65,7 @@ export interface JetStreamTaskStoreOptions {
   readonly clock?: Clock;
   /**
    * How long the bucket's creation keeps trying while JetStream has no leader for it (a cluster electing one
-   * after a node died; default 8 s).
+   * after a node died; default: as for every JetStream call of the binding).
    */
   readonly electionRetryMs?: number;
 }

@@ -43,8 +43,8 @@ export interface SessionRecordOptions {
    */
   readonly replicas?: number;
   /**
-   * How long the bucket's creation, and a record's read or write, keep trying while JetStream has no leader for
-   * them (a JetStream cluster electing a new one after a node died; default 8 s).
+   * How long a record's read or write keeps trying while the bucket has no leader (a JetStream cluster electing
+   * a new one after a node died; default 8 s).
    */
   readonly electionRetryMs?: number;
 }
@@ -86,6 +86,7 @@ export class SessionRecords {
     private readonly electionRetryMs: number,
   ) {}
 
+  /** Opens (or creates) the bucket; its creation is tried within `electionRetryMs` too. */
   static async open(connection: NatsConnection, name: string, options: SessionRecordOptions = {}): Promise<SessionRecords> {
     const bucket = options.bucket ?? `mcp_sessions_${name}`;
     const electionRetryMs = options.electionRetryMs ?? DEFAULT_ELECTION_RETRY_MS;
