@@ -45,6 +45,12 @@ export interface GatewayOptions {
    * of a node). Used when they are created: existing ones keep their own setting.
    */
   readonly replicas?: number;
+  /**
+   * How long the creation of the session bucket, and every session record's read or write, keep trying while
+   * JetStream has no leader for them (a cluster electing one after a node died; default: the binding's, DEFAULT_ELECTION_RETRY_MS). The event stream
+   * takes the same budget for its reads and writes.
+   */
+  readonly electionRetryMs?: number;
   /** A request that hears nothing from the servers for this long fails (default 30 s). */
   readonly silenceMs?: number;
   /**
@@ -121,9 +127,14 @@ function sessionIdOf(front: Transport): string | undefined {
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { connection, name } = options;
   const prefix = options.prefix ?? 'mcp';
-  const sessions = await GatewaySessions.open(connection, options.sessionBucket ?? `mcp_gateway_${name}`, 24 * 3_600_000, options.replicas);
+  const election = options.electionRetryMs === undefined ? {} : { electionRetryMs: options.electionRetryMs };
+  const sessions = await GatewaySessions.open(connection, options.sessionBucket ?? `mcp_gateway_${name}`, 24 * 3_600_000, {
+    ...(options.replicas === undefined ? {} : { replicas: options.replicas }),
+    ...election,
+  });
   const events = await JetStreamEventStore.create(connection, {
     ...(options.replicas === undefined ? {} : { replicas: options.replicas }),
+    ...election,
     stream: options.eventStream ?? `MCP_GATEWAY_EVENTS_${name.replace(/[^A-Za-z0-9_-]/g, '_')}`,
     // Beside the servers' subjects, never under them (a server could be named anything).
     subjectPrefix: `${prefix}-gw.${name}.events`,

@@ -6,7 +6,7 @@
 import type { KV, NatsConnection } from 'nats';
 import type { RestoredSession } from '../../transports/http/index.ts';
 import { isLegacyRevision } from '../../core/protocol/versions.ts';
-import { retryWhileLeaderless } from '../../transports/nats/jetstream-retry.ts';
+import { DEFAULT_ELECTION_RETRY_MS, retryWhileLeaderless } from '../../transports/nats/jetstream-retry.ts';
 
 export interface GatewaySessionRecord extends RestoredSession {
   /** The NATS session the servers know. */
@@ -21,23 +21,33 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 export class GatewaySessions {
-  private constructor(private readonly kv: KV) {}
+  private constructor(
+    private readonly kv: KV,
+    private readonly electionRetryMs: number,
+  ) {}
 
-  static async open(connection: NatsConnection, bucket: string, ttlMs: number, replicas?: number): Promise<GatewaySessions> {
-    return new GatewaySessions(await connection.jetstream().views.kv(bucket, { history: 1, ttl: ttlMs, ...(replicas === undefined ? {} : { replicas }) }));
+  /**
+   * Opens (or creates) the bucket. Its creation, like every read and write, is tried again while JetStream has no
+   * leader for it, for `electionRetryMs` (default: the binding's): creating it again with the same configuration is harmless.
+   */
+  static async open(connection: NatsConnection, bucket: string, ttlMs: number, options: { readonly replicas?: number; readonly electionRetryMs?: number } = {}): Promise<GatewaySessions> {
+    const electionRetryMs = options.electionRetryMs ?? DEFAULT_ELECTION_RETRY_MS;
+    const config = { history: 1, ttl: ttlMs, ...(options.replicas === undefined ? {} : { replicas: options.replicas }) };
+    const kv = await retryWhileLeaderless(() => connection.jetstream().views.kv(bucket, config), { budgetMs: electionRetryMs, timeoutIsSafe: true });
+    return new GatewaySessions(kv, electionRetryMs);
   }
 
   // Reads and writes are tried again while the bucket has no leader (a JetStream cluster electing a new one after
   // a node died); each is safe to repeat: a record is written once, when its session opens.
   async put(httpSessionId: string, record: GatewaySessionRecord): Promise<void> {
     const value = encoder.encode(JSON.stringify(record));
-    await retryWhileLeaderless(() => this.kv.put(httpSessionId, value), { timeoutIsSafe: true });
+    await this.duringElection(() => this.kv.put(httpSessionId, value));
   }
 
   async get(httpSessionId: string): Promise<GatewaySessionRecord | undefined> {
     // KV keys allow [-/_=.a-zA-Z0-9]; base64url session ids fit, anything else is not one of ours.
     if (!/^[-_=A-Za-z0-9]{1,256}$/.test(httpSessionId)) return undefined;
-    const entry = await retryWhileLeaderless(() => this.kv.get(httpSessionId), { timeoutIsSafe: true });
+    const entry = await this.duringElection(() => this.kv.get(httpSessionId));
     if (entry === null || entry.operation !== 'PUT') return undefined;
     try {
       const record = JSON.parse(decoder.decode(entry.value)) as GatewaySessionRecord;
@@ -50,6 +60,10 @@ export class GatewaySessions {
   }
 
   async delete(httpSessionId: string): Promise<void> {
-    await retryWhileLeaderless(() => this.kv.delete(httpSessionId), { timeoutIsSafe: true });
+    await this.duringElection(() => this.kv.delete(httpSessionId));
+  }
+
+  private duringElection<T>(call: () => Promise<T>): Promise<T> {
+    return retryWhileLeaderless(call, { budgetMs: this.electionRetryMs, timeoutIsSafe: true });
   }
 }

@@ -19,6 +19,11 @@ export interface ClaimCheckOptions {
    * is created: an existing bucket keeps its own setting.
    */
   readonly replicas?: number;
+  /**
+   * How long the bucket's creation, and each deposit, keep trying while JetStream has no leader for them (a
+   * cluster electing one after a node died; default: as for every JetStream call of the binding).
+   */
+  readonly electionRetryMs?: number;
 }
 
 export const DEFAULT_CLAIM_BUCKET = 'mcp_claims';
@@ -30,7 +35,12 @@ export function digestOf(body: Uint8Array): string {
 /** Opens (or creates) the bucket; shared by every claim of a process. */
 export async function openClaimStore(connection: NatsConnection, options: ClaimCheckOptions): Promise<ObjectStore> {
   const ttlMs = options.ttlMs ?? 10 * 60_000;
-  return connection.jetstream().views.os(options.bucket ?? DEFAULT_CLAIM_BUCKET, { ttl: nanos(ttlMs), ...(options.replicas === undefined ? {} : { replicas: options.replicas }) });
+  const config = { ttl: nanos(ttlMs), ...(options.replicas === undefined ? {} : { replicas: options.replicas }) };
+  // Creating the bucket again with the same configuration is harmless, so even a timeout is tried again.
+  return retryWhileLeaderless(() => connection.jetstream().views.os(options.bucket ?? DEFAULT_CLAIM_BUCKET, config), {
+    ...(options.electionRetryMs === undefined ? {} : { budgetMs: options.electionRetryMs }),
+    timeoutIsSafe: true,
+  });
 }
 
 /** Stores a body; returns the headers of the message that points to it. */

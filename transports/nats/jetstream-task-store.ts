@@ -37,6 +37,7 @@ import { randomUuid } from '../../core/crypto/random.ts';
 import { isJsonObject } from '../../core/protocol/guards.ts';
 import { TASK_STATUSES, type Task, type TaskStatus } from '../../core/protocol/tasks.ts';
 import { isFinalTaskStatus, taskStatusAfter } from '../../machines/task-lifecycle.ts';
+import { retryWhileLeaderless } from './jetstream-retry.ts';
 import { NatsTaskRelay } from './task-relay.ts';
 
 export interface JetStreamTaskStoreOptions {
@@ -62,6 +63,11 @@ export interface JetStreamTaskStoreOptions {
   readonly recheckMs?: number;
   /** Timestamps, expiry and re-check pauses (default: the system clock). */
   readonly clock?: Clock;
+  /**
+   * How long the bucket's creation keeps trying while JetStream has no leader for it (a cluster electing one
+   * after a node died; default: as for every JetStream call of the binding).
+   */
+  readonly electionRetryMs?: number;
 }
 
 interface TaskRecord {
@@ -167,11 +173,16 @@ export class JetStreamTaskStore implements TaskStore {
 
   static async open(options: JetStreamTaskStoreOptions): Promise<JetStreamTaskStore> {
     const bucket = options.bucket ?? 'mcp_tasks';
-    const kv = await options.connection.jetstream().views.kv(bucket, {
+    const config = {
       history: 1,
       ttl: options.ttlMs ?? 25 * 3_600_000,
       replicas: options.replicas ?? 1,
       storage: options.storage === 'memory' ? StorageType.Memory : StorageType.File,
+    };
+    // Creating the bucket again with the same configuration is harmless, so even a timeout is tried again.
+    const kv = await retryWhileLeaderless(() => options.connection.jetstream().views.kv(bucket, config), {
+      ...(options.electionRetryMs === undefined ? {} : { budgetMs: options.electionRetryMs }),
+      timeoutIsSafe: true,
     });
     return new JetStreamTaskStore(kv, options, bucket);
   }

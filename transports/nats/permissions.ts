@@ -21,10 +21,18 @@ export interface NatsPermissionOptions {
   readonly inboxPrefix?: string;
   /** Legacy sessions recorded in JetStream KV (servers; default true). */
   readonly sessionRecords?: boolean;
+  /**
+   * A JetStream task store shared by the server processes (`createJetStreamTaskStore`): `true`, or the `bucket`
+   * and `subjectPrefix` given to it (defaults `mcp_tasks` and `mcp.tasks.<bucket>`). Servers get its bucket and
+   * its runners' subjects; clients and gateways are denied publishing to those subjects, whatever else they are
+   * allowed (default: no task store).
+   */
+  readonly taskStore?: boolean | { readonly bucket?: string; readonly subjectPrefix?: string };
 }
 
 export interface NatsPermissions {
-  readonly publish: { readonly allow: readonly string[] };
+  /** `deny` wins over `allow` (nats-server semantics). */
+  readonly publish: { readonly allow: readonly string[]; readonly deny?: readonly string[] };
   readonly subscribe: { readonly allow: readonly string[] };
   /** Let the user answer requests it received (keepalives) wherever their reply subjects are. */
   readonly allow_responses: boolean;
@@ -43,12 +51,41 @@ function kvSubjects(bucket: string): string[] {
   ];
 }
 
+/** The JetStream task store's bucket and its runners' subject wildcard (defaults as in jetstream-task-store.ts). */
+function taskStoreOf(option: NatsPermissionOptions['taskStore']): { readonly bucket: string; readonly runners: string } {
+  const given = typeof option === 'object' ? option : {};
+  const bucket = given.bucket ?? 'mcp_tasks';
+  return { bucket, runners: `${given.subjectPrefix ?? `mcp.tasks.${bucket}`}.*` };
+}
+
+/**
+ * A task store's subjects for a server process: its KV bucket, the consumers that list its keys, and its runners'
+ * subjects (forwarded calls to other processes' tasks; its own runner's requests).
+ */
+function taskStoreSubjects(bucket: string, runners: string): { readonly publish: string[]; readonly subscribe: string[] } {
+  const stream = `KV_${bucket}`;
+  return {
+    publish: [
+      ...kvSubjects(bucket),
+      `$JS.API.CONSUMER.CREATE.${stream}`,
+      `$JS.API.CONSUMER.CREATE.${stream}.>`,
+      `$JS.API.CONSUMER.DELETE.${stream}.>`,
+      runners,
+    ],
+    subscribe: [runners],
+  };
+}
+
 export function natsPermissions(role: NatsRole, options: NatsPermissionOptions): NatsPermissions {
   const subjects = serverSubjects(options.prefix ?? DEFAULT_PREFIX, options.name);
   const inbox = `${options.inboxPrefix ?? '_INBOX'}.>`;
   const sendToServers = [subjects.callWildcard, subjects.session('*'), subjects.adopt, subjects.cancel];
+  const tasks = taskStoreOf(options.taskStore);
+  // A forwarded task call names the owner it acts for: only server processes may send one. Denied explicitly, so
+  // a user given more than these permissions still cannot.
+  const noForwarding = [tasks.runners];
   if (role === 'client') {
-    return { publish: { allow: sendToServers }, subscribe: { allow: [inbox] }, allow_responses: true };
+    return { publish: { allow: sendToServers, deny: noForwarding }, subscribe: { allow: [inbox] }, allow_responses: true };
   }
   const gatewayBase = `${options.prefix ?? DEFAULT_PREFIX}-gw.${options.name}`;
   if (role === 'gateway') {
@@ -72,14 +109,17 @@ export function natsPermissions(role: NatsRole, options: NatsPermissionOptions):
           `$JS.API.CONSUMER.DELETE.${events}.>`,
           `$JS.API.CONSUMER.MSG.NEXT.${events}.>`,
         ],
+        deny: noForwarding,
       },
       subscribe: { allow: [inbox, `${gatewayBase}.inbox.>`, `${gatewayBase}.events-alive.*`] },
       allow_responses: true,
     };
   }
+  const taskStore = options.taskStore === undefined || options.taskStore === false ? undefined : taskStoreSubjects(tasks.bucket, tasks.runners);
   return {
     publish: {
-      allow: [
+      // Once each ($JS.API.INFO is in every bucket's list).
+      allow: [...new Set([
         subjects.changes,
         subjects.session('*'),
         subjects.ping('*'),
@@ -87,9 +127,10 @@ export function natsPermissions(role: NatsRole, options: NatsPermissionOptions):
         '_INBOX.>',
         `${gatewayBase}.inbox.>`,
         ...(options.sessionRecords === false ? [] : kvSubjects(`mcp_sessions_${options.name}`)),
-      ],
+        ...(taskStore?.publish ?? []),
+      ])],
     },
-    subscribe: { allow: [subjects.callWildcard, subjects.adopt, subjects.cancel, subjects.changes, subjects.ping('*'), subjects.session('*'), inbox] },
+    subscribe: { allow: [subjects.callWildcard, subjects.adopt, subjects.cancel, subjects.changes, subjects.ping('*'), subjects.session('*'), inbox, ...(taskStore?.subscribe ?? [])] },
     allow_responses: true,
   };
 }

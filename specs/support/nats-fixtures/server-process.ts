@@ -10,6 +10,7 @@
  *   whoami            {"pid"}
  *   echo {text}       {"pid","text"}
  *   slow {ms}         waits `ms` (aborts with the request), then {"pid","slept"}
+ *   ticks {count,ms}  progress 1..count, one every `ms` (aborts with the request), then {"pid","ticks"}
  * Resource `test://status` (text: this pid).
  *
  * stdout: `node <server_name>`, the nats-server node it is connected to (again after each reconnection), and
@@ -25,6 +26,7 @@
  */
 import { createInterface } from 'node:readline';
 import { connect } from 'nats';
+import { interval, map, take } from 'rxjs';
 import { isLoggingLevel } from '../../../core/protocol/logging.ts';
 import { createServer } from '../../../server/create-server.ts';
 import { serveNats } from '../../../transports/nats/index.ts';
@@ -58,6 +60,11 @@ server.tool(
         reject(new Error('aborted'));
       });
     }),
+);
+// A long request whose SSE stream carries events over time (numbers are progress, the last value the answer).
+server.tool(
+  { name: 'ticks', inputSchema: { type: 'object', properties: { count: { type: 'number' }, ms: { type: 'number' } }, required: ['count', 'ms'] } },
+  ({ count, ms }) => interval(Number(ms)).pipe(take(Number(count) + 1), map((n) => (n < Number(count) ? n + 1 : said({ ticks: count })))),
 );
 server.resource({ uri: 'test://status', name: 'status' }, () => ({ contents: [{ uri: 'test://status', text: String(process.pid) }] }));
 

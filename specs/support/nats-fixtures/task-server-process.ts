@@ -6,6 +6,8 @@
  * Tool `ask` (runs only as a task): elicits a name with the message `name? <pid>` (so whoever sees the input
  * request knows which process runs the task), then answers `{"pid","name"}`.
  *
+ * With NATS_USER and NATS_PASSWORD in its environment it connects as that user (specs of permissions).
+ *
  * stdout: `ready <pid> <binding process id> <task runner id>` once serving; `ok <command>` per command done.
  * stdin: `leave` stops serving the binding (this process leaves the queue group: the others get every request
  * from now on) but keeps running its tasks and answering for them. The process exits when its stdin closes.
@@ -21,7 +23,9 @@ if (url === undefined || name === undefined || bucket === undefined) {
   process.exit(2);
 }
 
-const connection = await connect({ servers: url, name: `task-fixture-${process.pid}` });
+const user = process.env['NATS_USER'];
+const pass = process.env['NATS_PASSWORD'];
+const connection = await connect({ servers: url, name: `task-fixture-${process.pid}`, ...(user === undefined || pass === undefined ? {} : { user, pass }) });
 const store = await createJetStreamTaskStore({ connection, bucket, storage: 'memory', recheckMs: 300, forwardTimeoutMs: 5000 });
 const server = createServer({ name: 'task-fixture', version: '1.0.0', eras: 'modern', modern: { tasks: { store, pollIntervalMs: 200 } } });
 server.tool({ name: 'ask', execution: { taskSupport: 'required' } }, async (_args, ctx) => {

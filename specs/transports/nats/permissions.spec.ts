@@ -2,10 +2,13 @@
  * The least-privilege permission sets of natsPermissions (docs/nats-binding.md, "Permissions") against a real
  * nats-server whose users hold exactly those: a server process, a gateway and plain clients each do their job
  * (both eras, straight and through the gateway); a role missing one permission is refused with an error that
- * says so, at once, never a hang.
+ * says so, at once, never a hang. Tasks across processes: two real server processes sharing a JetStream task
+ * store run a task with exactly the server permissions that name the store; a server user without them cannot
+ * open it; no client (even one allowed every other subject) may publish a forwarded task call.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { type NatsConnection, connect } from 'nats';
 import { createGateway, type Gateway } from '../../../cli/gateway/gateway.ts';
 import { createClient } from '../../../client/create-client.ts';
@@ -13,11 +16,17 @@ import { type McpServer, createServer } from '../../../server/create-server.ts';
 import type { ListeningServer } from '../../../transports/http/index.ts';
 import { createStreamableHttpClientTransport } from '../../../transports/http/index.ts';
 import { type NatsPermissions, type NatsServing, natsClientTransport, natsConnectionOptions, natsPermissions, serveNats } from '../../../transports/nats/index.ts';
+import type { ElicitResult } from '../../../core/protocol/index.ts';
 import { within } from '../../support/harness.ts';
 import { type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';
+import { type ServerProcess, answerOf, startServerProcess, stopAll } from './nats-processes.ts';
 
 const NAME = 'perm';
 const CLIENT_INBOX = '_INBOX.client';
+/** The served name of the task processes (their own queue group: they serve other tools than the spec's server). */
+const TASK_NAME = 'perm-tasks';
+const TASK_BUCKET = 'perm_tasks';
+const TASK_FIXTURE = fileURLToPath(new URL('../../support/nats-fixtures/task-server-process.ts', import.meta.url));
 
 /** A nats-server user holding `permissions`, in the server's configuration syntax (JSON is valid there). */
 function user(name: string, permissions: NatsPermissions): string {
@@ -40,12 +49,23 @@ describe('nats permissions', () => {
   const serverRole = natsPermissions('server', { name: NAME });
   const gatewayRole = natsPermissions('gateway', { name: NAME });
   const clientRole = natsPermissions('client', { name: NAME, inboxPrefix: CLIENT_INBOX });
+  const taskStore = { bucket: TASK_BUCKET };
+  const taskServerRole = natsPermissions('server', { name: TASK_NAME, taskStore });
+  const taskClientRole = natsPermissions('client', { name: TASK_NAME, inboxPrefix: CLIENT_INBOX, taskStore });
 
   const open = async (name: string, inboxPrefix?: string): Promise<NatsConnection> => {
     const made = await connect(natsConnectionOptions({ user: name, password: `${name}-secret` }, { servers: nats.url, ...(inboxPrefix === undefined ? {} : { inboxPrefix }) }));
     connections.push(made);
     return made;
   };
+
+  /** A task server process (specs/support/nats-fixtures/task-server-process.ts) connected as `name`. */
+  async function startTaskProcess(name: string): Promise<ServerProcess & { readonly runnerId: string }> {
+    const started = await startServerProcess(nats.url, TASK_NAME, { NATS_USER: name, NATS_PASSWORD: `${name}-secret` }, { fixture: TASK_FIXTURE, args: [TASK_BUCKET], startMs: 40_000 });
+    const runnerId = started.lines().find((line) => line.startsWith('ready '))?.split(' ')[3];
+    if (runnerId === undefined) throw new Error(`no runner id in ${started.output()}`);
+    return Object.assign(started, { runnerId });
+  }
 
   before(async () => {
     nats = await startNatsServer({
@@ -56,7 +76,11 @@ describe('nats permissions', () => {
         ${user('mute-client', without(clientRole, 'publish', (subject) => subject.includes('.call.')))},
         ${user('deaf-client', { ...clientRole, subscribe: { allow: ['_INBOX.someone-else.>'] } })},
         ${user('server-no-calls', without(serverRole, 'subscribe', (subject) => subject.includes('.call.')))},
-        ${user('server-no-kv', without(serverRole, 'publish', (subject) => subject.startsWith('$JS.') || subject.startsWith('$KV.')))}
+        ${user('server-no-kv', without(serverRole, 'publish', (subject) => subject.startsWith('$JS.') || subject.startsWith('$KV.')))},
+        ${user('task-server', taskServerRole)},
+        ${user('task-server-bare', natsPermissions('server', { name: TASK_NAME }))},
+        ${user('task-client', taskClientRole)},
+        ${user('greedy-client', { ...taskClientRole, publish: { ...taskClientRole.publish, allow: ['>'] } })}
       ] }`,
     });
     server = createServer({ name: 'perm-spec', version: '0.0.0' });
@@ -67,6 +91,7 @@ describe('nats permissions', () => {
   });
 
   after(async () => {
+    await stopAll();
     await listening.close();
     await gateway.close();
     await serving.close('end');
@@ -116,6 +141,59 @@ describe('nats permissions', () => {
       await assert.rejects(within(serveNats(other, { connection: await open('server-no-kv'), name: NAME }), 5000), /Permissions Violation for Publish to "\$JS\.API/);
     } finally {
       await other.close();
+    }
+  });
+
+  test('nats permissions - two server processes with exactly the task store permissions run a task across them', { timeout: 90_000 }, async () => {
+    const [a, b] = await Promise.all([0, 1].map(() => startTaskProcess('task-server')));
+    const byPid = new Map([a, b].map((process) => [process?.pid, process]));
+    const connection = await open('task-client', CLIENT_INBOX);
+    let asked: number | undefined;
+    const client = createClient({
+      name: 'perm-tasks-client',
+      version: '0',
+      era: 'modern',
+      // Status notifications come only from the runner's process: this client polls.
+      tasks: { listen: false, minPollIntervalMs: 100 },
+      elicitation: {
+        form: async (params) => {
+          asked = Number(params.message.split(' ')[1]);
+          // The runner leaves the queue group: the answer, and every poll after it, reach the other process,
+          // which reads the task from the bucket and forwards the answer to the runner's subject.
+          await byPid.get(asked)?.command('leave', 10_000);
+          return { action: 'accept', content: { name: 'Ada' } } satisfies ElicitResult;
+        },
+      },
+    });
+    const session = await within(client.connect(natsClientTransport({ connection, name: TASK_NAME, inboxPrefix: CLIENT_INBOX })), 10_000);
+    try {
+      const answer = answerOf(await session.callTool('ask', {}, { timeoutMs: 40_000 }));
+      assert.ok(asked !== undefined && byPid.has(asked), 'the input request named its runner');
+      assert.equal(answer.pid, asked, 'the task ran on in the process that started it');
+      assert.equal(answer['name'], 'Ada', 'the answer forwarded to it arrived');
+    } finally {
+      await session.close();
+    }
+  });
+
+  test('nats permissions - a server user without the task store entries cannot open it, and says why', { timeout: 60_000 }, async () => {
+    await assert.rejects(startTaskProcess('task-server-bare'), /Permissions Violation for Publish to "\$JS\.API\.STREAM\.INFO\.KV_perm_tasks"/);
+  });
+
+  test('nats permissions - only server processes may publish forwarded task calls: clients are denied, even with every other subject', { timeout: 60_000 }, async () => {
+    assert.deepEqual(taskClientRole.publish.deny, [`mcp.tasks.${TASK_BUCKET}.*`]);
+    assert.deepEqual(natsPermissions('gateway', { name: TASK_NAME, taskStore }).publish.deny, [`mcp.tasks.${TASK_BUCKET}.*`]);
+    const runner = await startTaskProcess('task-server');
+    const call = new TextEncoder().encode(JSON.stringify({ op: 'cancel', owner: 'anonymous', taskId: '00000000-0000-4000-8000-000000000000' }));
+    const subject = `mcp.tasks.${TASK_BUCKET}.${runner.runnerId}`;
+    // The runner answers a server process there (it has no such task) ...
+    const served = await (await open('task-server')).request(subject, call, { timeout: 5000 });
+    assert.deepEqual(JSON.parse(new TextDecoder().decode(served.data)), { ok: false });
+    // ... but a client's call never gets there: NATS refuses the publish.
+    for (const name of ['task-client', 'greedy-client']) {
+      const started = Date.now();
+      await assert.rejects((await open(name, CLIENT_INBOX)).request(subject, call, { timeout: 5000 }), /Permissions Violation for Publish to "mcp\.tasks\.perm_tasks\./, name);
+      assert.ok(Date.now() - started < 4000, `${name}: refused at once, not timed out`);
     }
   });
 });

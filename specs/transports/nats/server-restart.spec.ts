@@ -17,6 +17,7 @@ import {
   type NatsClient,
   type Outcome,
   type ServerProcess,
+  awaitGoneFromNats,
   connectClient,
   describeOutcome,
   natsConnection,
@@ -151,6 +152,9 @@ describe('NATS: nats-server killed and restarted under load', { timeout: 60_000 
       }
       const victim = processes.find((p) => servedBy.includes(p.pid)) as ServerProcess;
       await victim.kill();
+      // The child's exit is not nats-server dropping its subscriptions: a call sent before that would still be
+      // routed to the dead process's queue subscription and wait for its silence bound.
+      await awaitGoneFromNats(connection, NAME, victim.processId);
       for (const [i, client] of legacy.entries()) {
         const outcome = await timedCall(client.session, 'whoami', {}, CALL_TIMEOUT_MS);
         assert.ok(outcome.ok, `legacy session ${i} works after its owner died: ${describeOutcome(outcome)}`);

@@ -86,10 +86,14 @@ export class SessionRecords {
     private readonly electionRetryMs: number,
   ) {}
 
+  /** Opens (or creates) the bucket; its creation is tried within `electionRetryMs` too. */
   static async open(connection: NatsConnection, name: string, options: SessionRecordOptions = {}): Promise<SessionRecords> {
     const bucket = options.bucket ?? `mcp_sessions_${name}`;
-    const kv = await connection.jetstream().views.kv(bucket, { history: 1, ttl: options.ttlMs ?? 24 * 3_600_000, ...(options.replicas === undefined ? {} : { replicas: options.replicas }) });
-    return new SessionRecords(kv, options.electionRetryMs ?? DEFAULT_ELECTION_RETRY_MS);
+    const electionRetryMs = options.electionRetryMs ?? DEFAULT_ELECTION_RETRY_MS;
+    const config = { history: 1, ttl: options.ttlMs ?? 24 * 3_600_000, ...(options.replicas === undefined ? {} : { replicas: options.replicas }) };
+    // Creating a bucket with the same configuration again is harmless, so even a timeout is tried again.
+    const kv = await retryWhileLeaderless(() => connection.jetstream().views.kv(bucket, config), { budgetMs: electionRetryMs, timeoutIsSafe: true });
+    return new SessionRecords(kv, electionRetryMs);
   }
 
   async put(sessionId: string, record: SessionRecord): Promise<void> {
