@@ -12,7 +12,7 @@ import { type McpServer, createServer } from '../../../server/create-server.ts';
 import { type ListeningServer } from '../../../transports/http/index.ts';
 import { type NatsServing, serveNats } from '../../../transports/nats/index.ts';
 import { deferred } from '../../support/harness.ts';
-import { ACCEPT_BOTH, RawMcp, rawRequest } from '../../support/http-raw-client.ts';
+import { ACCEPT_BOTH, RawMcp, type RawReply, rawRequest } from '../../support/http-raw-client.ts';
 import { type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';
 import { type Json, ModernHttp } from '../../transports/http-server/modern/modern-http.ts';
 
@@ -22,11 +22,11 @@ interface Held {
 }
 
 /** `hold` runs until its key is released (answering `held <key>`) or its signal aborts. */
-function holdingServer(held: Map<string, Held>, started: Map<string, ReturnType<typeof deferred>>): McpServer {
+function holdingServer(held: Map<string, Held>, started: Map<string, ReturnType<typeof deferred<void>>>): McpServer {
   const server = createServer({ name: 'gateway-modern-cancel', version: '0.0.0' });
   server.tool({ name: 'hold', inputSchema: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] } }, (args: Record<string, unknown>, ctx) => {
     const key = String(args['key']);
-    const gate = deferred();
+    const gate = deferred<void>();
     held.set(key, { signal: ctx.signal, release: () => gate.resolve() });
     startedOf(started, key).resolve();
     return Promise.race([
@@ -37,9 +37,9 @@ function holdingServer(held: Map<string, Held>, started: Map<string, ReturnType<
   return server;
 }
 
-function startedOf(started: Map<string, ReturnType<typeof deferred>>, key: string): ReturnType<typeof deferred> {
+function startedOf(started: Map<string, ReturnType<typeof deferred<void>>>, key: string): ReturnType<typeof deferred<void>> {
   let found = started.get(key);
-  if (found === undefined) started.set(key, (found = deferred()));
+  if (found === undefined) started.set(key, (found = deferred<void>()));
   return found;
 }
 
@@ -60,7 +60,7 @@ describe('gateway: a modern POST closed early is a cancellation', () => {
   let nats: NatsServerProcess;
   const connections: NatsConnection[] = [];
   const held = new Map<string, Held>();
-  const started = new Map<string, ReturnType<typeof deferred>>();
+  const started = new Map<string, ReturnType<typeof deferred<void>>>();
   let server: McpServer;
   let serving: NatsServing;
   let gateway: Gateway;
@@ -105,7 +105,8 @@ describe('gateway: a modern POST closed early is a cancellation', () => {
     held.get('staying')?.release();
     const reply = await stays;
     assert.equal(reply.status, 200);
-    assert.equal(textOf(reply.json as Json), 'held staying');
+    assert.equal(reply.kind, 'body', 'nothing preceded the answer, so it is one JSON body');
+    assert.equal(textOf((reply as RawReply).json as Json), 'held staying');
   });
 
   test('a legacy POST stream dropped by its client is no cancellation: the handler runs to its answer', async () => {
