@@ -17,7 +17,7 @@ const LONGEST_PAUSE_MS = 500;
  * Whether `error` says the stream had no leader to take the call. A timeout (the call may have been carried out)
  * counts only when the caller said the call is safe to repeat.
  */
-function isLeaderless(error: unknown, timeoutIsSafe: boolean): boolean {
+export function isLeaderless(error: unknown, timeoutIsSafe: boolean): boolean {
   if (!(error instanceof NatsError)) return false;
   if (error.code === ErrorCode.NoResponders) return true;
   if (error.code === ErrorCode.Timeout) return timeoutIsSafe;
