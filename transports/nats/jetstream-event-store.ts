@@ -65,6 +65,7 @@ import {
 import { Observable } from 'rxjs';
 import { type Clock, type TimerHandle, systemClock } from '../../core/clock.ts';
 import type { RequestId } from '../../core/jsonrpc.ts';
+import { coalescedRun } from './coalesced-run.ts';
 import { type ConnectionState, connectionState } from './connection-state.ts';
 import { type EventStore, type FollowOptions, type ReplayResult, type StoredEvent, StreamAbandonedError } from '../http/index.ts';
 import { DEFAULT_ELECTION_RETRY_MS, isLeaderless, retryWhileLeaderless } from './jetstream-retry.ts';
@@ -86,7 +87,7 @@ export interface JetStreamEventStoreOptions {
   readonly replayTimeoutMs?: number;
   /**
    * How long an append or a replay keeps trying while the stream has no leader (a JetStream cluster electing a
-   * new one after a node died; default 8 s). Appends carry a message id, so one repeated after a lost
+   * new one after a node died; default 15 s). Appends carry a message id, so one repeated after a lost
    * acknowledgement is stored once.
    */
   readonly electionRetryMs?: number;
@@ -122,10 +123,11 @@ const DEFAULTS = {
 } as const;
 
 /**
- * How long one read waits for the stream's leader. A healthy leader answers in milliseconds; one that just died
- * never does, and the read is tried again (within the election retry) sooner than the library's 5 s default.
+ * How long one read or append waits for the stream's leader. A healthy leader answers in milliseconds; one that
+ * just died never does, and the call is tried again (within the election retry) sooner than after the library's
+ * 5 s default: its last try comes closer to the end of the budget, when a slow election is more likely over.
  */
-const READ_TIMEOUT_MS = 2000;
+const ATTEMPT_TIMEOUT_MS = 2000;
 /** How often an idle follow reads anyway: a doorbell can be missed (interest still spreading through a cluster). */
 const FOLLOW_POLL_MS = 2000;
 
@@ -164,13 +166,13 @@ export class JetStreamEventStore implements EventStore {
   /** Answers the liveness pings of followers (none with `producerCheckMs: false`). */
   private readonly liveness: Subscription | undefined;
   private readonly js: JetStreamClient;
+  /** `jsm` with the shorter timeout of reads (made at once: it asks the server nothing). */
+  private readonly reader: Promise<JetStreamManager>;
   private readonly state: ConnectionState;
 
   private constructor(
     private readonly nc: NatsConnection,
     private readonly jsm: JetStreamManager,
-    /** `jsm` with the shorter timeout of reads. */
-    private readonly reader: JetStreamManager,
     private readonly stream: string,
     private readonly prefix: string,
     private readonly replayTimeoutMs: number,
@@ -179,6 +181,8 @@ export class JetStreamEventStore implements EventStore {
     private readonly electionRetryMs: number,
   ) {
     this.js = nc.jetstream();
+    this.reader = nc.jetstreamManager({ timeout: ATTEMPT_TIMEOUT_MS, checkAPI: false });
+    this.reader.catch(() => undefined);
     this.state = connectionState(nc);
     this.liveness = producerCheckMs === false ? undefined : nc.subscribe(this.aliveSubject(this.producerId), { callback: (error, msg) => {
       if (error === null && msg.reply !== undefined && msg.reply !== '') msg.respond(EMPTY);
@@ -222,10 +226,9 @@ export class JetStreamEventStore implements EventStore {
         throw new Error(`The JetStream stream ${stream} exists without the subjects ${prefix}.>`, { cause: error });
       }
     }
-    const reader = await nc.jetstreamManager({ timeout: READ_TIMEOUT_MS, checkAPI: false });
     const producerCheckMs = options.producerCheckMs ?? DEFAULTS.producerCheckMs;
     if (producerCheckMs !== false && !(producerCheckMs > 0)) throw new RangeError('producerCheckMs must be a positive number of milliseconds, or false');
-    return new JetStreamEventStore(nc, jsm, reader, stream, prefix, options.replayTimeoutMs ?? DEFAULTS.replayTimeoutMs, options.clock ?? systemClock, producerCheckMs, options.electionRetryMs ?? DEFAULT_ELECTION_RETRY_MS);
+    return new JetStreamEventStore(nc, jsm, stream, prefix, options.replayTimeoutMs ?? DEFAULTS.replayTimeoutMs, options.clock ?? systemClock, producerCheckMs, options.electionRetryMs ?? DEFAULT_ELECTION_RETRY_MS);
   }
 
   /** The subject events of `streamId` in session `sessionId` are stored on. */
@@ -241,7 +244,7 @@ export class JetStreamEventStore implements EventStore {
     // with the first one's sequence.
     const msgID = randomUUID();
     const body = message === null ? EMPTY : encoder.encode(message);
-    const options = { msgID, headers: message === null ? this.marker(PRIMING_HEADER) : this.marker() };
+    const options = { msgID, headers: message === null ? this.marker(PRIMING_HEADER) : this.marker(), timeout: ATTEMPT_TIMEOUT_MS };
     const ack = await this.duringElection(() => this.js.publish(subject, body, options));
     return `${streamId}.${ack.seq}`;
   }
@@ -307,8 +310,6 @@ export class JetStreamEventStore implements EventStore {
       /** The sequence of the last message passed on (events and markers alike). */
       let after = ref.seq;
       let ready = false;
-      let draining = false;
-      let again = false;
       /** Reads every message after `after`, in order, until there is none (yet) or the stream ended. */
       const drain = async (): Promise<void> => {
         while (!stopped) {
@@ -325,27 +326,12 @@ export class JetStreamEventStore implements EventStore {
           if (event !== undefined) subscriber.next(event);
         }
       };
-      /** One drain at a time; a ring during one makes it drain again once it is done. */
+      const drains = coalescedRun(drain, (error) => {
+        // Still no leader, or this side cut off from NATS: the next doorbell, poll or reconnect reads on.
+        if (!isLeaderless(error, true) && !this.state.down) stop(asError(error));
+      });
       const ring = (): void => {
-        if (!ready || stopped) return;
-        if (draining) {
-          again = true;
-          return;
-        }
-        draining = true;
-        void (async () => {
-          try {
-            do {
-              again = false;
-              await drain();
-            } while (again && !stopped);
-          } catch (error) {
-            // Still no leader, or this side cut off from NATS: the next doorbell, poll or reconnect reads on.
-            if (!isLeaderless(error, true) && !this.state.down) stop(asError(error));
-          } finally {
-            draining = false;
-          }
-        })();
+        if (ready && !stopped) drains();
       };
       try {
         // Subscribed before the first read, so that nothing stored after that read goes unrung.
@@ -355,9 +341,7 @@ export class JetStreamEventStore implements EventStore {
         stop(asError(error));
         return;
       }
-      const poll = this.clock.setInterval(() => {
-        if (!draining) ring();
-      }, FOLLOW_POLL_MS);
+      const poll = this.clock.setInterval(ring, FOLLOW_POLL_MS);
       cleanups.push(() => poll.cancel());
       // Whatever was published while this connection was down rang no doorbell here.
       const offReconnect = this.state.on((event) => {
@@ -450,7 +434,7 @@ export class JetStreamEventStore implements EventStore {
 
   async endStream(sessionId: string, streamId: string): Promise<void> {
     this.assertOpen();
-    const options = { msgID: randomUUID(), headers: this.marker(STREAM_END_HEADER) };
+    const options = { msgID: randomUUID(), headers: this.marker(STREAM_END_HEADER), timeout: ATTEMPT_TIMEOUT_MS };
     await this.duringElection(() => this.js.publish(this.subjectOf(sessionId, streamId), EMPTY, options));
   }
 
@@ -509,19 +493,19 @@ export class JetStreamEventStore implements EventStore {
    */
   private async holds(subject: string, seq: number): Promise<StoredMsg | boolean> {
     try {
-      const stored = await this.reader.streams.getMessage(this.stream, { seq });
+      const stored = await (await this.reader).streams.getMessage(this.stream, { seq });
       return stored.subject === subject ? stored : false;
     } catch (error) {
       if (apiErrorCode(error) !== NO_MESSAGE_FOUND) throw error;
     }
-    const info = await this.reader.streams.info(this.stream);
+    const info = await (await this.reader).streams.info(this.stream);
     return seq <= info.state.last_seq;
   }
 
   /** The sequence of the subject's last message, if it has any. */
   private async lastSeq(subject: string): Promise<number | undefined> {
     try {
-      return (await this.reader.streams.getMessage(this.stream, { last_by_subj: subject })).seq;
+      return (await (await this.reader).streams.getMessage(this.stream, { last_by_subj: subject })).seq;
     } catch (error) {
       if (apiErrorCode(error) === NO_MESSAGE_FOUND) return undefined;
       throw error;
@@ -532,7 +516,7 @@ export class JetStreamEventStore implements EventStore {
   private async nextOf(subject: string, seq: number): Promise<StoredMsg | undefined> {
     const query: NextBySubjectRequest = { seq, next_by_subj: subject };
     try {
-      return await this.reader.streams.getMessage(this.stream, query);
+      return await (await this.reader).streams.getMessage(this.stream, query);
     } catch (error) {
       if (apiErrorCode(error) === NO_MESSAGE_FOUND) return undefined;
       throw error;

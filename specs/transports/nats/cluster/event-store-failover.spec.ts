@@ -91,7 +91,8 @@ describe('NATS cluster: the SSE event stream survives the death of its leader no
     await appending;
     await appender.endStream(SESSION, 'p1');
     const newLeader = (await jsm.streams.info(STREAM).catch(() => undefined))?.cluster?.leader;
-    t.diagnostic(`${appended.length} appends, ${failed.length} failed, slowest ${slowest} ms; leader ${cluster.nodes[leader]?.name} killed, now ${String(newLeader)}`);
+    const firstAfter = appended.find((a) => a.at > killedAt);
+    t.diagnostic(`${appended.length} appends, ${failed.length} failed, slowest ${slowest} ms, first acknowledged ${firstAfter === undefined ? 'never' : `${firstAfter.at - killedAt} ms`} after the kill; leader ${cluster.nodes[leader]?.name} killed, now ${String(newLeader)}`);
 
     assert.deepEqual(failed, [], 'no append failed');
     const afterKill = appended.filter((a) => a.at > killedAt).length;
@@ -123,7 +124,9 @@ describe('NATS cluster: the SSE event stream survives the death of its leader no
     for (const node of cluster.nodes) await node.start();
     await cluster.jetstreamReady();
     const jsm = await (await connectTo(0)).jetstreamManager();
-    const leaderName = (await jsm.streams.info(STREAM)).cluster?.leader;
+    // The stream elects a leader again once its replicas are back.
+    let leaderName: string | undefined;
+    await until(async () => (leaderName = (await jsm.streams.info(STREAM).catch(() => undefined))?.cluster?.leader) !== undefined, 'the stream has a leader', 30_000);
     const leader = cluster.nodes.findIndex((node) => node.name === leaderName);
     assert.ok(leader >= 0, `the stream has a leader (${String(leaderName)})`);
     const [next, spare] = [(leader + 1) % 3, (leader + 2) % 3] as const;
