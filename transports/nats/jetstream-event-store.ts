@@ -11,7 +11,12 @@
  *   `<streamId>.<JetStream sequence>`, so a replay finds the subject and the starting point from the id alone;
  * - a priming event is a message with the header `Mcp-Priming: 1` and no body (it only marks a position);
  *   the end of a stream is one with `Mcp-Stream-End: 1`; neither is ever replayed;
- * - replays and follows read with an ordered consumer filtered on the one subject, from the id's sequence + 1;
+ * - replays and follows read message by message from the stream's leader ("the next message of this subject at
+ *   or after that sequence"), never through a consumer: a consumer lives on one node, and one made while the
+ *   stream elects a leader (a node died) can be placed on a dead peer and never start, while a read is an API
+ *   request the election retry already covers; a follow reads on when its core subscription to the subject
+ *   rings (every publish reaches core subscribers too), on a reconnect, and on a poll that covers a doorbell
+ *   missed while interest was still spreading through the cluster;
  * - a session that ends is purged by subject filter;
  * - every message names the store that appended it (header `Mcp-Producer`), and each store answers pings on
  *   `<prefix>-alive.<its id>` (beside the stream's subjects, never stored): a follower that hears nothing for a
@@ -41,18 +46,15 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
-  type Consumer,
-  ConsumerEvents,
-  type ConsumerMessages,
   DiscardPolicy,
   ErrorCode,
   type JetStreamClient,
   type JetStreamManager,
-  type JsMsg,
   type MsgHdrs,
   type NatsConnection,
   NatsError,
   RetentionPolicy,
+  type SeqMsgRequest,
   StorageType,
   type StoredMsg,
   type StreamConfig,
@@ -63,9 +65,10 @@ import {
 import { Observable } from 'rxjs';
 import { type Clock, type TimerHandle, systemClock } from '../../core/clock.ts';
 import type { RequestId } from '../../core/jsonrpc.ts';
+import { coalescedRun } from './coalesced-run.ts';
 import { type ConnectionState, connectionState } from './connection-state.ts';
 import { type EventStore, type FollowOptions, type ReplayResult, type StoredEvent, StreamAbandonedError } from '../http/index.ts';
-import { DEFAULT_ELECTION_RETRY_MS, retryWhileLeaderless } from './jetstream-retry.ts';
+import { DEFAULT_ELECTION_RETRY_MS, isLeaderless, retryWhileLeaderless } from './jetstream-retry.ts';
 
 export interface JetStreamEventStoreOptions {
   /** The stream's name (default `MCP_GATEWAY_EVENTS`). */
@@ -84,11 +87,11 @@ export interface JetStreamEventStoreOptions {
   readonly replayTimeoutMs?: number;
   /**
    * How long an append or a replay keeps trying while the stream has no leader (a JetStream cluster electing a
-   * new one after a node died; default 8 s). Appends carry a message id, so one repeated after a lost
+   * new one after a node died; default 15 s). Appends carry a message id, so one repeated after a lost
    * acknowledgement is stored once.
    */
   readonly electionRetryMs?: number;
-  /** The replay timeout, the election retries and the producer watch run on this clock (default: the system clock). */
+  /** The replay timeout, the election retries, the follows' polls and the producer watch run on this clock (default: the system clock). */
   readonly clock?: Clock;
   /**
    * How long a follower waits without a message before it asks whether the stream's producer is alive (default
@@ -119,11 +122,14 @@ const DEFAULTS = {
   producerCheckMs: 2_000,
 } as const;
 
-/** How long a reader's pull request stays open, and how often the server proves the reader's consumer alive. */
-const READER_EXPIRES_MS = 10_000;
-const READER_HEARTBEAT_MS = 2000;
-/** Consumers a follow replaces (each after its node went silent) before it gives up. */
-const MAX_READER_RESTARTS = 10;
+/**
+ * How long one read or append waits for the stream's leader. A healthy leader answers in milliseconds; one that
+ * just died never does, and the call is tried again (within the election retry) sooner than after the library's
+ * 5 s default: its last try comes closer to the end of the budget, when a slow election is more likely over.
+ */
+const ATTEMPT_TIMEOUT_MS = 2000;
+/** How often an idle follow reads anyway: a doorbell can be missed (interest still spreading through a cluster). */
+const FOLLOW_POLL_MS = 2000;
 
 /** JetStream API error codes this store tells apart. */
 const STREAM_NAME_IN_USE = 10058;
@@ -138,16 +144,30 @@ interface EventRef {
   readonly seq: number;
 }
 
+/** A read of the stream's API: the first message of `next_by_subj` at or after `seq` (nats.js types lack it). */
+interface NextBySubjectRequest extends SeqMsgRequest {
+  readonly next_by_subj: string;
+}
+
+/** Bounds a replay in time and by `close`: `race` rejects once either came. */
+interface ReplayBound {
+  race<T>(work: Promise<T>): Promise<T>;
+  end(): void;
+}
+
 export class JetStreamEventStore implements EventStore {
-  /** Follows and replays in progress, stopped by `close`. */
-  private readonly readers = new Map<ConsumerMessages, Consumer>();
+  /** Follows in progress, stopped (failed) by `close`. */
   private readonly followers = new Set<(error: Error) => void>();
+  /** Replays in progress, failed by `close`. */
+  private readonly replays = new Set<() => void>();
   private closed = false;
   /** This store's id as a producer, stamped on what it appends. */
   readonly producerId = randomBytes(9).toString('base64url');
   /** Answers the liveness pings of followers (none with `producerCheckMs: false`). */
   private readonly liveness: Subscription | undefined;
   private readonly js: JetStreamClient;
+  /** `jsm` with the shorter timeout of reads (made at once: it asks the server nothing). */
+  private readonly reader: Promise<JetStreamManager>;
   private readonly state: ConnectionState;
 
   private constructor(
@@ -161,6 +181,8 @@ export class JetStreamEventStore implements EventStore {
     private readonly electionRetryMs: number,
   ) {
     this.js = nc.jetstream();
+    this.reader = nc.jetstreamManager({ timeout: ATTEMPT_TIMEOUT_MS, checkAPI: false });
+    this.reader.catch(() => undefined);
     this.state = connectionState(nc);
     this.liveness = producerCheckMs === false ? undefined : nc.subscribe(this.aliveSubject(this.producerId), { callback: (error, msg) => {
       if (error === null && msg.reply !== undefined && msg.reply !== '') msg.respond(EMPTY);
@@ -222,7 +244,7 @@ export class JetStreamEventStore implements EventStore {
     // with the first one's sequence.
     const msgID = randomUUID();
     const body = message === null ? EMPTY : encoder.encode(message);
-    const options = { msgID, headers: message === null ? this.marker(PRIMING_HEADER) : this.marker() };
+    const options = { msgID, headers: message === null ? this.marker(PRIMING_HEADER) : this.marker(), timeout: ATTEMPT_TIMEOUT_MS };
     const ack = await this.duringElection(() => this.js.publish(subject, body, options));
     return `${streamId}.${ack.seq}`;
   }
@@ -242,25 +264,29 @@ export class JetStreamEventStore implements EventStore {
     const ref = parseEventId(lastEventId);
     if (ref === undefined) return undefined;
     const subject = this.subjectOf(sessionId, ref.streamId);
-    if (!(await this.duringElection(() => this.holds(subject, ref.seq)))) return undefined;
-    const last = await this.duringElection(() => this.lastSeq(subject));
-    const events: StoredEvent[] = [];
-    if (last === undefined || last <= ref.seq) return { streamId: ref.streamId, events };
-    const reader = await this.openWithin(subject, ref.seq, `The replay of ${lastEventId} could not start within ${this.replayTimeoutMs} ms`);
-    const timer = this.clock.setTimeout(() => reader.stop(new Error(`The replay of ${lastEventId} took longer than ${this.replayTimeoutMs} ms`)), this.replayTimeoutMs);
+    // Started once the stream answered: until then the replay waits for a leader.
+    let started = false;
+    const bound = this.replayBound(() => (started
+      ? `The replay of ${lastEventId} took longer than ${this.replayTimeoutMs} ms`
+      : `The replay of ${lastEventId} could not start within ${this.replayTimeoutMs} ms`));
     try {
-      for await (const msg of reader) {
+      if (!(await bound.race(this.duringElection(() => this.holds(subject, ref.seq))))) return undefined;
+      started = true;
+      // Up to what the subject held when the replay began (or, should that one be gone, to its current end).
+      const last = await bound.race(this.duringElection(() => this.lastSeq(subject)));
+      const events: StoredEvent[] = [];
+      for (let seq = ref.seq + 1; last !== undefined && seq <= last;) {
+        const from = seq;
+        const msg = await bound.race(this.duringElection(() => this.nextOf(subject, from)));
+        if (msg === undefined || msg.seq > last) break;
         const event = eventOf(msg, ref.streamId);
         if (event !== undefined) events.push(event);
-        // Up to what the subject held when the replay began (or, should that one be gone, to its current end).
-        if (msg.seq >= last || msg.info.pending === 0) break;
+        seq = msg.seq + 1;
       }
+      return { streamId: ref.streamId, events };
     } finally {
-      timer.cancel();
-      this.release(reader);
+      bound.end();
     }
-    if (this.closed) throw new Error('The event store closed during the replay');
-    return { streamId: ref.streamId, events };
   }
 
   follow(sessionId: string, lastEventId: string, options: FollowOptions = {}): Observable<StoredEvent> | undefined {
@@ -268,55 +294,71 @@ export class JetStreamEventStore implements EventStore {
     if (ref === undefined) return undefined;
     const subject = this.subjectOf(sessionId, ref.streamId);
     return new Observable<StoredEvent>((subscriber) => {
+      if (this.closed) return subscriber.error(new Error('The event store is closed'));
       let stopped = false;
-      let reader: ConsumerMessages | undefined;
+      const cleanups: (() => void)[] = [];
       const stop = (error?: Error): void => {
         if (stopped) return;
         stopped = true;
         this.followers.delete(stop);
+        for (const cleanup of cleanups) cleanup();
         if (error !== undefined) subscriber.error(error);
-        if (reader !== undefined) this.release(reader);
       };
-      if (this.closed) return subscriber.error(new Error('The event store is closed'));
       this.followers.add(stop);
       const watch = options.watchProducer === false || this.producerCheckMs === false ? undefined : this.watchProducer(subject, ref.streamId, stop);
-      const run = async (): Promise<void> => {
+      if (watch !== undefined) cleanups.push(() => watch.cancel());
+      /** The sequence of the last message passed on (events and markers alike). */
+      let after = ref.seq;
+      let ready = false;
+      /** Reads every message after `after`, in order, until there is none (yet) or the stream ended. */
+      const drain = async (): Promise<void> => {
+        while (!stopped) {
+          const from = after + 1;
+          const msg = await this.duringElection(() => this.nextOf(subject, from));
+          if (msg === undefined || stopped) return;
+          watch?.heard(msg.header.get(PRODUCER_HEADER));
+          if (msg.header.get(STREAM_END_HEADER) === '1') {
+            stop();
+            return subscriber.complete();
+          }
+          after = msg.seq;
+          const event = eventOf(msg, ref.streamId);
+          if (event !== undefined) subscriber.next(event);
+        }
+      };
+      const drains = coalescedRun(drain, (error) => {
+        // Still no leader, or this side cut off from NATS: the next doorbell, poll or reconnect reads on.
+        if (!isLeaderless(error, true) && !this.state.down) stop(asError(error));
+      });
+      const ring = (): void => {
+        if (ready && !stopped) drains();
+      };
+      try {
+        // Subscribed before the first read, so that nothing stored after that read goes unrung.
+        const doorbell = this.nc.subscribe(subject, { callback: () => ring() });
+        cleanups.push(() => doorbell.unsubscribe());
+      } catch (error) {
+        stop(asError(error));
+        return;
+      }
+      const poll = this.clock.setInterval(ring, FOLLOW_POLL_MS);
+      cleanups.push(() => poll.cancel());
+      // Whatever was published while this connection was down rang no doorbell here.
+      const offReconnect = this.state.on((event) => {
+        if (event === 'reconnect') ring();
+      });
+      cleanups.push(() => void offReconnect());
+      const start = async (): Promise<void> => {
         const held = await this.duringElection(() => this.holds(subject, ref.seq));
         if (held === false) throw new Error(`No event ${lastEventId} in this session`);
-        if (typeof held === 'object') watch?.heard(held.header?.get(PRODUCER_HEADER));
-        let after = ref.seq;
-        for (let restarts = 0; !stopped; restarts++) {
-          const opened = await this.duringElection(() => this.open(subject, after));
-          reader = opened;
-          if (stopped) return this.release(opened);
-          watch?.start();
-          // A consumer whose node died stays silent (the library waits for that node to come back): after two
-          // missed heartbeats the follow goes on with a new consumer, from the last event it passed on.
-          let silent = false;
-          void watchHeartbeats(opened, () => {
-            silent = true;
-            this.release(opened);
-          });
-          for await (const msg of opened) {
-            watch?.heard(msg.headers?.get(PRODUCER_HEADER));
-            if (msg.headers?.get(STREAM_END_HEADER) === '1') return subscriber.complete();
-            after = msg.seq;
-            const event = eventOf(msg, ref.streamId);
-            if (event !== undefined) subscriber.next(event);
-          }
-          if (!silent || restarts >= MAX_READER_RESTARTS) break;
-        }
-        // The reader stopped without the stream's end: by `close`, unsubscribed, or too many dead consumers.
-        if (!stopped) throw new Error('The event store stopped following');
+        if (typeof held === 'object') watch?.heard(held.header.get(PRODUCER_HEADER));
+        if (stopped) return;
+        watch?.start();
+        ready = true;
+        ring();
       };
-      run().then(
-        () => stop(),
-        (error: unknown) => stop(error instanceof Error ? error : new Error(String(error))),
-      ).finally(() => watch?.cancel());
-      return () => {
-        watch?.cancel();
-        stop();
-      };
+      start().catch((error: unknown) => stop(asError(error)));
+      return () => stop();
     });
   }
 
@@ -384,24 +426,15 @@ export class JetStreamEventStore implements EventStore {
 
   /** The request ids the stream's start marker recorded (none when it is gone or there is none). */
   private async requestsOf(subject: string): Promise<RequestId[]> {
-    const reader = await this.open(subject, 0);
-    const timer = this.clock.setTimeout(() => reader.stop(), this.replayTimeoutMs);
-    try {
-      for await (const msg of reader) {
-        if (msg.headers?.get(STREAM_START_HEADER) !== '1') return [];
-        const ids = JSON.parse(msg.string()) as unknown;
-        return Array.isArray(ids) ? ids.filter((id): id is RequestId => typeof id === 'string' || typeof id === 'number') : [];
-      }
-      return [];
-    } finally {
-      timer.cancel();
-      this.release(reader);
-    }
+    const first = await this.duringElection(() => this.nextOf(subject, 1));
+    if (first?.header.get(STREAM_START_HEADER) !== '1') return [];
+    const ids = JSON.parse(first.string()) as unknown;
+    return Array.isArray(ids) ? ids.filter((id): id is RequestId => typeof id === 'string' || typeof id === 'number') : [];
   }
 
   async endStream(sessionId: string, streamId: string): Promise<void> {
     this.assertOpen();
-    const options = { msgID: randomUUID(), headers: this.marker(STREAM_END_HEADER) };
+    const options = { msgID: randomUUID(), headers: this.marker(STREAM_END_HEADER), timeout: ATTEMPT_TIMEOUT_MS };
     await this.duringElection(() => this.js.publish(this.subjectOf(sessionId, streamId), EMPTY, options));
   }
 
@@ -415,7 +448,7 @@ export class JetStreamEventStore implements EventStore {
     this.closed = true;
     const error = new Error('The event store closed');
     for (const stop of [...this.followers]) stop(error);
-    for (const reader of [...this.readers.keys()]) this.release(reader);
+    for (const abort of [...this.replays]) abort();
     this.liveness?.unsubscribe();
     return Promise.resolve();
   }
@@ -432,57 +465,62 @@ export class JetStreamEventStore implements EventStore {
   }
 
   /**
+   * A replay's bound: `replayTimeoutMs` from now (failing with `late()`'s text) or `close`, whichever comes
+   * first. A read still under way then is left to finish unheard.
+   */
+  private replayBound(late: () => string): ReplayBound {
+    let fail: (error: Error) => void = () => undefined;
+    const failed = new Promise<never>((_resolve, reject) => (fail = reject));
+    failed.catch(() => undefined);
+    const timer = this.clock.setTimeout(() => fail(new Error(late())), this.replayTimeoutMs);
+    const abort = (): void => fail(new Error('The event store closed during the replay'));
+    this.replays.add(abort);
+    return {
+      race: <T>(work: Promise<T>): Promise<T> => new Promise<T>((resolve, reject) => {
+        work.then(resolve, reject);
+        failed.catch(reject);
+      }),
+      end: () => {
+        timer.cancel();
+        this.replays.delete(abort);
+      },
+    };
+  }
+
+  /**
    * Whether `seq` may be an event of `subject`: the message there is on that subject (returned), or it is gone
    * (aged out) and the stream did reach that far (true). An id of another session or stream is refused.
    */
   private async holds(subject: string, seq: number): Promise<StoredMsg | boolean> {
     try {
-      const stored = await this.jsm.streams.getMessage(this.stream, { seq });
+      const stored = await (await this.reader).streams.getMessage(this.stream, { seq });
       return stored.subject === subject ? stored : false;
     } catch (error) {
       if (apiErrorCode(error) !== NO_MESSAGE_FOUND) throw error;
     }
-    const info = await this.jsm.streams.info(this.stream);
+    const info = await (await this.reader).streams.info(this.stream);
     return seq <= info.state.last_seq;
   }
 
   /** The sequence of the subject's last message, if it has any. */
   private async lastSeq(subject: string): Promise<number | undefined> {
     try {
-      return (await this.jsm.streams.getMessage(this.stream, { last_by_subj: subject })).seq;
+      return (await (await this.reader).streams.getMessage(this.stream, { last_by_subj: subject })).seq;
     } catch (error) {
       if (apiErrorCode(error) === NO_MESSAGE_FOUND) return undefined;
       throw error;
     }
   }
 
-  /**
-   * {@link open} within the replay timeout: while a stream elects a leader the library keeps trying to make the
-   * consumer, with pauses of up to the pull expiry, for minutes. A reader that arrives too late is let go.
-   */
-  private async openWithin(subject: string, seq: number, failure: string): Promise<ConsumerMessages> {
-    const opening = this.duringElection(() => this.open(subject, seq));
-    let timer: TimerHandle | undefined;
-    const late = new Promise<never>((_resolve, reject) => (timer = this.clock.setTimeout(() => reject(new Error(failure)), this.replayTimeoutMs)));
+  /** The subject's first message at or after `seq`, from the stream's leader; none when there is none (yet). */
+  private async nextOf(subject: string, seq: number): Promise<StoredMsg | undefined> {
+    const query: NextBySubjectRequest = { seq, next_by_subj: subject };
     try {
-      return await Promise.race([opening, late]);
+      return await (await this.reader).streams.getMessage(this.stream, query);
     } catch (error) {
-      opening.then((reader) => this.release(reader), () => undefined);
+      if (apiErrorCode(error) === NO_MESSAGE_FOUND) return undefined;
       throw error;
-    } finally {
-      timer?.cancel();
     }
-  }
-
-  /** An ordered consumer of `subject` from the message after `seq`. */
-  private async open(subject: string, seq: number): Promise<ConsumerMessages> {
-    const consumer = await this.js.consumers.get(this.stream, { filterSubjects: subject, opt_start_seq: seq + 1 });
-    // Heartbeats every 2 s (the library's default is 15 s, missed twice before it acts): a consumer that died with
-    // its node (a JetStream cluster losing one) is noticed and made again on a live one within seconds.
-    const messages = await consumer.consume({ max_messages: 256, expires: READER_EXPIRES_MS, idle_heartbeat: READER_HEARTBEAT_MS });
-    this.readers.set(messages, consumer);
-    if (this.closed) this.release(messages);
-    return messages;
   }
 
   /** Headers naming this store as the producer, with the marker `name` set when given. */
@@ -491,26 +529,6 @@ export class JetStreamEventStore implements EventStore {
     hdrs.set(PRODUCER_HEADER, this.producerId);
     if (name !== undefined) hdrs.set(name, '1');
     return hdrs;
-  }
-
-  private release(reader: ConsumerMessages): void {
-    const consumer = this.readers.get(reader);
-    if (consumer === undefined) return;
-    this.readers.delete(reader);
-    // Ends the iteration, and deletes the ephemeral consumer on the server rather than let it expire.
-    reader.stop();
-    consumer.delete().catch(() => undefined);
-  }
-}
-
-/** Calls `onSilent` once the reader's consumer missed two heartbeats in a row. */
-async function watchHeartbeats(reader: ConsumerMessages, onSilent: () => void): Promise<void> {
-  try {
-    for await (const status of await reader.status()) {
-      if (status.type === ConsumerEvents.HeartbeatsMissed && Number(status.data) >= 2) return onSilent();
-    }
-  } catch {
-    // The reader ended.
   }
 }
 
@@ -529,10 +547,15 @@ export function subjectToken(id: string): string {
   return /^[A-Za-z0-9_-]+$/.test(id) ? id : `~${Buffer.from(id, 'utf8').toString('hex')}`;
 }
 
-function eventOf(msg: JsMsg, streamId: string): StoredEvent | undefined {
-  const headers = msg.headers;
-  if (headers?.get(PRIMING_HEADER) === '1' || headers?.get(STREAM_END_HEADER) === '1' || headers?.get(STREAM_START_HEADER) === '1') return undefined;
+/** The event a stored message is, unless it is a marker (priming, start, end). */
+function eventOf(msg: StoredMsg, streamId: string): StoredEvent | undefined {
+  const headers = msg.header;
+  if (headers.get(PRIMING_HEADER) === '1' || headers.get(STREAM_END_HEADER) === '1' || headers.get(STREAM_START_HEADER) === '1') return undefined;
   return { id: `${streamId}.${msg.seq}`, message: msg.string() };
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }
 
 function isNoRespondersError(error: unknown): boolean {

@@ -104,14 +104,11 @@ export function natsPermissions(role: NatsRole, options: NatsPermissionOptions):
           `$JS.API.DIRECT.GET.${events}`,
           `$JS.API.DIRECT.GET.${events}.>`,
           `$JS.API.STREAM.PURGE.${events}`,
-          `$JS.API.CONSUMER.CREATE.${events}`,
-          `$JS.API.CONSUMER.CREATE.${events}.>`,
-          `$JS.API.CONSUMER.DELETE.${events}.>`,
-          `$JS.API.CONSUMER.MSG.NEXT.${events}.>`,
         ],
         deny: noForwarding,
       },
-      subscribe: { allow: [inbox, `${gatewayBase}.inbox.>`, `${gatewayBase}.events-alive.*`] },
+      // The events' subjects too: a follow reads on when one is published there (its doorbell).
+      subscribe: { allow: [inbox, `${gatewayBase}.inbox.>`, `${gatewayBase}.events.>`, `${gatewayBase}.events-alive.*`] },
       allow_responses: true,
     };
   }

@@ -3,7 +3,10 @@
  * two replicas. Events one appends, the other replays and follows (live after the replay, completing at the
  * stream's end); ids carry the stream and the JetStream sequence; sessions are purged; the stream is bounded
  * and created idempotently; subjects never carry what ids might; a follow whose producer is gone fails with the
- * requests the stream was to answer, unless told not to watch the producer.
+ * requests the stream was to answer, unless told not to watch the producer. Reads use no consumer: a follow
+ * reads on at its doorbell (a core subscription) or, missing it, at its poll; concurrent appends of several
+ * replicas reach it once each, in stream order; unsubscribing or `close` ends every subscription and timer, and
+ * `close` fails the follows and replays under way.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -13,6 +16,7 @@ import { JetStreamEventStore, type JetStreamEventStoreOptions, subjectToken } fr
 import { type StoredEvent, StreamAbandonedError } from '../../../transports/http/index.ts';
 import { RawMcp, asStream, rawRequest } from '../../support/http-raw-client.ts';
 import { startNatsServer } from '../../support/nats-server.ts';
+import { TestClock } from '../../support/test-clock.ts';
 import { answers, isMethod, messagesOf, nextMessage, resultText } from '../http-server/fixtures.ts';
 import { startReplicas } from '../http-server/replicas.ts';
 
@@ -38,6 +42,10 @@ async function replica(url: string, options: JetStreamEventStoreOptions = {}): P
     await nc.close();
     throw error;
   }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Waits (at most `ms`) until `check` holds. */
@@ -132,25 +140,96 @@ describe('cli gateway: JetStream event store', () => {
     assert.ok(foreign.ended() instanceof Error);
   });
 
-  test('jetstream event store - unsubscribing a follow deletes its consumer; close fails the follows still running', async () => {
+  test('jetstream event store - reads hold no consumer; unsubscribing or close ends every subscription and timer; close fails follows and replays under way', async () => {
     await using server = await startNatsServer();
     await using a = await replica(server.url);
-    const b = await replica(server.url);
+    const clock = new TestClock();
+    const b = await replica(server.url, { clock });
     const jsm = await a.nc.jetstreamManager();
     const consumers = async (): Promise<number> => (await jsm.streams.info('MCP_GATEWAY_EVENTS')).state.consumer_count;
+    /** Whether anything still reaches b's connection: b reads nothing unless it asks, nobody pings it. */
+    const delivered = async (): Promise<number> => {
+      await sleep(200);
+      await b.nc.flush();
+      const before = b.nc.stats().inMsgs;
+      await a.store.append('s', 'p1', message(0));
+      await a.nc.flush();
+      await b.nc.flush();
+      return b.nc.stats().inMsgs - before;
+    };
     const priming = await a.store.append('s', 'p1', null);
     const followed = collect(b.store.follow('s', priming));
-    await until(async () => (await consumers()) === 1, 'the follow has its consumer');
+    await a.store.append('s', 'p1', message(1));
+    await until(() => followed.events.length === 1, 'the follow delivers');
+    assert.equal(await consumers(), 0, 'a follow holds no consumer');
+    assert.ok(clock.pending > 0, 'a follow polls (and watches its producer) on the store clock');
     followed.subscription.unsubscribe();
-    await until(async () => (await consumers()) === 0, 'the consumer was deleted');
+    assert.equal(clock.pending, 0, 'unsubscribing stops its timers');
+    assert.equal(await delivered(), 0, 'and its doorbell subscription');
 
     const running = collect(b.store.follow('s', priming));
-    await until(async () => (await consumers()) === 1, 'the second follow has its consumer');
+    await until(() => running.events.length === 2, 'the second follow delivers (both events so far)');
+    const replaying = b.store.replayAfter('s', priming);
     await b.store.close();
     assert.ok(running.ended() instanceof Error, 'a closed store fails its follows');
+    await assert.rejects(replaying, /closed during the replay/, 'and its replays');
+    assert.equal(clock.pending, 0, 'every timer stopped');
+    assert.equal(await delivered(), 0, 'every subscription ended');
+    assert.equal(await consumers(), 0);
     await assert.rejects(async () => b.store.append('s', 'p1', message(1)));
-    await until(async () => (await consumers()) === 0, 'its consumer was deleted');
+    await assert.rejects(async () => b.store.replayAfter('s', priming));
+    assert.ok(collect(b.store.follow('s', priming)).ended() instanceof Error, 'a later follow fails');
     await b.nc.close();
+  });
+
+  test('jetstream event store - a follow that hears no doorbell reads on at its poll', async () => {
+    await using server = await startNatsServer();
+    await using a = await replica(server.url);
+    const clock = new TestClock();
+    // A connection that is not sent what it publishes itself: its store's own appends ring no doorbell for it.
+    const nc = await connect({ servers: server.url, reconnect: false, noEcho: true });
+    const store = await JetStreamEventStore.create(nc, { clock, producerCheckMs: false });
+    try {
+      const session = 'no-echo';
+      const priming = await store.append(session, 'p1', null);
+      const followed = collect(store.follow(session, priming));
+      const rung = await a.store.append(session, 'p1', message(1));
+      await until(() => followed.events.length === 1, "another connection's append rings the doorbell");
+      await sleep(300);
+      const unrung = await store.append(session, 'p1', message(2));
+      await sleep(500);
+      assert.equal(followed.events.length, 1, 'its own append rang nothing');
+      clock.advance(2000);
+      await until(() => followed.events.length === 2, 'the poll read it');
+      assert.deepEqual(followed.events.map((event) => event.id), [rung, unrung]);
+      await store.endStream(session, 'p1');
+      clock.advance(2000);
+      await until(() => followed.ended() === 'complete', 'the poll read the end');
+      assert.equal(clock.pending, 0, 'the ended follow stopped polling');
+    } finally {
+      await store.close();
+      await nc.close();
+    }
+  });
+
+  test('jetstream event store - concurrent appends of several replicas reach a follow once each, in stream order', async () => {
+    await using server = await startNatsServer();
+    await using a = await replica(server.url);
+    await using b = await replica(server.url);
+    await using c = await replica(server.url);
+    const session = 'concurrent';
+    const priming = await a.store.append(session, 'p1', null);
+    // The follow starts while the appends do: its first read races them.
+    const followed = collect(b.store.follow(session, priming));
+    const appended = await Promise.all(Array.from({ length: 200 }, (_, n) => (n % 2 === 0 ? a : c).store.append(session, 'p1', message(n))));
+    await c.store.endStream(session, 'p1');
+    await until(() => followed.ended() !== undefined, 'the follow completed', 10_000);
+    assert.equal(followed.ended(), 'complete');
+    const seq = (id: string): number => Number(id.slice(id.lastIndexOf('.') + 1));
+    const inOrder = appended.map((id, n) => ({ id, message: message(n) })).sort((x, y) => seq(x.id) - seq(y.id));
+    assert.deepEqual(followed.events, inOrder, 'every event once, in stream order');
+    const replay = await b.store.replayAfter(session, priming);
+    assert.deepEqual(replay?.events, inOrder, 'the replay agrees');
   });
 
   test('jetstream event store - dropSession purges that session only', async () => {

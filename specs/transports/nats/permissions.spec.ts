@@ -15,10 +15,13 @@ import { createClient } from '../../../client/create-client.ts';
 import { type McpServer, createServer } from '../../../server/create-server.ts';
 import type { ListeningServer } from '../../../transports/http/index.ts';
 import { createStreamableHttpClientTransport } from '../../../transports/http/index.ts';
-import { type NatsPermissions, type NatsServing, natsClientTransport, natsConnectionOptions, natsPermissions, serveNats } from '../../../transports/nats/index.ts';
+import { JetStreamEventStore, type NatsPermissions, type NatsServing, natsClientTransport, natsConnectionOptions, natsPermissions, serveNats } from '../../../transports/nats/index.ts';
+import { connectionState } from '../../../transports/nats/connection-state.ts';
+import type { StoredEvent } from '../../../transports/http/index.ts';
 import type { ElicitResult } from '../../../core/protocol/index.ts';
 import { within } from '../../support/harness.ts';
 import { type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';
+import { TestClock } from '../../support/test-clock.ts';
 import { type ServerProcess, answerOf, startServerProcess, stopAll } from './nats-processes.ts';
 
 const NAME = 'perm';
@@ -109,6 +112,33 @@ describe('nats permissions', () => {
       const viaGateway = await within(createClient({ name: 'c', version: '0', era }).connect(createStreamableHttpClientTransport(listening.url)), 5000);
       assert.deepEqual((await within(viaGateway.callTool('echo', { text: `gw ${era}` }), 5000)).content, [{ type: 'text', text: `gw ${era}` }]);
       await viaGateway.close();
+    }
+  });
+
+  test("nats permissions - the gateway's event store follows and replays its stream with the gateway's permissions (no consumer; its doorbell may subscribe)", async () => {
+    const connection = await open('gateway');
+    const refusals: string[] = [];
+    connectionState(connection).onRefused((refusal) => void refusals.push(`${refusal.operation} ${refusal.subject}`));
+    // The store the gateway uses, on its clock: the follow's poll never fires, so only its doorbell can deliver.
+    const clock = new TestClock();
+    const options = { stream: `MCP_GATEWAY_EVENTS_${NAME}`, subjectPrefix: `mcp-gw.${NAME}.events`, producerCheckMs: false } as const;
+    const store = await JetStreamEventStore.create(connection, { ...options, clock });
+    // Another replica appends.
+    const other = await JetStreamEventStore.create(await open('gateway'), options);
+    try {
+      const priming = await store.append('perm-session', 'p1', null);
+      const seen: StoredEvent[] = [];
+      const following = store.follow('perm-session', priming)?.subscribe({ next: (event) => void seen.push(event) });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const id = await other.append('perm-session', 'p1', '{"n":1}');
+      for (let waited = 0; seen.length === 0 && waited < 3000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.deepEqual(seen, [{ id, message: '{"n":1}' }], 'the doorbell rang');
+      assert.deepEqual((await store.replayAfter('perm-session', priming))?.events, [{ id, message: '{"n":1}' }]);
+      assert.deepEqual(refusals, [], 'nothing refused');
+      following?.unsubscribe();
+    } finally {
+      await store.close();
+      await other.close();
     }
   });
 

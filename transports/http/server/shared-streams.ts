@@ -6,8 +6,8 @@
  * - Each request stream's requests are recorded at its start (`startStream`), so that a replica following it
  *   for a resumed client can answer them with an error should the replica producing it die (stream-resume.ts).
  */
-import { Subscription } from 'rxjs';
-import type { EventStore } from './event-store.ts';
+import { type Observable, Subscription } from 'rxjs';
+import type { EventStore, StoredEvent } from './event-store.ts';
 import type { LogicalStream } from './exchanges.ts';
 import type { TransportSettings } from './settings.ts';
 import type { SseConnection } from './sse-connection.ts';
@@ -55,7 +55,15 @@ export function followSharedStandalone(host: SharedStandaloneHost, connection: S
   const followed = sessionId === undefined ? undefined : host.sharedStandalone?.follow(sessionId, position, { watchProducer: false });
   if (followed === undefined) return connection.end();
   host.trackFollower(connection);
-  // Made first: a client that left before the follow started stops it at once.
+  carryFollow(connection, followed, seen, () => connection.end());
+}
+
+/**
+ * Writes what `followed` emits on `connection` (but the events in `seen`, already written) until it completes,
+ * which ends the connection, or fails, which `onError` handles; the connection closing stops the follow.
+ */
+export function carryFollow(connection: SseConnection, followed: Observable<StoredEvent>, seen: ReadonlySet<string>, onError: (error: unknown) => void): void {
+  // Made first: a client that left (or a session that closed) before the follow started stops it at once.
   const following = new Subscription();
   connection.onClose(() => following.unsubscribe());
   following.add(
@@ -64,7 +72,7 @@ export function followSharedStandalone(host: SharedStandaloneHost, connection: S
         if (!seen.has(event.id)) void connection.event(event.message, event.id);
       },
       complete: () => connection.end(),
-      error: () => connection.end(),
+      error: onError,
     }),
   );
 }

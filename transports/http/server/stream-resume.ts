@@ -10,14 +10,13 @@
  * standalone stream is this process's own, unless the session's processes share it through such a store
  * (`HttpSessionTransport.sharedStandalone`): it is then followed from the store like a request stream.
  */
-import { Subscription } from 'rxjs';
 import { encodeSseEvent, encodeSseRetry } from '../shared/sse.ts';
 import { ErrorCode } from '../../../core/error-codes.ts';
 import { type EventStore, type ReplayResult, type StoredEvent, StreamAbandonedError } from './event-store.ts';
 import { PendingResume, STANDALONE_STREAM } from './exchanges.ts';
 import type { HeaderMap, HttpResponder } from './http-exchange.ts';
 import type { HttpSessionTransport } from './session-transport.ts';
-import type { FollowingStore } from './shared-streams.ts';
+import { type FollowingStore, carryFollow } from './shared-streams.ts';
 import { andThen } from './settings.ts';
 import type { SseConnection } from './sse-connection.ts';
 
@@ -117,18 +116,7 @@ function follow(transport: HttpSessionTransport, store: FollowingStore, sessionI
   const followed = store.follow(sessionId, from);
   if (followed === undefined) return connection.end();
   transport.trackFollower(connection);
-  // Made first: a client that left (or a session that closed) before the follow started stops it at once.
-  const following = new Subscription();
-  connection.onClose(() => following.unsubscribe());
-  following.add(
-    followed.subscribe({
-      next: (event) => {
-        if (!seen.has(event.id)) void connection.event(event.message, event.id);
-      },
-      complete: () => connection.end(),
-      error: (error: unknown) => abandon(connection, error),
-    }),
-  );
+  carryFollow(connection, followed, seen, (error) => abandon(connection, error));
 }
 
 /**

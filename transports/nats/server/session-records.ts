@@ -44,7 +44,7 @@ export interface SessionRecordOptions {
   readonly replicas?: number;
   /**
    * How long a record's read or write keeps trying while the bucket has no leader (a JetStream cluster electing
-   * a new one after a node died; default 8 s).
+   * a new one after a node died; default 15 s).
    */
   readonly electionRetryMs?: number;
 }
