@@ -216,19 +216,24 @@ export class JetStreamEventStore implements EventStore {
       // JetStream refuses a duplicate window longer than the age limit.
       duplicate_window: nanos(Math.min(2 * 60_000, maxAgeMs)),
     };
-    const jsm = await nc.jetstreamManager();
+    const electionRetryMs = options.electionRetryMs ?? DEFAULT_ELECTION_RETRY_MS;
+    // Creating the stream with the same configuration is idempotent, so a timeout is as safe to repeat as a
+    // "temporarily unavailable" while a cluster has no JetStream leader (a gateway replica starting meanwhile).
+    const duringElection = <T>(call: () => Promise<T>): Promise<T> => retryWhileLeaderless(call, { budgetMs: electionRetryMs, timeoutIsSafe: true, ...(options.clock === undefined ? {} : { clock: options.clock }) });
+    // Making the manager asks JetStream for its account info: leaderless, that too waits for the election.
+    const jsm = await duringElection(() => nc.jetstreamManager());
     try {
-      await jsm.streams.add(config);
+      await duringElection(() => jsm.streams.add(config));
     } catch (error) {
       if (apiErrorCode(error) !== STREAM_NAME_IN_USE) throw error;
-      const existing = await jsm.streams.info(stream);
+      const existing = await duringElection(() => jsm.streams.info(stream));
       if (!existing.config.subjects.includes(`${prefix}.>`)) {
         throw new Error(`The JetStream stream ${stream} exists without the subjects ${prefix}.>`, { cause: error });
       }
     }
     const producerCheckMs = options.producerCheckMs ?? DEFAULTS.producerCheckMs;
     if (producerCheckMs !== false && !(producerCheckMs > 0)) throw new RangeError('producerCheckMs must be a positive number of milliseconds, or false');
-    return new JetStreamEventStore(nc, jsm, stream, prefix, options.replayTimeoutMs ?? DEFAULTS.replayTimeoutMs, options.clock ?? systemClock, producerCheckMs, options.electionRetryMs ?? DEFAULT_ELECTION_RETRY_MS);
+    return new JetStreamEventStore(nc, jsm, stream, prefix, options.replayTimeoutMs ?? DEFAULTS.replayTimeoutMs, options.clock ?? systemClock, producerCheckMs, electionRetryMs);
   }
 
   /** The subject events of `streamId` in session `sessionId` are stored on. */

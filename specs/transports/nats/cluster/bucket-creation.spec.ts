@@ -1,6 +1,6 @@
 /**
  * The JetStream buckets the binding and the gateway create (the server's session records, the gateway's
- * sessions, the claim-check object store, the task store) are created through an election: on a real 3-node
+ * sessions, its SSE event stream, the claim-check object store, the task store) are created through an election: on a real 3-node
  * cluster with two nodes down, JetStream has no quorum (no meta leader) and answers nothing but "temporarily
  * unavailable" or a timeout. A creation started then succeeds once a node comes back within its
  * `electionRetryMs`, and fails with the last JetStream error, within its budget, when none does. (A lone node
@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { NatsError, type NatsConnection } from 'nats';
 import { GatewaySessions } from '../../../../cli/gateway/session-records.ts';
 import { openClaimStore } from '../../../../transports/nats/claim-check.ts';
+import { JetStreamEventStore } from '../../../../transports/nats/jetstream-event-store.ts';
 import { createJetStreamTaskStore } from '../../../../transports/nats/jetstream-task-store.ts';
 import { SessionRecords } from '../../../../transports/nats/server/session-records.ts';
 import { type ClusterNode, type NatsCluster, startNatsCluster } from '../../../support/nats-cluster.ts';
@@ -30,6 +31,10 @@ function creations(tag: string, electionRetryMs: number): Record<string, Promise
     'session records': SessionRecords.open(connection, `creation_${tag}`, { electionRetryMs }),
     'gateway sessions': GatewaySessions.open(connection, `gw_creation_${tag}`, 60_000, { electionRetryMs }),
     'claim-check store': openClaimStore(connection, { bucket: `claims_${tag}`, electionRetryMs }),
+    'gateway event stream': JetStreamEventStore.create(connection, { stream: `EVENTS_${tag}`, subjectPrefix: `events.${tag}`, electionRetryMs, producerCheckMs: false }).then(async (store) => {
+      await store.close();
+      return store;
+    }),
     'task store': createJetStreamTaskStore({ connection, bucket: `tasks_${tag}`, storage: 'memory', electionRetryMs }).then((store) => {
       store.close();
       return store;
@@ -92,7 +97,7 @@ describe('NATS cluster: bucket creation waits for a JetStream leader', { timeout
     }
     // The buckets are there, read through JetStream.
     const jsm = await connection.jetstreamManager();
-    for (const stream of ['KV_mcp_sessions_creation_back', 'KV_gw_creation_back', 'OBJ_claims_back', 'KV_tasks_back']) {
+    for (const stream of ['KV_mcp_sessions_creation_back', 'KV_gw_creation_back', 'OBJ_claims_back', 'EVENTS_back', 'KV_tasks_back']) {
       assert.equal((await jsm.streams.info(stream)).config.name, stream);
     }
   });
