@@ -95,7 +95,39 @@ function groupSnapshot(): Promise<Map<string, Group>> {
   });
 }
 
-export async function snapshotDiff(n: number): Promise<SnapshotRow[]> {
+export interface SnapshotRow {
+  readonly key: string;
+  readonly perSession: number;
+  readonly bytesPerSession: number;
+}
+
+/** The groups that grew by at least 4 B per session between two snapshots, largest first. */
+export function diffGroups(before: Map<string, Group>, after: Map<string, Group>, n: number): SnapshotRow[] {
+  const rows: SnapshotRow[] = [];
+  for (const [key, group] of after) {
+    const base = before.get(key) ?? { count: 0, bytes: 0 };
+    const bytes = group.bytes - base.bytes;
+    if (bytes / n >= 4) rows.push({ key, perSession: (group.count - base.count) / n, bytesPerSession: bytes / n });
+  }
+  return rows.sort((a, b) => b.bytesPerSession - a.bytesPerSession);
+}
+
+interface StageFigure {
+  readonly stage: Stage;
+  readonly heapBytesPerSession: number;
+}
+
+async function measureStage(stage: Stage, n: number): Promise<StageFigure> {
+  const warm: unknown[] = [];
+  await populate(stage, 200, warm, 0);
+  const keep = new Array<unknown>(n).fill(undefined);
+  gcTwice();
+  const before = process.memoryUsage().heapUsed;
+  await populate(stage, n, keep, 0);
+  return { stage, heapBytesPerSession: (process.memoryUsage().heapUsed - before) / n };
+}
+
+async function snapshotDiff(n: number): Promise<SnapshotRow[]> {
   const warm: unknown[] = [];
   await populate('initialized', 200, warm, 0);
   const keep = new Array<unknown>(n).fill(undefined);
