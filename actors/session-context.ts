@@ -5,6 +5,7 @@
 import type { AuthInfo } from '../core/auth.ts';
 import type { Clock } from '../core/clock.ts';
 import type { LocalError } from '../core/errors.ts';
+import type { LazyTable } from '../core/lazy-table.ts';
 import type { JsonObject, RequestId } from '../core/jsonrpc.ts';
 import type { Limits } from '../core/limits.ts';
 import type { AnyCapabilities } from '../core/protocol/capabilities.ts';
@@ -61,8 +62,8 @@ export interface SessionContext {
   readonly principal: string | undefined;
   /** The verified identity behind `principal`, when the medium has one. */
   readonly auth: AuthInfo | undefined;
-  readonly outgoing: Map<RequestId, PendingRequest>;
-  readonly incoming: Map<RequestId, RunningRequest>;
+  readonly outgoing: LazyTable<RequestId, PendingRequest>;
+  readonly incoming: LazyTable<RequestId, RunningRequest>;
   readonly revision: LegacyRevision | undefined;
   readonly ownCapabilities: AnyCapabilities;
   readonly peerCapabilities: AnyCapabilities | undefined;

@@ -71,7 +71,7 @@ async function openSession(agent: Agent, url: URL): Promise<string> {
 }
 
 /** Opens `count` sessions, 16 at a time, then drops the client's sockets. */
-async function openSessions(url: URL, count: number): Promise<void> {
+export async function openSessions(url: URL, count: number): Promise<void> {
   const agent = new Agent({ keepAlive: true, maxSockets: 16 });
   let next = 0;
   const worker = async (): Promise<void> => {

@@ -52,12 +52,38 @@ async function populate(stage: Stage, n: number, keep: unknown[], offset: number
   gcTwice();
 }
 
-interface Group {
+export interface Group {
   count: number;
   bytes: number;
 }
 
-/** Self sizes of a heap snapshot grouped by `type:name`. */
+/** Self sizes of a heap snapshot (its JSON text) grouped by `type:name`. */
+export function groupSnapshotText(text: string): Map<string, Group> {
+  const snapshot = JSON.parse(text) as {
+    snapshot: { meta: { node_fields: string[]; node_types: [string[], ...unknown[]] } };
+    nodes: number[];
+    strings: string[];
+  };
+  const fields = snapshot.snapshot.meta.node_fields;
+  const types = snapshot.snapshot.meta.node_types[0];
+  const width = fields.length;
+  const [typeAt, nameAt, sizeAt] = [fields.indexOf('type'), fields.indexOf('name'), fields.indexOf('self_size')];
+  const groups = new Map<string, Group>();
+  const nodes = snapshot.nodes;
+  for (let i = 0; i < nodes.length; i += width) {
+    const type = types[nodes[i + typeAt] ?? 0] ?? '?';
+    const rawName = snapshot.strings[nodes[i + nameAt] ?? 0] ?? '';
+    const name = type.includes('string') ? '' : type === 'code' ? '(code)' : rawName.slice(0, 70);
+    const key = `${type}:${name}`;
+    const group = groups.get(key) ?? { count: 0, bytes: 0 };
+    group.count++;
+    group.bytes += nodes[i + sizeAt] ?? 0;
+    groups.set(key, group);
+  }
+  return groups;
+}
+
+/** The groups of this process's heap now. */
 function groupSnapshot(): Promise<Map<string, Group>> {
   const chunks: string[] = [];
   const stream = v8.getHeapSnapshot();
@@ -65,31 +91,25 @@ function groupSnapshot(): Promise<Map<string, Group>> {
     stream.setEncoding('utf8');
     stream.on('data', (chunk: string) => chunks.push(chunk));
     stream.on('error', reject);
-    stream.on('end', () => {
-      const snapshot = JSON.parse(chunks.join('')) as {
-        snapshot: { meta: { node_fields: string[]; node_types: [string[], ...unknown[]] } };
-        nodes: number[];
-        strings: string[];
-      };
-      const fields = snapshot.snapshot.meta.node_fields;
-      const types = snapshot.snapshot.meta.node_types[0];
-      const width = fields.length;
-      const [typeAt, nameAt, sizeAt] = [fields.indexOf('type'), fields.indexOf('name'), fields.indexOf('self_size')];
-      const groups = new Map<string, Group>();
-      const nodes = snapshot.nodes;
-      for (let i = 0; i < nodes.length; i += width) {
-        const type = types[nodes[i + typeAt] ?? 0] ?? '?';
-        const rawName = snapshot.strings[nodes[i + nameAt] ?? 0] ?? '';
-        const name = type.includes('string') ? '' : type === 'code' ? '(code)' : rawName.slice(0, 70);
-        const key = `${type}:${name}`;
-        const group = groups.get(key) ?? { count: 0, bytes: 0 };
-        group.count++;
-        group.bytes += nodes[i + sizeAt] ?? 0;
-        groups.set(key, group);
-      }
-      resolve(groups);
-    });
+    stream.on('end', () => resolve(groupSnapshotText(chunks.join(''))));
   });
+}
+
+export interface SnapshotRow {
+  readonly key: string;
+  readonly perSession: number;
+  readonly bytesPerSession: number;
+}
+
+/** The groups that grew by at least 4 B per session between two snapshots, largest first. */
+export function diffGroups(before: Map<string, Group>, after: Map<string, Group>, n: number): SnapshotRow[] {
+  const rows: SnapshotRow[] = [];
+  for (const [key, group] of after) {
+    const base = before.get(key) ?? { count: 0, bytes: 0 };
+    const bytes = group.bytes - base.bytes;
+    if (bytes / n >= 4) rows.push({ key, perSession: (group.count - base.count) / n, bytesPerSession: bytes / n });
+  }
+  return rows.sort((a, b) => b.bytesPerSession - a.bytesPerSession);
 }
 
 interface StageFigure {
@@ -107,12 +127,6 @@ async function measureStage(stage: Stage, n: number): Promise<StageFigure> {
   return { stage, heapBytesPerSession: (process.memoryUsage().heapUsed - before) / n };
 }
 
-interface SnapshotRow {
-  readonly key: string;
-  readonly perSession: number;
-  readonly bytesPerSession: number;
-}
-
 async function snapshotDiff(n: number): Promise<SnapshotRow[]> {
   const warm: unknown[] = [];
   await populate('initialized', 200, warm, 0);
@@ -121,14 +135,8 @@ async function snapshotDiff(n: number): Promise<SnapshotRow[]> {
   const before = await groupSnapshot();
   await populate('initialized', n, keep, 0);
   const after = await groupSnapshot();
-  const rows: SnapshotRow[] = [];
-  for (const [key, group] of after) {
-    const base = before.get(key) ?? { count: 0, bytes: 0 };
-    const bytes = group.bytes - base.bytes;
-    if (bytes / n >= 4) rows.push({ key, perSession: (group.count - base.count) / n, bytesPerSession: bytes / n });
-  }
   if (keep.length !== n) throw new Error('unreachable: keeps the sessions alive until here');
-  return rows.sort((a, b) => b.bytesPerSession - a.bytesPerSession);
+  return diffGroups(before, after, n);
 }
 
 const thisScript = fileURLToPath(import.meta.url);

@@ -13,11 +13,15 @@
  * `enableJsonResponse` for `--mode=json`; floor: node:http, parses the POSTed JSON, answers JSON.
  * sdk2 (the official SDK 2.x, legacy era) and tmcp: bench/contenders-programs.ts.
  * An http program prints `@@ {"url":...}` once listening, answers `measure` on stdin with
- * `@@ {"heapUsed","rss","sessions"}` (after gc when run with --expose-gc) and stops when stdin ends.
+ * `@@ {"heapUsed","rss","sessions"}` (after gc when run with --expose-gc), `snapshot` with `@@ {"path"}` (a heap
+ * snapshot written after the same gc, for bench/http-session-breakdown.ts) and stops when stdin ends.
  */
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse, createServer as createNodeServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 import { argInt, argValue } from './lib.ts';
 import { echo, type EchoArgs, echoJsonSchema, serverInfo } from './echo-tool.ts';
 
@@ -166,11 +170,12 @@ if (transport === 'stdio') {
     for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
       const word = buffered.slice(0, nl).trim();
       buffered = buffered.slice(nl + 1);
-      if (word !== 'measure') continue;
+      if (word !== 'measure' && word !== 'snapshot') continue;
       void (async () => {
         await settle();
         globalThis.gc?.();
         globalThis.gc?.();
+        if (word === 'snapshot') return reply({ path: writeHeapSnapshot(join(tmpdir(), `rxmcp-bench-${process.pid}-${Date.now()}.heapsnapshot`)), sessions: served.sessions() });
         const { heapUsed, rss } = process.memoryUsage();
         reply({ heapUsed, rss, sessions: served.sessions() });
       })();

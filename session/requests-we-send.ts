@@ -4,11 +4,13 @@
  * requests before `notifications/initialized`), in a bounded list.
  */
 import { LocalError } from '../core/errors.ts';
+import { LazyTable } from '../core/lazy-table.ts';
 import type { RequestId } from '../core/jsonrpc.ts';
 import type { PendingRequest } from '../actors/session-context.ts';
 
 export class RequestsWeSend {
-  readonly pending = new Map<RequestId, PendingRequest>();
+  /** Empty while nothing awaits an answer (an idle session's state): no Map then. */
+  readonly pending = new LazyTable<RequestId, PendingRequest>();
   private lastId = 0;
   private deferred: Array<() => void> | undefined;
 

@@ -8,6 +8,7 @@ import type { Clock } from '../core/clock.ts';
 import { ErrorCode } from '../core/error-codes.ts';
 import { LocalError } from '../core/errors.ts';
 import type { RequestId } from '../core/jsonrpc.ts';
+import type { LazyTable } from '../core/lazy-table.ts';
 import type { Role } from '../core/protocol/methods.ts';
 import type { RunningRequest } from '../actors/session-context.ts';
 import type { OutboundWriter } from '../actors/outbound-writer.ts';
@@ -23,7 +24,7 @@ export interface ClosingHost {
   readonly clock: Clock;
   readonly state: LifecycleState;
   readonly writer: OutboundWriter;
-  readonly incoming: Map<RequestId, RunningRequest>;
+  readonly incoming: LazyTable<RequestId, RunningRequest>;
   readonly sent: RequestsWeSend;
   readonly keepaliveRunning: boolean;
   step(event: LifecycleEvent): void;

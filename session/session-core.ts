@@ -1,7 +1,7 @@
 /**
  * A session: one peer, one transport, one lifecycle. SessionCore composes the parts, each with one job:
- * - the lifecycle (lifecycle-stepper.ts): the machine snapshot, its tags, and the actions the machine declares
- *   for each step, which this class performs (see "lifecycle effects" below);
+ * - the lifecycle (lifecycle-stepper.ts): the machine snapshot (held here), its tags, and the actions the machine
+ *   declares for each step, which this class performs (see "lifecycle effects" below);
  * - the inbound side: the session observes its transport and hands every frame to the inbound router (actors/);
  * - the outbound side: the writer (actors/outbound-writer.ts), whose event sink this class is, and the rules
  *   for notifications (notification-rules.ts);
@@ -20,6 +20,7 @@ import { startKeepalive } from '../actors/keepalive.ts';
 import { OutboundWriter, type OutboundWriterEvents } from '../actors/outbound-writer.ts';
 import { type OutgoingRequestSpec, outgoingRequest, outgoingRequest$, startOutgoingRequest } from '../actors/outgoing-request.ts';
 import { withField } from '../core/objects.ts';
+import { LazyTable } from '../core/lazy-table.ts';
 import type { PendingRequest, RunningRequest, SessionContext, SessionDiagnostic } from '../actors/session-context.ts';
 import { type FlowStatus, resolveBackpressure } from '../core/backpressure.ts';
 import { type Clock, type TimerHandle, systemClock } from '../core/clock.ts';
@@ -31,8 +32,8 @@ import type { AnyCapabilities, Implementation } from '../core/protocol/capabilit
 import type { Role } from '../core/protocol/methods.ts';
 import type { LegacyRevision } from '../core/protocol/versions.ts';
 import type { ExchangeKey, InboundFrame, Transport } from '../core/transport.ts';
-import type { LifecycleEvent, LifecycleMachine, LifecycleState, LifecycleTag } from '../machines/session-lifecycle.ts';
-import { type LifecycleEffects, LifecycleStepper } from './lifecycle-stepper.ts';
+import { type LifecycleEvent, type LifecycleMachine, type LifecycleSnapshot, type LifecycleState, type LifecycleTag, initialLifecycle, lifecycleState } from '../machines/session-lifecycle.ts';
+import { type LifecycleEffects, runLifecycleStep } from './lifecycle-stepper.ts';
 import { notificationRefusal } from './notification-rules.ts';
 import { RequestsWeSend } from './requests-we-send.ts';
 import { type ClosingHost, SessionClosing } from './session-closing.ts';
@@ -48,7 +49,8 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
   readonly limits: Limits;
   readonly clock: Clock;
   readonly writer: OutboundWriter;
-  readonly incoming = new Map<RequestId, RunningRequest>();
+  /** Empty while no request runs (an idle session's state): no Map then. */
+  readonly incoming = new LazyTable<RequestId, RunningRequest>();
   readonly sent = new RequestsWeSend();
   revision: LegacyRevision | undefined;
   peerCapabilities: AnyCapabilities | undefined;
@@ -56,7 +58,8 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
   instructions: string | undefined;
   envelope: JsonObject | undefined;
   lastActivityAt: number;
-  private readonly lifecycle: LifecycleStepper;
+  /** The lifecycle machine's snapshot (shared by every session in the same state; see lifecycle-stepper.ts). */
+  private lifecycle: LifecycleSnapshot;
   // Observers' subjects and the closing sequence are made only when needed: an idle session holds neither.
   private signalsPart: SessionSignals | undefined;
   private closingPart: SessionClosing | undefined;
@@ -75,7 +78,7 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
     this.limits = resolveLimits(runtime.limits);
     this.clock = runtime.clock ?? systemClock;
     this.lastActivityAt = this.clock.now();
-    this.lifecycle = new LifecycleStepper(machine, this);
+    this.lifecycle = initialLifecycle(machine);
     this.writer = new OutboundWriter(transport, this.limits.maxOutboundQueue, this.limits.maxIncomingInFlight, resolveBackpressure(runtime.backpressure), this.clock, this);
     const preinitialized = runtime.preinitialized;
     if (preinitialized !== undefined && role === 'server') {
@@ -132,7 +135,7 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
   }
 
   get state(): LifecycleState {
-    return this.lifecycle.state;
+    return lifecycleState(this.lifecycle);
   }
 
   get state$(): Observable<LifecycleState> {
@@ -221,7 +224,7 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
 
   // --- SessionContext (what the actors use) ---------------------------------------------------------------
 
-  get outgoing(): Map<RequestId, PendingRequest> {
+  get outgoing(): LazyTable<RequestId, PendingRequest> {
     return this.sent.pending;
   }
 
@@ -230,7 +233,7 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
   }
 
   admits(tag: LifecycleTag): boolean {
-    return this.lifecycle.admits(tag);
+    return this.lifecycle.hasTag(tag);
   }
 
   nextRequestId(): number {
@@ -271,7 +274,7 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
 
   /** Steps the lifecycle machine; the effects it declares for the step are performed below. */
   step(event: LifecycleEvent): void {
-    this.lifecycle.step(event);
+    runLifecycleStep(this.lifecycle, event, this);
   }
 
   handshakeRefused(): void {
@@ -280,7 +283,8 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
 
   // --- lifecycle effects (LifecycleEffects: one method per action the machine declares) -------------------
 
-  stateChanged(state: LifecycleState): void {
+  entered(snapshot: LifecycleSnapshot, state: LifecycleState): void {
+    this.lifecycle = snapshot;
     this.signalsPart?.stateChanged(state);
   }
 

@@ -243,8 +243,9 @@ export async function connectPair(options: PairOptions): Promise<SessionPair> {
 }
 
 /** The maps SessionCore keeps of requests in flight. */
-export function mapsOf(session: McpSession): { outgoing: Map<unknown, unknown>; incoming: Map<unknown, unknown> } {
-  return session as unknown as { outgoing: Map<unknown, unknown>; incoming: Map<unknown, unknown> };
+/** The session's tables of requests in flight (only their sizes are looked at). */
+export function mapsOf(session: McpSession): { outgoing: { readonly size: number }; incoming: { readonly size: number } } {
+  return session as unknown as { outgoing: { readonly size: number }; incoming: { readonly size: number } };
 }
 
 export function assertIdle(session: McpSession, label = session.role): void {

@@ -76,3 +76,26 @@ test('memory transport - a second reader is refused', async () => {
   await assert.rejects(firstValueFrom(b.incoming$), (error: unknown) => isLocalError(error, 'TransportFailed'));
   await b.close();
 });
+
+test('memory transport - a reader that unsubscribes frees its place; frames sent meanwhile wait for the next reader', async () => {
+  const [a, b] = createMemoryPair();
+  const first: unknown[] = [];
+  const subscription = b.incoming$.subscribe((frame) => {
+    if (frame.type !== 'message') return;
+    first.push(frame.payload);
+    // Leaving in the middle of a delivery: the rest of the batch stays for whoever reads next.
+    subscription.unsubscribe();
+  });
+  void a.send({ payload: ping(1) });
+  void a.send({ payload: ping(2) });
+  await Promise.resolve();
+  assert.deepEqual(first, [ping(1)]);
+  void a.send({ payload: ping(3) });
+  await Promise.resolve();
+  assert.deepEqual(first, [ping(1)], 'nothing reaches a reader that left');
+  const second: unknown[] = [];
+  b.incoming$.subscribe((frame) => second.push(frame.type === 'message' ? frame.payload : frame.type));
+  await Promise.resolve();
+  assert.deepEqual(second, [ping(2), ping(3)]);
+  await a.close();
+});

@@ -43,11 +43,11 @@ export interface MemoryTransport extends Transport {
 const closedError = (): LocalError => new LocalError('ConnectionClosed', 'The memory transport is closed');
 
 class MemoryEndpoint implements MemoryTransport {
-  readonly kind = 'memory';
-  readonly incoming$: Observable<InboundFrame>;
   peer!: MemoryEndpoint;
+  /** Held as it subscribed (no teardown closure): one that unsubscribed is closed, and let go by `liveReader`. */
   private reader: Subscriber<InboundFrame> | undefined;
-  private readonly inbox: InboundFrame[] = [];
+  /** Replaced by a fresh empty array whenever it drains: an array that was pushed to keeps room for 16 frames. */
+  private inbox: InboundFrame[] = [];
   private flushScheduled = false;
   private paused = false;
   private closed = false;
@@ -60,19 +60,29 @@ class MemoryEndpoint implements MemoryTransport {
   auth: AuthInfo | undefined;
   private origin: FrameOrigin | undefined;
 
-  constructor(private readonly options: MemoryPairOptions, private readonly highWaterMark: number) {
-    this.incoming$ = new Observable<InboundFrame>((subscriber) => {
-      if (this.reader !== undefined) {
+  constructor(private readonly options: MemoryPairOptions, private readonly highWaterMark: number) {}
+
+  /** A getter, as `incoming$`: an idle end holds no field, Observable or closure for either. */
+  get kind(): string {
+    return 'memory';
+  }
+
+  get incoming$(): Observable<InboundFrame> {
+    return new Observable<InboundFrame>((subscriber) => {
+      if (this.liveReader !== undefined) {
         subscriber.error(new LocalError('TransportFailed', 'A memory transport feeds exactly one reader'));
-        return undefined;
+        return;
       }
       this.reader = subscriber;
       if (this.inbox.length > 0) this.scheduleFlush();
       else if (this.closed) subscriber.complete();
-      return () => {
-        if (this.reader === subscriber) this.reader = undefined;
-      };
     });
+  }
+
+  /** The reader while it reads; one that unsubscribed (or completed) is forgotten here, as a teardown would. */
+  private get liveReader(): Subscriber<InboundFrame> | undefined {
+    if (this.reader?.closed === true) this.reader = undefined;
+    return this.reader;
   }
 
   get status$(): Observable<TransportStatus> {
@@ -140,22 +150,27 @@ class MemoryEndpoint implements MemoryTransport {
   }
 
   private scheduleFlush(): void {
-    if (this.flushScheduled || this.reader === undefined || this.paused) return;
+    if (this.flushScheduled || this.liveReader === undefined || this.paused) return;
     this.flushScheduled = true;
     queueMicrotask(() => this.flush());
   }
 
   private flush(): void {
     this.flushScheduled = false;
-    const reader = this.reader;
+    const reader = this.liveReader;
     if (reader === undefined) return;
     // Deliver only what is queued now; frames sent during delivery wait for the next microtask, so a
     // chatty pair cannot starve the event loop inside one flush. A reader that pauses mid-way keeps the rest.
     let delivered = 0;
     const count = this.inbox.length;
-    while (delivered < count && !this.paused && this.reader === reader) reader.next(this.inbox[delivered++] as InboundFrame);
-    this.inbox.splice(0, delivered);
-    if (this.paused || this.reader !== reader) return;
+    const inbox = this.inbox;
+    while (delivered < count && !this.paused && this.reader === reader && !reader.closed) reader.next(inbox[delivered++] as InboundFrame);
+    if (delivered === inbox.length) {
+      if (delivered > 0) this.inbox = [];
+    } else {
+      inbox.splice(0, delivered);
+    }
+    if (this.paused || this.liveReader !== reader) return;
     const waiters = this.drainWaiters;
     if (waiters !== undefined) {
       this.drainWaiters = undefined;
@@ -171,7 +186,7 @@ class MemoryEndpoint implements MemoryTransport {
     this.closeReason = reason;
     // Queued frames are still delivered (they were accepted), then the reader completes.
     if (this.inbox.length > 0) this.scheduleFlush();
-    else this.reader?.complete();
+    else this.liveReader?.complete();
     const waiters = this.drainWaiters;
     this.drainWaiters = undefined;
     if (waiters !== undefined) for (const resolve of waiters) resolve();

@@ -13,8 +13,25 @@ interface ClosingTransport extends Transport {
   whenClosed(listener: () => void): void;
 }
 
+/** What a transport that leaves a set by itself is given: the set (anything that can forget it). */
+export interface ClosedSet {
+  delete(transport: Transport): unknown;
+}
+
+/**
+ * A transport that deletes itself from a set once it closed: it is handed the set, so holding a connection
+ * costs no closure (the HTTP session transports: one per idle session).
+ */
+interface LeavingTransport extends Transport {
+  leaveOnClose(set: ClosedSet): void;
+}
+
 function saysWhenClosed(transport: Transport): transport is ClosingTransport {
   return typeof (transport as Partial<ClosingTransport>).whenClosed === 'function';
+}
+
+function leavesOnClose(transport: Transport): transport is LeavingTransport {
+  return typeof (transport as Partial<LeavingTransport>).leaveOnClose === 'function';
 }
 
 export class AcceptedConnections {
@@ -30,7 +47,7 @@ export class AcceptedConnections {
       refusal: () => server.refusal?.(),
       accept: (transport, options) => {
         const handle = options === undefined ? server.accept(transport) : server.accept(transport, options);
-        if (handle.state !== 'closed' && saysWhenClosed(transport)) this.hold(transport, handle);
+        if (handle.state !== 'closed') this.hold(transport, handle);
         return handle;
       },
     };
@@ -47,8 +64,13 @@ export class AcceptedConnections {
     await Promise.all(Array.from(this.live.values(), (handle) => handle.close(options).catch(() => undefined)));
   }
 
-  private hold(transport: ClosingTransport, handle: Handle): void {
-    this.live.set(transport, handle);
-    transport.whenClosed(() => void this.live.delete(transport));
+  private hold(transport: Transport, handle: Handle): void {
+    if (leavesOnClose(transport)) {
+      this.live.set(transport, handle);
+      transport.leaveOnClose(this.live);
+    } else if (saysWhenClosed(transport)) {
+      this.live.set(transport, handle);
+      transport.whenClosed(() => void this.live.delete(transport));
+    }
   }
 }

@@ -88,19 +88,22 @@ export interface InMemoryEventStoreOptions {
   readonly maxChars?: number;
 }
 
+/** A stored event. Its id (`<streamId>.<seq>`) is made again when replayed, not kept: most are never replayed. */
 interface Entry {
   readonly sessionId: string;
   readonly streamId: string;
   readonly seq: number;
-  readonly id: string;
   readonly message: string;
   evicted: boolean;
 }
 
 interface SessionLog {
   seq: number;
-  /** Live entries, oldest first, from `head`. */
-  readonly entries: Entry[];
+  /**
+   * Live entries, oldest first, from `head`. Made with its first entry (an array literal of one): an empty array
+   * that is pushed to grows room for 16, and most sessions keep one event (their initialize answer).
+   */
+  entries: Entry[];
   head: number;
   count: number;
   chars: number;
@@ -142,8 +145,9 @@ export class InMemoryEventStore implements EventStore {
     const seq = ++log.seq;
     const id = `${streamId}.${seq}`;
     if (message === null) return id;
-    const entry: Entry = { sessionId, streamId, seq, id, message, evicted: false };
-    log.entries.push(entry);
+    const entry: Entry = { sessionId, streamId, seq, message, evicted: false };
+    if (log.entries.length === 0) log.entries = [entry];
+    else log.entries.push(entry);
     log.count++;
     log.chars += message.length;
     this.all.push(entry);
@@ -172,7 +176,7 @@ export class InMemoryEventStore implements EventStore {
     const events: StoredEvent[] = [];
     for (let index = log.head; index < log.entries.length; index++) {
       const entry = log.entries[index] as Entry;
-      if (!entry.evicted && entry.streamId === streamId && entry.seq > after) events.push({ id: entry.id, message: entry.message });
+      if (!entry.evicted && entry.streamId === streamId && entry.seq > after) events.push({ id: `${entry.streamId}.${entry.seq}`, message: entry.message });
     }
     return { streamId, events };
   }

@@ -10,7 +10,7 @@ import { isLegacyRevision } from '../../../core/protocol/versions.ts';
 import type { FrameOrigin, SessionAcceptorPort } from '../../../core/transport.ts';
 import type { EndpointOptions, RestoredSession } from './options.ts';
 import type { SessionRegistry } from './session-registry.ts';
-import { HttpSessionTransport } from './session-transport.ts';
+import { HttpSessionTransport, type SessionTransportHooks } from './session-transport.ts';
 
 type AcceptOptions = NonNullable<Parameters<SessionAcceptorPort['accept']>[1]>;
 
@@ -108,18 +108,25 @@ function isSessionIdShape(id: string): boolean {
   return id.length > 0 && id.length <= 256 && /^[\x21-\x7e]+$/.test(id);
 }
 
+/** The hooks of the transports a registry holds: one object per registry, so a session holds no closures for them. */
+const registryHooks = new WeakMap<SessionRegistry, SessionTransportHooks>();
+
+function hooksOf(registry: SessionRegistry): SessionTransportHooks {
+  let hooks = registryHooks.get(registry);
+  if (hooks === undefined) {
+    hooks = {
+      onClosed: (transport) => registry.remove(transport.sessionId as string, transport),
+      // A failed handshake leaves a session that can never operate: end it (its id then answers 404).
+      onInitializeFailed: (transport) => void transport.close(),
+    };
+    registryHooks.set(registry, hooks);
+  }
+  return hooks;
+}
+
 function startSession(options: EndpointOptions, registry: SessionRegistry, id: string, origin: FrameOrigin | undefined, restored: RestoredSession | undefined): HttpSessionTransport {
   const principal = origin?.principal;
-  const transport: HttpSessionTransport = new HttpSessionTransport(
-    id,
-    options.transport,
-    {
-      onClosed: () => registry.remove(id, transport),
-      // A failed handshake leaves a session that can never operate: end it (its id then answers 404).
-      onInitializeFailed: () => void transport.close(),
-    },
-    { restored: restored !== undefined, principal, auth: origin?.auth },
-  );
+  const transport = new HttpSessionTransport(id, options.transport, hooksOf(registry), { restored: restored !== undefined, principal, auth: origin?.auth });
   let accept: AcceptOptions | undefined;
   if (restored !== undefined) {
     transport.revision = restored.revision;

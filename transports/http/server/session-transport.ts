@@ -20,7 +20,7 @@ import { ErrorCode } from '../../../core/error-codes.ts';
 import { stepUpHeaders } from './protected-resource.ts';
 import type { AuthInfo } from '../../../core/auth.ts';
 import { randomBase64url } from '../../../core/crypto/random.ts';
-import { type Observable, Subject } from 'rxjs';
+import { Observable, type Subscriber } from 'rxjs';
 import { LocalError } from '../../../core/errors.ts';
 import type { RequestId, WirePayload } from '../../../core/jsonrpc.ts';
 import { type LegacyRevision, atLeast } from '../../../core/protocol/versions.ts';
@@ -29,6 +29,7 @@ import { encodeSseEvent } from '../shared/sse.ts';
 import { type Exchange, JsonExchange, LogicalStream, type PayloadKind, type PendingResume, STANDALONE_STREAM, kindOf, refusals } from './exchanges.ts';
 import type { HeaderMap, HttpResponder } from './http-exchange.ts';
 import { JSON_HEADERS, SSE_HEADERS } from './replies.ts';
+import type { ClosedSet } from './accepted-connections.ts';
 import { type FollowingStore, followSharedStandalone, recordStreamStart, sharedStandaloneStore } from './shared-streams.ts';
 import { type TransportSettings, andThen } from './settings.ts';
 import { SseConnection } from './sse-connection.ts';
@@ -36,11 +37,15 @@ import { HEADER } from '../shared/headers.ts';
 
 const NO_HEADERS: HeaderMap = Object.freeze({});
 
+/**
+ * What the endpoint does when a session transport ends. One object per endpoint, told which transport: a session
+ * holds no closures of its own for it.
+ */
 export interface SessionTransportHooks {
   /** The transport closed (for whatever reason): forget the session. */
-  readonly onClosed: () => void;
+  onClosed(transport: HttpSessionTransport): void;
   /** The session refused its initialize request: it will never operate. */
-  readonly onInitializeFailed: () => void;
+  onInitializeFailed(transport: HttpSessionTransport): void;
 }
 
 export interface SessionTransportOptions {
@@ -56,8 +61,6 @@ export interface SessionTransportOptions {
 }
 
 export class HttpSessionTransport implements Transport {
-  readonly kind = 'http';
-  readonly incoming$: Observable<InboundFrame>;
   /**
    * The negotiated revision, as the session announces it (`negotiated`), or as the medium knows it already (the
    * header of a stateless POST, the record of a restored session).
@@ -65,8 +68,10 @@ export class HttpSessionTransport implements Transport {
   revision: LegacyRevision | undefined;
   readonly principal: string | undefined;
   readonly auth: AuthInfo | undefined;
-  private readonly inbound = new Subject<InboundFrame>();
-  private readonly exchanges = new Map<ExchangeKey, Exchange>();
+  /** The session this transport feeds (one: see `incoming$`). */
+  private reader: Subscriber<InboundFrame> | undefined;
+  /** The exchanges running now; made for the first and dropped with the last, as an idle session has none. */
+  private exchanges: Map<ExchangeKey, Exchange> | undefined;
   private standalone: LogicalStream | undefined;
   private resumes: Set<PendingResume> | undefined;
   private nextExchange = 0;
@@ -77,7 +82,7 @@ export class HttpSessionTransport implements Transport {
   /** The client ended the session (DELETE): its events go, even from a store other processes share. */
   private ending = false;
   private closed = false;
-  private closedListener: (() => void) | undefined;
+  private closedSet: ClosedSet | undefined;
   /** The headers of every answer of the session (its id), and those merged with a JSON or SSE content type. */
   private sessionHeaders: HeaderMap | undefined;
   private jsonHeaders: HeaderMap | undefined;
@@ -90,10 +95,30 @@ export class HttpSessionTransport implements Transport {
     private readonly hooks: SessionTransportHooks,
     options: SessionTransportOptions = {},
   ) {
-    this.incoming$ = this.inbound.asObservable();
     this.streamSuffix = options.restored === true ? `_${randomBase64url(6)}` : '';
     this.principal = options.principal;
     this.auth = options.auth;
+  }
+
+  /** A getter, so a transport holds no field for it (nor for `incoming$`): the same for every transport. */
+  get kind(): string {
+    return 'http';
+  }
+
+  /**
+   * Inbound frames, for the one session the transport feeds (a second reader is refused, as the port allows). The
+   * reader is held as it is, not behind a Subject: an idle session then holds no Subject, no observers array and
+   * no subscription of its own; a reader that unsubscribed is a stopped subscriber, which takes no frames.
+   */
+  get incoming$(): Observable<InboundFrame> {
+    return new Observable<InboundFrame>((subscriber) => {
+      if (this.closed) return subscriber.complete();
+      if (this.reader !== undefined && !this.reader.closed) {
+        return subscriber.error(new LocalError('TransportFailed', 'An HTTP session transport feeds exactly one reader'));
+      }
+      this.reader = subscriber;
+      return undefined;
+    });
   }
 
   /** The headers every answer of the session carries (`Mcp-Session-Id`); one object, built once. */
@@ -127,7 +152,7 @@ export class HttpSessionTransport implements Transport {
   /** A POST with requests, answered on an SSE stream. */
   openStream(res: HttpResponder, headers: HeaderMap, payload: unknown, origin: FrameOrigin | undefined, shape: { requestIds: readonly RequestId[]; otherAnswers: number; initializeId: RequestId | undefined }): void | Promise<void> {
     const stream = new LogicalStream(`p${++this.nextExchange}${this.streamSuffix}`, shape.requestIds, shape.otherAnswers);
-    this.exchanges.set(stream.id, stream);
+    this.track(stream.id, stream);
     recordStreamStart(this.settings, this.sessionId, stream);
     const connection = this.connect(res, headers);
     return andThen(this.primingId(stream.id), (primingId) => {
@@ -140,10 +165,9 @@ export class HttpSessionTransport implements Transport {
   /** A POST with requests, answered with a JSON body once every request in it is answered. */
   openJson(res: HttpResponder, headers: HeaderMap, payload: unknown, origin: FrameOrigin | undefined, shape: { requestIds: readonly RequestId[]; otherAnswers: number; initializeId: RequestId | undefined }): void {
     const exchange = new JsonExchange(`j${++this.nextExchange}`, res, headers, shape.requestIds, shape.otherAnswers);
-    this.exchanges.set(exchange.key, exchange);
+    this.track(exchange.key, exchange);
     res.onFinished((gone) => {
-      if (!gone || this.exchanges.get(exchange.key) !== exchange) return;
-      this.exchanges.delete(exchange.key);
+      if (!gone || !this.untrack(exchange.key, exchange)) return;
       this.clientLeft(exchange.key);
     });
     this.feed(this.messageFrame(payload, exchange.key, origin));
@@ -197,7 +221,7 @@ export class HttpSessionTransport implements Transport {
     }
     const kind = kindOf(payload);
     if (kind === 'request' && this.settings.stateless) return this.undeliverable(payload, refusals.stateless);
-    const exchange = frame.exchange === undefined ? undefined : this.exchanges.get(frame.exchange);
+    const exchange = frame.exchange === undefined ? undefined : this.exchanges?.get(frame.exchange);
     if (exchange instanceof JsonExchange) {
       if (kind === 'response') return this.answerJson(exchange, data, payload);
       if (kind === 'request') return this.undeliverable(payload, refusals.json);
@@ -225,7 +249,7 @@ export class HttpSessionTransport implements Transport {
    */
   negotiated(revision: LegacyRevision | undefined): void {
     if (revision !== undefined) this.revision = revision;
-    else queueMicrotask(() => this.hooks.onInitializeFailed());
+    else queueMicrotask(() => this.hooks.onInitializeFailed(this));
   }
 
   /** The client ended the session (DELETE): as `close`, and its events leave the store whoever shares it. */
@@ -234,34 +258,37 @@ export class HttpSessionTransport implements Transport {
     return this.close();
   }
 
-  /** Calls `listener` once this transport has closed (at once if it has): the endpoint's count of live connections. */
-  whenClosed(listener: () => void): void {
-    if (this.closed) listener();
-    else this.closedListener = listener;
+  /** Deletes this transport from `set` once it has closed (at once if it has): the endpoint's live connections. */
+  leaveOnClose(set: ClosedSet): void {
+    if (this.closed) set.delete(this);
+    else this.closedSet = set;
   }
 
   close(_reason?: LocalError): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.closed = true;
-    for (const exchange of this.exchanges.values()) {
+    const exchanges = this.exchanges?.values() ?? [];
+    this.exchanges = undefined;
+    for (const exchange of exchanges) {
       if (exchange instanceof JsonExchange) {
         exchange.responder.respond(404, JSON_HEADERS, JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: 'Session not found: it ended before answering' } }));
       } else {
         exchange.disconnect();
       }
     }
-    this.exchanges.clear();
     this.standalone?.disconnect();
     if (this.followers !== undefined) for (const connection of this.followers) connection.end();
     this.followers = undefined;
-    this.inbound.complete();
-    this.closedListener?.();
-    this.closedListener = undefined;
+    const reader = this.reader;
+    this.reader = undefined;
+    reader?.complete();
+    this.closedSet?.delete(this);
+    this.closedSet = undefined;
     const { store, sharedSessions } = this.settings;
     // A session other processes serve too lives on there: only its end (DELETE) drops its events.
     const drop = store !== undefined && this.sessionId !== undefined && (!sharedSessions || this.ending);
     const dropped = drop ? store.dropSession(this.sessionId as string) : undefined;
-    this.hooks.onClosed();
+    this.hooks.onClosed(this);
     return Promise.resolve(dropped).catch(() => undefined);
   }
 
@@ -279,7 +306,7 @@ export class HttpSessionTransport implements Transport {
   /** The session's stream `streamId` if it still runs (the standalone stream is created on demand). */
   liveStream(streamId: string): LogicalStream | undefined {
     if (streamId === STANDALONE_STREAM) return (this.standalone ??= new LogicalStream(STANDALONE_STREAM));
-    const exchange = this.exchanges.get(streamId);
+    const exchange = this.exchanges?.get(streamId);
     return exchange instanceof LogicalStream ? exchange : undefined;
   }
 
@@ -340,7 +367,20 @@ export class HttpSessionTransport implements Transport {
   }
 
   private feed(frame: InboundFrame): void {
-    if (!this.closed) this.inbound.next(frame);
+    if (!this.closed) this.reader?.next(frame);
+  }
+
+  private track(key: ExchangeKey, exchange: Exchange): void {
+    (this.exchanges ??= new Map()).set(key, exchange);
+  }
+
+  /** Forgets exchange `key` if it is `exchange`; whether it was. */
+  private untrack(key: ExchangeKey, exchange: Exchange): boolean {
+    const exchanges = this.exchanges;
+    if (exchanges?.get(key) !== exchange) return false;
+    exchanges.delete(key);
+    if (exchanges.size === 0) this.exchanges = undefined;
+    return true;
   }
 
   /** The client went away from an exchange: the session hears of it; a stateless connection has nothing left. */
@@ -368,11 +408,11 @@ export class HttpSessionTransport implements Transport {
   private complete(exchange: Exchange): void {
     if (exchange instanceof LogicalStream) {
       exchange.completed = true;
-      if (this.exchanges.get(exchange.id) === exchange) this.exchanges.delete(exchange.id);
+      this.untrack(exchange.id, exchange);
       exchange.disconnect();
       this.endStream(exchange.id);
     } else {
-      this.exchanges.delete(exchange.key);
+      this.untrack(exchange.key, exchange);
     }
     if (this.settings.stateless) queueMicrotask(() => void this.close());
   }
@@ -404,7 +444,9 @@ export class HttpSessionTransport implements Transport {
 
   /** A cancellation arrived: a POST left with nothing to answer is closed (SSE) or acknowledged (JSON, 202). */
   private cancelled(id: RequestId): void {
-    for (const exchange of this.exchanges.values()) {
+    const exchanges = this.exchanges;
+    if (exchanges === undefined) return;
+    for (const exchange of exchanges.values()) {
       if (!exchange.requestIds.has(id)) continue;
       if (exchange.cancel(id)) {
         this.complete(exchange);

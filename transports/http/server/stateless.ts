@@ -12,10 +12,10 @@ import { shapeOf } from './body-shape.ts';
 import type { HttpRequest, HttpResponder } from './http-exchange.ts';
 import { accepted, refuse } from './replies.ts';
 import { type Endpoint, answerMode, protocolVersionOf, refuseUnacceptable, refuseVersion } from './session-lookup.ts';
-import { HttpSessionTransport } from './session-transport.ts';
+import { HttpSessionTransport, type SessionTransportHooks } from './session-transport.ts';
 import { refusedForScope } from './step-up.ts';
 
-const noHooks = { onClosed: () => undefined, onInitializeFailed: () => undefined };
+const noHooks: SessionTransportHooks = { onClosed: () => undefined, onInitializeFailed: () => undefined };
 
 export async function handleStatelessPost(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, body: unknown, origin: FrameOrigin | undefined): Promise<void> {
   const { options } = endpoint;
