@@ -16,7 +16,8 @@
  * stdout: `node <server_name>`, the nats-server node it is connected to (again after each reconnection), and
  * `ready <pid> <binding process id>` once serveNats resolved; then one `ok <command>` per command done,
  * `nats <event>` for each event of its NATS connection (`nats disconnect`, `nats reconnect`), and
- * `state-warning <kind> <session id>` for each session state warning of the binding.
+ * `state-warning <kind> <session id>` for each session state warning of the binding, and `roots-changed` for each
+ * `notifications/roots/list_changed` a session of this process received.
  * stdin, one command a line:
  *   add-tool <name>           registers a tool (a list change every process serving the name hears)
  *   resource-updated <uri>    announces that a resource changed
@@ -42,7 +43,13 @@ const eras = (process.env['ERAS'] ?? 'both') as 'both' | 'legacy' | 'modern';
 
 const maxSubscriptions = process.env['MAX_SUBSCRIPTIONS'];
 const replicas = process.env['REPLICAS'];
-const server = createServer({ name: 'nats-fixture', version: '1.0.0', eras, ...(maxSubscriptions === undefined ? {} : { maxSubscriptionsPerSession: Number(maxSubscriptions) }) });
+const server = createServer({
+  name: 'nats-fixture',
+  version: '1.0.0',
+  eras,
+  ...(maxSubscriptions === undefined ? {} : { maxSubscriptionsPerSession: Number(maxSubscriptions) }),
+  onRootsListChanged: () => console.log('roots-changed'),
+});
 const said = (fields: Record<string, unknown>): string => JSON.stringify({ pid: process.pid, ...fields });
 
 server.tool({ name: 'whoami' }, () => said({}));

@@ -81,7 +81,21 @@ interface Pending {
   cancelled?: boolean;
 }
 
+/** A legacy session's notification, kept until NATS would have said nobody took it (see `notices`). */
+interface Notice {
+  readonly message: JsonRpcMessage;
+  readonly method: string;
+  readonly body: Uint8Array;
+  readonly headers: MsgHdrs;
+  readonly sentAt: number;
+  adoptions: number;
+}
+
 const MAX_ADOPTIONS = 4;
+/** How long a notification's "no responders" may take to come back (a round trip to nats-server) before it is let go. */
+const NOTICE_WATCH_MS = 5000;
+/** Notifications watched at once; past it the oldest is let go (it only loses the re-route, not the send). */
+const MAX_NOTICES = 1024;
 /** Frames that may wait for the `initialize` answer (the runtime's outbound queue bound). */
 const MAX_HELD = defaultLimits.maxOutboundQueue;
 const ADOPT_BACKOFF_MS = 50;
@@ -106,6 +120,12 @@ class NatsClientTransport implements Transport {
   private readonly tokenById = new Map<RequestId, string>();
   /** Reply subjects of the server's own requests, by id. */
   private readonly serverRequests = new Map<RequestId, string>();
+  /**
+   * A legacy session's notifications sent a moment ago, by the token of their reply subject: only NATS writes
+   * there (a "no responders" status, when the session's process is gone), so each is kept just long enough for
+   * that to come back, and then goes to the adopt subject instead of being lost.
+   */
+  private readonly notices = new Map<string, Notice>();
   private readonly inbound = new Subject<InboundFrame>();
   private readonly subscriptions: Subscription[] = [];
   private readonly silenceMs: number;
@@ -139,11 +159,13 @@ class NatsClientTransport implements Transport {
     this.stopRefusals = this.state.onRefused((refusal) => this.refused(refusal));
     this.incoming$ = this.inbound.asObservable();
     const replyPrefix = `${this.inbox}.r.`;
+    const noticePrefix = `${this.inbox}.n.`;
     this.subscriptions.push(
       this.connection.subscribe(`${this.inbox}.>`, {
         callback: (error, msg) => {
           if (error !== null) return this.refusedInbox(error);
           if (msg.subject.startsWith(replyPrefix)) this.onReply(msg.subject.slice(replyPrefix.length), msg);
+          else if (msg.subject.startsWith(noticePrefix)) this.onNotice(msg.subject.slice(noticePrefix.length), msg);
           else if (msg.subject === this.clientInbox) this.onSessionInbox(msg);
         },
       }),
@@ -197,6 +219,7 @@ class NatsClientTransport implements Transport {
       }
     }
     for (const subscription of this.subscriptions) subscription.unsubscribe();
+    this.notices.clear();
     this.initializing = undefined;
     this.held = [];
     this.pending.clear();
@@ -262,7 +285,7 @@ class NatsClientTransport implements Transport {
       const entry = token === undefined ? undefined : this.pending.get(token);
       if (entry !== undefined) entry.cancelled = true;
     }
-    if (sessionId !== undefined) return this.publish(this.subjects.session(sessionId), message, this.sessionHeaders(), undefined);
+    if (sessionId !== undefined) return this.sendSessionNotice(sessionId, message, method);
     if (method !== 'notifications/cancelled') return;
     // Modern era: the cancel goes to every process; the one holding this lane's request aborts it.
     const requestId = params?.['requestId'];
@@ -271,6 +294,55 @@ class NatsClientTransport implements Transport {
     const headers = this.stamped(natsHeaders());
     headers.set(NatsHeader.lane, this.lane);
     this.publish(this.subjects.cancel, message, headers, undefined);
+  }
+
+  /**
+   * A notification on the session subject, with a reply subject of its own: the server never answers a
+   * notification, so the only message that can come back there is NATS saying nobody serves the subject (the
+   * owner died), and then it goes to the adopt subject like a request would (see `noticeBounced`).
+   */
+  private sendSessionNotice(sessionId: string, message: JsonRpcMessage, method: string): void {
+    const headers = this.sessionHeaders();
+    const body = this.encode(message, headers);
+    if (!fitsPayload(this.connection, body.byteLength)) {
+      return this.undeliverable(message, new LocalError('FrameTooLarge', `A ${body.byteLength}-byte message does not fit the NATS max_payload of ${maxPayloadOf(this.connection)} bytes`));
+    }
+    if (this.notices.size >= MAX_NOTICES) this.notices.delete(this.notices.keys().next().value as string);
+    const token = String(this.nextToken++);
+    this.notices.set(token, { message, method, body, headers, sentAt: this.clock.now(), adoptions: 0 });
+    this.publishRaw(this.subjects.session(sessionId), body, headers, `${this.inbox}.n.${token}`, message);
+  }
+
+  /** What came back to a notification's reply subject: "no responders" re-routes it; a refusal reports it. */
+  private onNotice(token: string, msg: Msg): void {
+    const notice = this.notices.get(token);
+    if (notice === undefined || this.closed) return;
+    const headers = ReceivedHeaders.of(msg);
+    if (headers.code !== 503) {
+      // A process that could not take the session over says why (a refusal with no id): the notice is lost.
+      this.notices.delete(token);
+      let reason = 'the server refused it';
+      try {
+        const refusal = codecOfMessage(msg.headers).decode(msg.data, this.maxMessageBytes) as { error?: { message?: unknown } };
+        if (typeof refusal.error?.message === 'string') reason = refusal.error.message;
+      } catch {
+        // Not a message: the plain reason stands.
+      }
+      return this.undeliverable(notice.message, new LocalError('TransportFailed', `The ${notice.method} notification was not delivered: ${reason}`));
+    }
+    const sessionId = this.sessionId;
+    if (sessionId === undefined || notice.adoptions >= MAX_ADOPTIONS) {
+      this.notices.delete(token);
+      return this.undeliverable(notice.message, new LocalError('TransportFailed', `The ${notice.method} notification was not delivered: no MCP server process serves session ${sessionId ?? '(none)'} of "${this.options.name}" any more (its owner is gone and none took it over)`));
+    }
+    // The session's process is gone: another one takes the session over with this notification.
+    notice.adoptions++;
+    const delay = (notice.adoptions - 1) * ADOPT_BACKOFF_MS;
+    const send = (): void => {
+      if (this.notices.get(token) === notice) this.publishRaw(this.subjects.adopt, notice.body, notice.headers, `${this.inbox}.n.${token}`, notice.message);
+    };
+    if (delay === 0) send();
+    else this.clock.setTimeout(send, delay);
   }
 
   /** `headers` with the identity assertion, when this transport vouches for a caller. */
@@ -473,6 +545,12 @@ class NatsClientTransport implements Transport {
   }
 
   private checkSilence(): void {
+    // Notifications whose "no responders" would have come back by now were taken: let them go (oldest first).
+    const noticeCutoff = this.clock.now() - NOTICE_WATCH_MS;
+    for (const [token, notice] of this.notices) {
+      if (notice.sentAt > noticeCutoff) break;
+      this.notices.delete(token);
+    }
     const cutoff = this.clock.now() - this.silenceMs;
     for (const [token, entry] of this.pending) {
       if (entry.heardAt > cutoff) continue;
