@@ -302,24 +302,39 @@ export function millionMarkdown(run: MillionRun): string {
 /** CPU to open one session: this process (memory: both sides; HTTP: the client) plus, over HTTP, the server child. */
 const cpuUsPerSession = (f: MillionFigures): number => ((f.openCpuMs + (f.serverOpenCpuMs ?? 0)) * 1000) / f.n;
 
+/**
+ * What opening sessions over Streamable HTTP cost at the largest count measured, and what that means for a
+ * million: measured when the run reached it, else projected from the per-session CPU and heap (both flat in n).
+ */
+function httpOpening(top: MillionFigures): string {
+  const clientUs = (top.openCpuMs * 1000) / top.n;
+  const serverUs = ((top.serverOpenCpuMs ?? 0) * 1000) / top.n;
+  const share = (cpuUsPerSession(top) * top.n) / (top.openMs * 10);
+  const cost = `opening a session there is two HTTP requests
+(\`initialize\` answered as an SSE stream, \`notifications/initialized\`) and cost ${fmt(cpuUsPerSession(top), 0)} µs of CPU
+(client ${fmt(clientUs, 0)} µs + server ${fmt(serverUs, 0)} µs); the two processes had ${fmt(share, 0)} % of one core between them
+(${fmt(top.sessionsPerSecond, 0)} sessions/s). On a core of its own the server's ${fmt(serverUs, 0)} µs per session would open
+~${fmt(1e6 / Math.max(1, serverUs), 0)} sessions/s.`;
+  if (top.n >= 1_000_000) {
+    return `
+
+Over Streamable HTTP ${fmt(top.n, 0)} sessions were opened and held in one server process: ${cost} Heap per session
+${fmt(top.heapBytesPerSession, 0)} B (${fmt((top.heapBytesPerSession * top.n) / 2 ** 30, 2)} GiB for all of them); rows of one medium
+measured at different commits (see "Runs") differ by the code between them, not by n.`;
+  }
+  return `
+
+Over Streamable HTTP the largest count measured is ${fmt(top.n, 0)}: ${cost} A million at the measured rate would take
+${fmt(1_000_000 / top.sessionsPerSecond / 3600, 1)} h, at the server's CPU alone ~${fmt(serverUs / 60, 1)} min, and
+${fmt(top.heapBytesPerSession, 0)} B per session put it at ~${fmt((top.heapBytesPerSession * 1e6) / 2 ** 30, 1)} GiB of heap (within the 20,000 MB given).`;
+}
+
 /** The `### One million idle sessions` subsection of bench/RESULTS.md's Scale section, from the stored figures. */
 export function millionSection(): string {
   const run = readRuns();
   if (run === undefined) return '';
   const httpTop = run.figures.filter((f) => f.medium === 'http').sort((a, b) => b.n - a.n)[0];
-  const projection = httpTop === undefined ? '' : `
-
-Over Streamable HTTP the largest count measured is ${fmt(httpTop.n, 0)}: opening a session there is two HTTP requests
-(\`initialize\` answered as an SSE stream, \`notifications/initialized\`) and cost ${fmt(cpuUsPerSession(httpTop), 0)} µs of CPU
-(client ${fmt((httpTop.openCpuMs * 1000) / httpTop.n, 0)} µs + server ${fmt(((httpTop.serverOpenCpuMs ?? 0) * 1000) / httpTop.n, 0)} µs), while the
-machine's load gave the two processes ${fmt((cpuUsPerSession(httpTop) * httpTop.n) / (httpTop.openMs * 10), 0)} % of one core between them
-(${fmt(httpTop.sessionsPerSecond, 0)} sessions/s). 1,000,000 sessions at that rate would take ${fmt(1_000_000 / httpTop.sessionsPerSecond / 3600, 1)} h; on one free core per side
-the server's ${fmt(((httpTop.serverOpenCpuMs ?? 0) * 1000) / httpTop.n, 0)} µs per session bound it to ~${fmt(1e6 / Math.max(1, ((httpTop.serverOpenCpuMs ?? 0) * 1000) / httpTop.n) / 60, 0)} min,
-and ${fmt(httpTop.heapBytesPerSession, 0)} B per session put the million at ~${fmt((httpTop.heapBytesPerSession * 1e6) / 2 ** 30, 1)} GiB of heap (within the 20,000 MB given).
-The heap per session was flat from 1,000 up (see the table), so the memory figure extrapolates; the creation rate is what this machine could not give.
-CPU per operation is inflated by such a load too (caches and cores shared by ~30 runnable processes): on a quieter machine the same
-server opened 10,000 sessions in 1,393 ms ("Idle Streamable HTTP sessions on one server" above, commit aa87725), ~7,200 sessions/s,
-which would open a million in under 3 minutes.`;
+  const projection = httpTop === undefined ? '' : httpOpening(httpTop);
   return `### One million idle sessions
 
 ${millionMarkdown(run)}
