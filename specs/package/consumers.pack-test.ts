@@ -2,13 +2,15 @@
  * The packed tarball as users get it (`npm run test:package`, a CI step after the tests; not part of `npm test`,
  * since it installs from the npm registry). `npm pack`, then throwaway projects under a temp dir install the
  * tarball and use it the ways users do: plain Node ESM and CommonJS with no loader (memory and HTTP on
- * 127.0.0.1), without the optional peers (effect, nats, msgpackr), TypeScript with `tsc --init` defaults, esbuild
+ * 127.0.0.1), without the optional peers (effect, nats, msgpackr), with nats but not msgpackr (over a real nats-server on
+ * 127.0.0.1), TypeScript with `tsc --init` defaults, esbuild
  * bundles, and the `rxmcp` command run from an unrelated directory.
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -54,6 +56,38 @@ function project(dir: string, packageJson: object, fixtures: readonly string[]):
   return dir;
 }
 
+/** A nats-server with JetStream on a free port of 127.0.0.1 (its store under `dir`), stopped by its pid. */
+async function startNatsServer(dir: string): Promise<{ readonly url: string; stop(): Promise<void> }> {
+  const port = await new Promise<number>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+  const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, `js-${port}`)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  const deadline = Date.now() + 10_000;
+  while (!/Server is ready/.test(log)) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`nats-server did not start on port ${port}: ${log}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
 const repoPackage = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
   readonly peerDependencies: Readonly<Record<string, string>>;
   readonly devDependencies: Readonly<Record<string, string>>;
@@ -65,6 +99,7 @@ describe('package: the packed tarball in throwaway projects', () => {
   let packedFiles: readonly string[] = [];
   let plain = '';
   let typed = '';
+  let natsOnly = '';
 
   before(async () => {
     work = mkdtempSync(join(tmpdir(), 'rxmcp-consumers-'));
@@ -74,10 +109,12 @@ describe('package: the packed tarball in throwaway projects', () => {
     packedFiles = packed[0].files.map((file) => file.path);
     plain = project(join(work, 'plain'), { name: 'plain-consumer' }, ['esm.mjs', 'cjs.cjs', 'no-peers.mjs', 'types-no-peers.mts', 'browser.mjs']);
     typed = project(join(work, 'typed'), { name: 'typed-consumer', type: 'module' }, ['typed/server.ts', 'typed/client.ts', 'effect-present.mjs']);
+    natsOnly = project(join(work, 'nats-only'), { name: 'nats-only-consumer', type: 'module' }, ['nats-only.mjs']);
     // One after the other: two npm installs at once would share (and race on) the npm cache.
     await npmInstall(plain, [tarball]);
     const peers = OPTIONAL_PEERS.map((name) => `${name}@${repoPackage.peerDependencies[name]}`);
     await npmInstall(typed, [tarball, ...peers, `@types/node@${repoPackage.devDependencies['@types/node']}`]);
+    await npmInstall(natsOnly, [tarball, `nats@${repoPackage.peerDependencies['nats']}`]);
   });
 
   after(() => {
@@ -127,6 +164,16 @@ describe('package: the packed tarball in throwaway projects', () => {
 
   test('package - with effect installed: an Effect handler runs and effectSchema of rxmcp/effect is listed and validated', async () => {
     assert.match(await ok(process.execPath, ['effect-present.mjs'], typed), /Effect handler 21\*2=42/);
+  });
+
+  test('package - with nats but not msgpackr: rxmcp/nats serves both eras in JSON, msgpack is refused naming the package', async () => {
+    assert.equal(existsSync(join(natsOnly, 'node_modules', 'msgpackr')), false, 'msgpackr is not installed');
+    const nats = await startNatsServer(work);
+    try {
+      assert.match(await ok(process.execPath, ['nats-only.mjs', nats.url], natsOnly), /nats only: legacy 5, modern 6; msgpack refused with the package to install/);
+    } finally {
+      await nats.stop();
+    }
   });
 
   test('package - an esbuild bundle for node runs from a directory without node_modules', async () => {

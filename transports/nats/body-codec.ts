@@ -5,18 +5,19 @@
  */
 import type { Codec } from '../../core/codecs/codec.ts';
 import { jsonCodec } from '../../core/codecs/json.ts';
-import { msgpackCodec } from '../../core/codecs/msgpack.ts';
+import { msgpackCodecIfLoaded, msgpackOrUnavailable } from './msgpack-codec.ts';
 import { type HeaderReader, MSGPACK_CONTENT_TYPE, NatsHeader } from './headers.ts';
 
 export type BodyEncoding = 'json' | 'msgpack';
 
+/** The codec of `encoding` (msgpack's stand-in, which fails with the reason, where msgpackr is missing). */
 export function codecOf(encoding: BodyEncoding): Codec {
-  return encoding === 'msgpack' ? msgpackCodec : jsonCodec;
+  return encoding === 'msgpack' ? msgpackOrUnavailable() : jsonCodec;
 }
 
 /** The codec a received body was written with. */
 export function codecOfMessage(headers: HeaderReader | undefined): Codec {
-  return headers?.get(NatsHeader.contentType) === MSGPACK_CONTENT_TYPE ? msgpackCodec : jsonCodec;
+  return headers?.get(NatsHeader.contentType) === MSGPACK_CONTENT_TYPE ? msgpackOrUnavailable() : jsonCodec;
 }
 
 /** Whether a request's sender reads msgpack answers. */
@@ -24,7 +25,12 @@ export function readsMsgpack(headers: HeaderReader | undefined): boolean {
   return headers?.get(NatsHeader.accept)?.includes('msgpack') === true;
 }
 
-/** The codec of the answers to a request: msgpack when the sender reads it and this side allows it. */
+/**
+ * The codec of the answers to a request: msgpack when the sender reads it, this side allows it and has it
+ * loaded; otherwise as the request came (JSON when this side cannot write msgpack).
+ */
 export function answerCodec(headers: HeaderReader | undefined, received: Codec, msgpackAllowed: boolean): Codec {
-  return msgpackAllowed && readsMsgpack(headers) ? msgpackCodec : received;
+  const msgpack = msgpackCodecIfLoaded();
+  if (msgpack === undefined) return jsonCodec;
+  return msgpackAllowed && readsMsgpack(headers) ? msgpack : received;
 }

@@ -20,7 +20,6 @@ import { type Observable, Subject } from 'rxjs';
 import { type Clock, type TimerHandle, systemClock } from '../../../core/clock.ts';
 import type { Codec } from '../../../core/codecs/codec.ts';
 import { jsonCodec } from '../../../core/codecs/json.ts';
-import { msgpackCodec } from '../../../core/codecs/msgpack.ts';
 import { LocalError } from '../../../core/errors.ts';
 import { type JsonRpcMessage, type RequestId, classify } from '../../../core/jsonrpc.ts';
 import { defaultLimits } from '../../../core/limits.ts';
@@ -28,6 +27,7 @@ import type { InboundFrame, OutboundFrame, Transport } from '../../../core/trans
 import { type BodyEncoding, codecOfMessage } from '../body-codec.ts';
 import { redeemClaim } from '../claim-check.ts';
 import { fitsPayload, maxPayloadOf } from '../payload-limit.ts';
+import { msgpackCodecIfLoaded, msgpackUnavailableReason } from '../msgpack-codec.ts';
 import { type ConnectionState, type PermissionRefusal, connectionState } from '../connection-state.ts';
 import { MSGPACK_CONTENT_TYPE, NatsHeader, ReceivedHeaders, replyOf, traceContextOf } from '../headers.ts';
 import { RequestHeaders } from './request-headers.ts';
@@ -149,6 +149,8 @@ class NatsClientTransport implements Transport {
     this.silenceMs = options.silenceMs ?? 30_000;
     this.clock = options.clock ?? systemClock;
     this.maxMessageBytes = options.maxMessageBytes ?? defaultLimits.maxMessageBytes;
+    const noMsgpack = options.encoding === 'msgpack' ? msgpackUnavailableReason() : undefined;
+    if (noMsgpack !== undefined) throw new TypeError(`natsClientTransport: encoding 'msgpack' cannot be used: ${noMsgpack}`);
     const prefix = options.inboxPrefix ?? '_INBOX';
     if (!isPlainSubject(prefix)) throw new TypeError(`inbox prefix ${JSON.stringify(prefix)} is not a plain NATS subject`);
     this.inbox = `${prefix}.${randomBytes(12).toString('hex')}`;
@@ -257,8 +259,9 @@ class NatsClientTransport implements Transport {
       identity: this.options.identity?.(),
       sessionId,
       lane: this.lane,
-      contentType: codec === msgpackCodec ? MSGPACK_CONTENT_TYPE : undefined,
-      acceptMsgpack: this.options.encoding === 'msgpack',
+      contentType: codec === jsonCodec ? undefined : MSGPACK_CONTENT_TYPE,
+      // Announced only once this side can read it (msgpackr is an optional peer, loaded in the background).
+      acceptMsgpack: this.options.encoding === 'msgpack' && msgpackCodecIfLoaded() !== undefined,
       acceptClaim: this.options.claimCheck === true,
     }, message, extra);
     if (this.state.down) {
@@ -359,7 +362,7 @@ class NatsClientTransport implements Transport {
   }
 
   private encode(message: JsonRpcMessage, headers: MsgHdrs): Uint8Array {
-    if (this.sendCodec === msgpackCodec) headers.set(NatsHeader.contentType, MSGPACK_CONTENT_TYPE);
+    if (this.sendCodec !== jsonCodec) headers.set(NatsHeader.contentType, MSGPACK_CONTENT_TYPE);
     return this.sendCodec.encode(message);
   }
 
@@ -470,7 +473,8 @@ class NatsClientTransport implements Transport {
     // request without using its id, say as a duplicate), ends it.
     if (classified.kind === 'response' && (classified.message.id === entry.id || classified.message.id === undefined)) {
       this.forget(token);
-      if (codec === msgpackCodec && this.options.encoding === 'msgpack') this.sendCodec = msgpackCodec;
+      // A msgpack answer decoded, so the codec is loaded: from now on this side sends msgpack too.
+      if (codec !== jsonCodec && this.options.encoding === 'msgpack') this.sendCodec = codec;
       if (entry.method === 'initialize') {
         const sessionId = headers.get(NatsHeader.sessionId);
         if (sessionId !== undefined && 'result' in classified.message) this.sessionId = sessionId;

@@ -23,6 +23,7 @@ import { type LaneOptions, Lanes } from './lanes.ts';
 import { type LegacySessionOptions, LegacySessions } from './legacy-sessions.ts';
 import type { OpenExchange, ServingHost } from './served-connection.ts';
 import { type SessionRecordOptions, SessionRecords } from './session-records.ts';
+import { msgpackCodecLoaded } from '../msgpack-codec.ts';
 
 export interface NatsServeOptions {
   /** A connected `nats` client; the binding never closes it. */
@@ -88,6 +89,8 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
   const eras = acceptor.eras ?? 'legacy';
   const claimOptions = options.claimCheck === true ? {} : options.claimCheck === false || options.claimCheck === undefined ? undefined : options.claimCheck;
   const clock = options.clock ?? systemClock;
+  // msgpackr is an optional peer: without it this process answers in JSON whatever a client announces.
+  const msgpackLoaded = (await msgpackCodecLoaded()) !== undefined;
   const host: ServingHost = {
     connection,
     processId,
@@ -101,8 +104,8 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
   const gate = new IdentityGate(identity === undefined ? undefined : createIdentityVerifier({ now: () => clock.now(), ...identity }, subjects.base), identity?.required === true);
   const records = eras === 'modern' || options.sessionRecords === false ? undefined : await SessionRecords.open(connection, options.name, options.sessionRecords ?? {});
   const lanes = new Lanes(host, acceptor, options.lanes ?? {});
-  const legacy = new LegacySessions(host, acceptor, subjects, records, gate, maxMessageBytes, { claims: host.claims !== undefined, msgpack: options.msgpack !== false }, options.sessions ?? {});
-  const msgpackAllowed = options.msgpack !== false;
+  const legacy = new LegacySessions(host, acceptor, subjects, records, gate, maxMessageBytes, { claims: host.claims !== undefined, msgpack: options.msgpack !== false && msgpackLoaded }, options.sessions ?? {});
+  const msgpackAllowed = options.msgpack !== false && msgpackLoaded;
   const onCall = (msg: Msg): void => {
     const reply = replyOf(msg);
     // Requests only: a message nobody can answer is dropped.
