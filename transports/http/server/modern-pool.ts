@@ -11,7 +11,9 @@
  * - A new connection is only made when the server takes one (`refusal()`, then `accept`): a full server still
  *   answers 503. Idle connections are closed first, so the place they hold goes to whoever asked.
  * - A connection with nothing in flight for {@link POOL_IDLE_MS} closes (one sweep timer for the pool, on the
- *   endpoint's clock, only while it holds connections).
+ *   endpoint's clock, only while it holds connections). A burst that opened several connections for one caller
+ *   shrinks back as it ends: a connection whose last POST ended closes at once while another of the caller's
+ *   connections is idle too, so each caller keeps at most one idle connection.
  */
 import type { Clock, TimerHandle } from '../../../core/clock.ts';
 import type { LocalError } from '../../../core/errors.ts';
@@ -93,10 +95,7 @@ export class ModernPool {
     if (connections === undefined) return undefined;
     for (const connection of connections) {
       if (connection.inFlight >= PER_CONNECTION || !connection.takes(id)) continue;
-      // A session draining (the endpoint or the server closing) takes no new requests.
-      const state = this.handles.get(connection)?.state;
-      if (state === 'shuttingDown' || state === 'closed') continue;
-      return connection;
+      if (this.takesRequests(connection)) return connection;
     }
     return undefined;
   }
@@ -115,6 +114,7 @@ export class ModernPool {
       throw error;
     }
     if (!pooled || connection.isClosed || handle.state === 'closed') return connection;
+    connection.onIdle = (idle) => this.shrink(idle);
     const principal = origin?.principal;
     const connections = this.byPrincipal.get(principal);
     if (connections === undefined) this.byPrincipal.set(principal, [connection]);
@@ -122,6 +122,21 @@ export class ModernPool {
     this.handles.set(connection, handle);
     this.startSweeping();
     return connection;
+  }
+
+  /** Whether the connection takes new requests: a session draining (the endpoint, the server or the pool closing it) does not. */
+  private takesRequests(connection: PooledConnection): boolean {
+    const state = this.handles.get(connection)?.state;
+    return !connection.isClosed && state !== 'shuttingDown' && state !== 'closed';
+  }
+
+  /** `idle` has nothing in flight: it closes when another connection of its caller is idle as well. */
+  private shrink(idle: PooledConnection): void {
+    if (idle.inFlight !== 0 || idle.isClosed) return;
+    const others = this.byPrincipal.get(idle.principal);
+    if (others === undefined || !others.some((other) => other !== idle && other.inFlight === 0 && this.takesRequests(other))) return;
+    const handle = this.handles.get(idle);
+    if (handle !== undefined) void handle.close().catch(() => undefined);
   }
 
   private forget(connection: PooledConnection): void {

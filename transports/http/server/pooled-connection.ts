@@ -38,6 +38,8 @@ export class PooledConnection implements Transport {
   private readonly ids = new Map<RequestId, ExchangeKey>();
   private closed = false;
   private closedListeners: Array<() => void> | undefined;
+  /** Told when the last POST in flight here ended (the pool lets surplus idle connections go). */
+  onIdle: ((connection: PooledConnection) => void) | undefined;
 
   constructor(
     origin: FrameOrigin | undefined,
@@ -147,7 +149,9 @@ export class PooledConnection implements Transport {
     this.byExchange.delete(exchange);
     if (this.ids.get(open.id) === exchange) this.ids.delete(open.id);
     this.lastActive = this.clock.now();
+    if (this.byExchange.size !== 0) return;
     // The session sees its transport complete once the frame it is sending now is out.
-    if (this.oneShot && this.byExchange.size === 0) queueMicrotask(() => void this.close());
+    if (this.oneShot) queueMicrotask(() => void this.close());
+    else if (this.onIdle !== undefined) queueMicrotask(() => this.onIdle?.(this));
   }
 }

@@ -202,6 +202,24 @@ describe('modern HTTP: pooled connections', () => {
     client.assertClean();
   });
 
+  test('a burst that needed several connections shrinks back to one idle connection of the caller as it ends', async (t) => {
+    const clock = new TestClock(Date.now());
+    const served = await servePool(t, { clock });
+    const clients = Array.from({ length: 4 }, () => new ModernHttp(served.url));
+    // The same id from four clients of one (anonymous) caller: four connections.
+    const held = clients.map((client, index) => call(client, 1, 'hold', { key: `burst-${index}` }));
+    await Promise.all(clients.map((_, index) => served.started(`burst-${index}`)));
+    assert.equal(served.accepted.length, 4);
+    for (let index = 0; index < 4; index++) served.release(`burst-${index}`);
+    assert.deepEqual((await Promise.all(held)).map(textOf), ['held burst-0', 'held burst-1', 'held burst-2', 'held burst-3']);
+    // No time passes on the endpoint's clock: the surplus goes as the burst ends, not at the idle sweep.
+    await eventually(() => served.accepted.filter((accepted) => accepted.handle.state === 'closed').length === 3, 2_000, 'three of the four connections to close');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(served.accepted.filter((accepted) => accepted.handle.state !== 'closed').length, 1, 'one idle connection stays');
+    assert.equal(textOf(await call(clients[0] as ModernHttp, 2, 'whoami', {})), 'anonymous []');
+    assert.equal(served.accepted.length, 4, 'the next POST uses the connection that stayed');
+  });
+
   test('a connection with nothing in flight closes after the idle time (the endpoint clock)', async (t) => {
     const clock = new TestClock(Date.now());
     const served = await servePool(t, { clock });
