@@ -10,12 +10,12 @@ import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { build, type Metafile } from 'esbuild';
+import { startNatsServer } from '../support/nats-server.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -54,38 +54,6 @@ function project(dir: string, packageJson: object, fixtures: readonly string[]):
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ private: true, version: '1.0.0', ...packageJson }, null, 2)}\n`);
   for (const fixture of fixtures) copyFileSync(join(FIXTURES, fixture), join(dir, fixture.split('/').pop() ?? fixture));
   return dir;
-}
-
-/** A nats-server with JetStream on a free port of 127.0.0.1 (its store under `dir`), stopped by its pid. */
-async function startNatsServer(dir: string): Promise<{ readonly url: string; stop(): Promise<void> }> {
-  const port = await new Promise<number>((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
-  const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, `js-${port}`)], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
-  const deadline = Date.now() + 10_000;
-  while (!/Server is ready/.test(log)) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`nats-server did not start on port ${port}: ${log}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return {
-    url: `nats://127.0.0.1:${port}`,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
 }
 
 const repoPackage = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
@@ -168,11 +136,11 @@ describe('package: the packed tarball in throwaway projects', () => {
 
   test('package - with nats but not msgpackr: rxmcp/nats serves both eras in JSON, msgpack is refused naming the package', async () => {
     assert.equal(existsSync(join(natsOnly, 'node_modules', 'msgpackr')), false, 'msgpackr is not installed');
-    const nats = await startNatsServer(work);
+    const nats = await startNatsServer();
     try {
       assert.match(await ok(process.execPath, ['nats-only.mjs', nats.url], natsOnly), /nats only: legacy 5, modern 6; msgpack refused with the package to install/);
     } finally {
-      await nats.stop();
+      await nats.dispose();
     }
   });
 

@@ -7,12 +7,11 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { StorageType, connect } from 'nats';
-import { freePort } from './nats-server.ts';
+import { acceptsConnections, freePort } from './nats-server.ts';
 
 const READY_TIMEOUT_MS = 20_000;
 /** JetStream needs a meta leader (elected among the nodes) before any stream or bucket can be made. */
@@ -57,17 +56,6 @@ interface NodePorts {
 interface GatewayPeer {
   readonly name: string;
   readonly ports: readonly number[];
-}
-
-async function acceptsConnections(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = tcpConnect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 function sleep(ms: number): Promise<void> {

@@ -50,7 +50,8 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function acceptsConnections(port: number): Promise<boolean> {
+/** Whether something accepts TCP connections on the port of 127.0.0.1 now. */
+export async function acceptsConnections(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = tcpConnect({ host: '127.0.0.1', port });
     socket.once('connect', () => {

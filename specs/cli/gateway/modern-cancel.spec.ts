@@ -11,7 +11,7 @@ import { createGateway, type Gateway } from '../../../cli/gateway/gateway.ts';
 import { type McpServer, createServer } from '../../../server/create-server.ts';
 import { type ListeningServer } from '../../../transports/http/index.ts';
 import { type NatsServing, serveNats } from '../../../transports/nats/index.ts';
-import { deferred } from '../../support/harness.ts';
+import { deferred, eventually } from '../../support/harness.ts';
 import { ACCEPT_BOTH, RawMcp, type RawReply, rawRequest } from '../../support/http-raw-client.ts';
 import { type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';
 import { type Json, ModernHttp } from '../../transports/http-server/modern/modern-http.ts';
@@ -41,14 +41,6 @@ function startedOf(started: Map<string, ReturnType<typeof deferred<void>>>, key:
   let found = started.get(key);
   if (found === undefined) started.set(key, (found = deferred<void>()));
   return found;
-}
-
-async function eventually(check: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 function textOf(reply: Json): string {

@@ -340,10 +340,18 @@ class NatsClientTransport implements Transport {
     }
     // The session's process is gone: another one takes the session over with this notification.
     notice.adoptions++;
-    const delay = (notice.adoptions - 1) * ADOPT_BACKOFF_MS;
+    this.toAdopt(notice, `${this.inbox}.n.${token}`, () => this.notices.get(token) === notice);
+  }
+
+  /**
+   * Sends a message of a session whose process is gone to the adopt subject, as it was sent before (its body and
+   * headers), the n-th attempt after a pause growing with n; `current` says whether it still waits then.
+   */
+  private toAdopt(sent: { readonly body: Uint8Array; readonly headers: MsgHdrs; readonly message: JsonRpcMessage; readonly adoptions: number }, reply: string, current: () => boolean): void {
     const send = (): void => {
-      if (this.notices.get(token) === notice) this.publishRaw(this.subjects.adopt, notice.body, notice.headers, `${this.inbox}.n.${token}`, notice.message);
+      if (current()) this.publishRaw(this.subjects.adopt, sent.body, sent.headers, reply, sent.message);
     };
+    const delay = (sent.adoptions - 1) * ADOPT_BACKOFF_MS;
     if (delay === 0) send();
     else this.clock.setTimeout(send, delay);
   }
@@ -511,13 +519,7 @@ class NatsClientTransport implements Transport {
       // The session's process is gone: another one takes the session over.
       entry.adoptions++;
       entry.heardAt = this.clock.now();
-      const delay = (entry.adoptions - 1) * ADOPT_BACKOFF_MS;
-      const send = (): void => {
-        if (this.pending.get(token) === entry) this.publishRaw(this.subjects.adopt, entry.body, entry.headers, `${this.inbox}.r.${token}`, entry.message);
-      };
-      if (delay === 0) send();
-      else this.clock.setTimeout(send, delay);
-      return;
+      return this.toAdopt(entry, `${this.inbox}.r.${token}`, () => this.pending.get(token) === entry);
     }
     this.forget(token);
     const where = sessionId !== undefined ? `session ${sessionId} of "${this.options.name}" (no server process took it over)` : `"${this.options.name}" (${entry.subject})`;
