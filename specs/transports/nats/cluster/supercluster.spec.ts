@@ -19,6 +19,7 @@ const CALL_TIMEOUT_MS = 10_000;
 const CALLS = 20;
 
 let supercluster: Supercluster;
+let startedInMs = 0;
 const connections: NatsConnection[] = [];
 const clients: NatsClient[] = [];
 
@@ -39,10 +40,14 @@ async function answeringPids(client: NatsClient, count: number, what: string): P
   return pids;
 }
 
-describe('NATS supercluster: calls cross gateways when they must, stay local when they can', { timeout: 120_000 }, () => {
+// The suite's bound covers starting six nodes (the hook's own bound) and the test's: a parent bound shorter than
+// its parts cancels a test that is merely slow on a loaded machine.
+describe('NATS supercluster: calls cross gateways when they must, stay local when they can', { timeout: 240_000 }, () => {
   before(async () => {
+    const started = Date.now();
     supercluster = await startSupercluster({ names: ['east', 'west'], size: 3 });
-  });
+    startedInMs = Date.now() - started;
+  }, { timeout: 120_000 });
 
   after(async () => {
     await Promise.allSettled(clients.map((client) => client.session.close()));
@@ -52,6 +57,9 @@ describe('NATS supercluster: calls cross gateways when they must, stay local whe
   });
 
   test('west only, then east preferred by east clients, then west again once the east server dies', { timeout: 110_000 }, async (t) => {
+    // Each phase's time is reported as it ends, so a slow or stuck run says where (diagnostics survive a timeout).
+    const began = Date.now();
+    const phase = (what: string): void => t.diagnostic(`${what} at ${Date.now() - began} ms (the supercluster started in ${startedInMs} ms)`);
     const west: ServerProcess = await startServerProcess(supercluster.cluster('west').urls.join(','), NAME);
     const eastConnection = await connectionIn('east', 'east-clients');
     const westConnection = await connectionIn('west', 'west-clients');
@@ -63,6 +71,7 @@ describe('NATS supercluster: calls cross gateways when they must, stay local whe
     assert.deepEqual(new Set(await answeringPids(eastModern, 5, 'east modern, west only')), new Set([west.pid]), 'modern calls cross to the west');
     assert.deepEqual(new Set(await answeringPids(eastLegacyOld, 3, 'east legacy, west only')), new Set([west.pid]), 'a legacy session opens in the west');
 
+    phase('1. west only: done');
     // 2. A server in the east too: east traffic stays in the east, west traffic in the west.
     const east = await startServerProcess(supercluster.cluster('east').urls.join(','), NAME);
     // Its queue subscription is at its node once it is ready; give the cluster's other nodes a bounded moment.
@@ -82,6 +91,7 @@ describe('NATS supercluster: calls cross gateways when they must, stay local whe
     assert.deepEqual(new Set(await answeringPids(westLegacy, 3, 'west legacy session')), new Set([west.pid]), 'a west legacy session opens in the west');
     assert.deepEqual(new Set(await answeringPids(eastLegacyOld, 3, 'old east legacy session')), new Set([west.pid]), 'the session opened in the west stays there');
 
+    phase('2. both clusters served: done');
     // 3. The east server dies: east calls cross to the west again; its session is taken over there.
     const sessionId = eastLegacyNew.transport.sessionId;
     await east.kill();
@@ -97,5 +107,6 @@ describe('NATS supercluster: calls cross gateways when they must, stay local whe
     assert.deepEqual(new Set(await answeringPids(eastLegacyNew, 3, 'east legacy session, east server dead')), new Set([west.pid]), 'the east session is taken over in the west');
     assert.equal(eastLegacyNew.transport.sessionId, sessionId, 'it keeps its id');
     assert.deepEqual(eastLegacyNew.sent.filter((method) => method === 'initialize'), ['initialize'], 'it never initialized again');
+    phase('3. east server dead: done');
   });
 });
