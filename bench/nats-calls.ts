@@ -4,7 +4,8 @@
  * the only comparison. A benchmark, not a test: it reports, it never fails on a figure.
  *
  *   node --import tsx bench/nats-calls.ts [--rounds=5] [--sample-ms=1000] [--warmup-ms=1500] [--levels=1,64]
- *        [--scale=1,2,3] [--clients=4] [--scale-width=64]
+ *        [--scale=1,2,3] [--clients=4] [--scale-width=64] [--contenders=legacyJson,modernJson,floorLean]
+ *        (--contenders: which part-1 contenders are measured, default all; all are still set up and checked)
  *   node --cpu-prof --cpu-prof-dir=.tmp --import tsx bench/nats-calls.ts --profile=modernJson [--window=64]
  *        [--seconds=10] [--server-prof] [--source-maps=.tmp/nats-maps.json]
  *        (profiles this process, the client; --server-prof the server child too, whose source maps go to
@@ -367,6 +368,8 @@ interface Options {
   readonly clients: number;
   readonly scaleWidth: number;
   readonly floorBody: NatsContender;
+  /** The part-1 contenders measured (all when undefined). */
+  readonly contenders?: readonly NatsContender[];
 }
 
 function versions(): { natsServer: string; nats: string } {
@@ -421,13 +424,14 @@ export async function runNatsCallsBench(options: Options): Promise<NatsCallsResu
     contenders.push(floor);
   }
   await sniffer.close();
+  const measured = options.contenders === undefined ? contenders : contenders.filter((c) => (options.contenders as readonly string[]).includes(c.name));
   for (const [name, w] of Object.entries(wire)) {
     console.log(`  wire ${name}: request ${w.requestBytes} B body + ${w.requestHeaderBytes} B headers (${w.requestContentType}) on ${w.requestSubject}; ` +
       `answer ${w.answerBytes} B + ${w.answerHeaderBytes} B headers (${w.answerContentType})`);
   }
 
   console.log(`\nNATS tools/call, one server process: warm-up ${warmupMs} ms each (64 in flight, then sequential)`);
-  for (const c of contenders) {
+  for (const c of measured) {
     await runFor((n) => load(c, n, 64), 128, (warmupMs * 2) / 3);
     await runFor((n) => load(c, n, 1), 8, warmupMs / 3);
   }
@@ -436,16 +440,17 @@ export async function runNatsCallsBench(options: Options): Promise<NatsCallsResu
   for (const width of levels) {
     const counts: Record<string, number> = {};
     // Batches of about a quarter of a sample (from a short calibration), so that a sample is a few batches.
-    for (const c of contenders) counts[c.name] = Math.max(width * 4, 50, Math.round(((await runFor((n) => load(c, n, width), Math.max(4, width * 2), 300)) * sampleMs) / 4000));
+    for (const c of measured) counts[c.name] = Math.max(width * 4, 50, Math.round(((await runFor((n) => load(c, n, width), Math.max(4, width * 2), 300)) * sampleMs) / 4000));
     const title = width <= 1 ? 'sequential' : `${width} in flight`;
-    console.log(`NATS tools/call, ${title}: ${rounds} rounds of ${sampleMs} ms per contender (batches of ${contenders.map((c) => `${c.name} ${fmt(counts[c.name] ?? 0, 0)}`).join(', ')} calls), interleaved (order rotates)`);
-    const figures = await interleave(contenders, rounds, (c) => sampleFor(sampleMs, counts[c.name] ?? 0, pidsOf(c), natsPid, (n) => load(c, n, width)), 'call');
-    const serverCpuUsPerCall = Object.fromEntries(contenders.map((c) => [c.name, medianOf(figures[c.name] as Figures, (s) => s.serverCpuUsPerOp)]));
-    const natsCpuUsPerCall = Object.fromEntries(contenders.map((c) => [c.name, medianOf(figures[c.name] as Figures, (s) => s.natsCpuUsPerOp)]));
+    console.log(`NATS tools/call, ${title}: ${rounds} rounds of ${sampleMs} ms per contender (batches of ${measured.map((c) => `${c.name} ${fmt(counts[c.name] ?? 0, 0)}`).join(', ')} calls), interleaved (order rotates)`);
+    const figures = await interleave(measured, rounds, (c) => sampleFor(sampleMs, counts[c.name] ?? 0, pidsOf(c), natsPid, (n) => load(c, n, width)), 'call');
+    const serverCpuUsPerCall = Object.fromEntries(measured.map((c) => [c.name, medianOf(figures[c.name] as Figures, (s) => s.serverCpuUsPerOp)]));
+    const natsCpuUsPerCall = Object.fromEntries(measured.map((c) => [c.name, medianOf(figures[c.name] as Figures, (s) => s.natsCpuUsPerOp)]));
     const ops = (n: string): number => figures[n]?.medianOpsPerSec ?? Number.NaN;
-    console.log(`  server CPU us/call: ${contenders.map((c) => `${c.name} ${fmt(serverCpuUsPerCall[c.name] ?? Number.NaN)}`).join(', ')}; nats-server CPU us/call: ${contenders.map((c) => `${c.name} ${fmt(natsCpuUsPerCall[c.name] ?? Number.NaN)}`).join(', ')}`);
-    console.log(`  of the floor (nc.request): ${rxmcpContenders.map((n) => `${n} ${fmt((100 * ops(n)) / ops('floor'), 1)} %`).join(', ')}`);
-    console.log(`  of the lean floor: ${rxmcpContenders.map((n) => `${n} ${fmt((100 * ops(n)) / ops('floorLean'), 1)} %`).join(', ')}`);
+    console.log(`  server CPU us/call: ${measured.map((c) => `${c.name} ${fmt(serverCpuUsPerCall[c.name] ?? Number.NaN)}`).join(', ')}; nats-server CPU us/call: ${measured.map((c) => `${c.name} ${fmt(natsCpuUsPerCall[c.name] ?? Number.NaN)}`).join(', ')}`);
+    const rxmcpMeasured = rxmcpContenders.filter((n) => measured.some((c) => c.name === n));
+    console.log(`  of the floor (nc.request): ${rxmcpMeasured.map((n) => `${n} ${fmt((100 * ops(n)) / ops('floor'), 1)} %`).join(', ')}`);
+    console.log(`  of the lean floor: ${rxmcpMeasured.map((n) => `${n} ${fmt((100 * ops(n)) / ops('floorLean'), 1)} %`).join(', ')}`);
     loads.push({ width, figures, serverCpuUsPerCall, natsCpuUsPerCall, counts });
   }
   for (const c of contenders) await c.close();
@@ -560,6 +565,9 @@ if (isMain(import.meta.url) && profile !== undefined) {
 } else if (isMain(import.meta.url)) {
   const floorBody = argValue('floor-body') ?? 'modernJson';
   if (!(rxmcpContenders as readonly string[]).includes(floorBody)) throw new RangeError(`--floor-body must be one of ${rxmcpContenders.join(', ')}`);
+  const wanted = argValue('contenders')?.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const unknown = wanted?.filter((name) => !(natsContenders as readonly string[]).includes(name)) ?? [];
+  if (unknown.length > 0) throw new RangeError(`--contenders takes ${natsContenders.join(', ')}; got ${unknown.join(', ')}`);
   emitResult(await runNatsCallsBench({
     rounds: argInt('rounds', 5),
     sampleMs: argInt('sample-ms', 1_000),
@@ -569,5 +577,6 @@ if (isMain(import.meta.url) && profile !== undefined) {
     clients: argInt('clients', 4),
     scaleWidth: argInt('scale-width', 64),
     floorBody: floorBody as NatsContender,
+    ...(wanted === undefined ? {} : { contenders: wanted as NatsContender[] }),
   }));
 }

@@ -4,7 +4,8 @@
  * body stays authoritative: headers are mirrors and routing hints, checked against the body.
  */
 import { type Msg, type MsgHdrs, MsgHdrsImpl, headers as natsHeaders } from 'nats';
-import type { HeaderLookup } from '../../core/protocol/header-mirror.ts';
+import { isJsonObject } from '../../core/protocol/guards.ts';
+import { checkStandardHeaders, type HeaderLookup, type HeaderProblem, type MirroredMessage, nameFieldOf, PROTOCOL_VERSION_META_KEY } from '../../core/protocol/header-mirror.ts';
 
 export const NatsHeader = {
   /** `application/msgpack` when the body is msgpack; absent means JSON. */
@@ -75,6 +76,7 @@ export class ReceivedHeaders implements HeaderReader {
   private readonly values: string[] = [];
   private lowered: string[] | undefined;
   private lookupFn: HeaderLookup | undefined;
+  private checked: { readonly method: string; readonly name: string | undefined; readonly version: string | undefined; readonly problem: HeaderProblem | undefined } | undefined;
   /** The status code of a status message (503: no responders), 0 for any other message. */
   readonly code: number;
 
@@ -102,11 +104,18 @@ export class ReceivedHeaders implements HeaderReader {
     const length = raw._msg?.hdr;
     const data = raw._rdata;
     if (typeof length === 'number' && data instanceof Uint8Array && length <= data.byteLength) {
-      if (length < 0) return new ReceivedHeaders(undefined);
-      const read = new ReceivedHeaders(undefined);
-      if (read.parse(data.subarray(0, length))) return read;
+      // Most answers carry no headers at all: one shared empty reader, nothing made per message.
+      if (length < 0) return NO_HEADERS;
+      const read = ReceivedHeaders.ofBlock(data.subarray(0, length));
+      if (read !== undefined) return read;
     }
     return new ReceivedHeaders(msg.headers);
+  }
+
+  /** The reader of a header block as nats.js received it; undefined when the block should go through nats.js. */
+  static ofBlock(block: Uint8Array): ReceivedHeaders | undefined {
+    const read = new ReceivedHeaders(undefined);
+    return read.parse(block) ? read : undefined;
   }
 
   /** Reads a header block (`NATS/1.0` then `Name: value` lines); false when it should go through nats.js. */
@@ -156,7 +165,29 @@ export class ReceivedHeaders implements HeaderReader {
       return found;
     });
   }
+
+  /**
+   * `checkStandardHeaders` of these headers against `message`, remembered for the last method, mirrored name and
+   * protocol version asked (the only parts of the message it reads): a reader shared by every message with the
+   * same header block (see header-blocks.ts) answers the next request of the same shape without checking again.
+   */
+  checkStandard(message: MirroredMessage): HeaderProblem | undefined {
+    const nameField = nameFieldOf(message.method);
+    const name = nameField === undefined ? undefined : message.params?.[nameField];
+    const meta = message.params?.['_meta'];
+    const version = isJsonObject(meta) ? meta[PROTOCOL_VERSION_META_KEY] : undefined;
+    const nameKey = typeof name === 'string' ? name : undefined;
+    const versionKey = typeof version === 'string' ? version : undefined;
+    const last = this.checked;
+    if (last !== undefined && last.method === message.method && last.name === nameKey && last.version === versionKey) return last.problem;
+    const problem = checkStandardHeaders(this.lookup, message);
+    this.checked = { method: message.method, name: nameKey, version: versionKey, problem };
+    return problem;
+  }
 }
+
+/** The headers of a message that has none. */
+const NO_HEADERS = new ReceivedHeaders(undefined);
 
 /** A received message of nats.js 2.x, as far as its header block goes (not in its public types). */
 interface RawMsg {

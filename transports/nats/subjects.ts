@@ -62,6 +62,8 @@ export function serverSubjects(prefix: string, name: string): ServerSubjects {
   if (!isSubjectToken(name)) throw new TypeError(`MCP server name ${JSON.stringify(name)} must be one NATS subject token ([A-Za-z0-9_-]+)`);
   const base = `${prefix}.${name}`;
   const callPrefix = `${base}.call.`;
+  // A client asks for the call subject of every request it sends without a session: each is made once.
+  const calls = new Map<string, string | undefined>();
   return {
     base,
     callPrefix,
@@ -70,8 +72,13 @@ export function serverSubjects(prefix: string, name: string): ServerSubjects {
     cancel: `${base}.cancel`,
     changes: `${base}.changes`,
     call(method) {
+      const known = calls.get(method);
+      if (known !== undefined || calls.has(method)) return known;
       const tokens = methodTokens(method);
-      return tokens === undefined ? undefined : callPrefix + tokens;
+      const subject = tokens === undefined ? undefined : callPrefix + tokens;
+      if (calls.size >= MAX_KNOWN_TOKENS) calls.clear();
+      calls.set(method, subject);
+      return subject;
     },
     session: (sessionId) => `${base}.s.${sessionId}`,
     ping: (processId) => `${base}.p.${processId}.ping`,

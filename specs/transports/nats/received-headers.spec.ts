@@ -2,11 +2,14 @@
  * How the binding reads and writes NATS headers on its hot paths, against a real nats-server: a received
  * message's header block is read once, straight from the block nats.js received (not through its `msg.headers`),
  * and answers exactly what nats.js would; status messages and hand-made messages go through nats.js; shared
- * header sets are encoded once and cannot change.
+ * header sets are encoded once and cannot change; a server reads each distinct block once (header-blocks.ts).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type Msg, type MsgHdrs, connect, headers as natsHeaders } from 'nats';
+import type { JsonObject } from '../../../core/jsonrpc.ts';
+import { checkStandardHeaders, type MirroredMessage, PROTOCOL_VERSION_META_KEY } from '../../../core/protocol/header-mirror.ts';
+import { HeaderBlocks } from '../../../transports/nats/header-blocks.ts';
 import { headerOf, ReceivedHeaders, SealedHeaders } from '../../../transports/nats/headers.ts';
 import { startNatsServer } from '../../support/nats-server.ts';
 
@@ -105,6 +108,51 @@ test('sealed headers - encoded once, the same bytes as nats.js would send, and u
     const msg = await got;
     assert.equal(ReceivedHeaders.of(msg).get('Content-Type'), 'application/msgpack');
     assert.equal(ReceivedHeaders.of(msg).get('Mcp-Method'), 'tools/call');
+  } finally {
+    await nc.close();
+  }
+});
+
+test('header blocks - a server reads each distinct block once; the standard-header check is remembered per request shape', async () => {
+  await using nats = await startNatsServer({ jetstream: false });
+  const nc = await connect({ servers: nats.url });
+  try {
+    const received: Msg[] = [];
+    const subscription = nc.subscribe('blocks.>', { callback: (error, msg) => void (error === null && received.push(msg)) });
+    const set = (entries: Readonly<Record<string, string>>): MsgHdrs => {
+      const made = natsHeaders();
+      for (const [name, value] of Object.entries(entries)) made.set(name, value);
+      return made;
+    };
+    const call = { 'Mcp-Method': 'tools/call', 'Mcp-Name': 'echo', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Lane': 'lane-1' };
+    // The same block three times (two made apart, one shared), another block, a message without headers.
+    const shared = set(call);
+    const sends: Array<MsgHdrs | undefined> = [set(call), shared, shared, set({ ...call, 'Mcp-Name': 'other' }), undefined];
+    for (const [i, headers] of sends.entries()) nc.publish(`blocks.${i}`, new Uint8Array([i]), headers === undefined ? undefined : { headers });
+    await nc.flush();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    subscription.unsubscribe();
+    assert.equal(received.length, sends.length);
+
+    const blocks = new HeaderBlocks();
+    const [a, b, c, other, none] = received.map((msg) => blocks.of(msg)) as [ReceivedHeaders, ReceivedHeaders, ReceivedHeaders, ReceivedHeaders, ReceivedHeaders];
+    assert.equal(a, b, 'the same bytes: the reader already made');
+    assert.equal(b, c);
+    assert.notEqual(a, other, 'other bytes: a reader of their own');
+    for (const [i, read] of [a, b, c, other, none].entries()) {
+      const msg = received[i] as Msg;
+      for (const name of ['Mcp-Method', 'Mcp-Name', 'MCP-Protocol-Version', 'Mcp-Lane', 'Absent']) assert.equal(read.get(name), headerOf(msg.headers, name), `${msg.subject}: ${name}`);
+    }
+    assert.equal(none.get('Mcp-Method'), undefined);
+    assert.equal(new HeaderBlocks().of(received[4] as Msg), ReceivedHeaders.of(received[4] as Msg), 'no headers: one shared empty reader');
+
+    // The remembered check answers as checkStandardHeaders would, for each request shape in turn (a hit, then
+    // bodies that disagree with the same headers, then the first shape again).
+    const request = (name: unknown, version: unknown, method = 'tools/call'): MirroredMessage => ({ method, params: { name, arguments: {}, _meta: { [PROTOCOL_VERSION_META_KEY]: version } } as JsonObject });
+    const shapes = [request('echo', '2026-07-28'), request('echo', '2026-07-28'), request('other', '2026-07-28'), request('echo', '2025-11-25'), request(7, '2026-07-28'), request('echo', undefined), request('echo', '2026-07-28', 'tools/list'), request('echo', '2026-07-28')];
+    for (const shape of shapes) assert.deepEqual(a.checkStandard(shape), checkStandardHeaders(a.lookup, shape), JSON.stringify(shape));
+    assert.equal(a.checkStandard(shapes[0] as MirroredMessage), undefined, 'the headers agree with the first shape');
+    assert.equal(a.checkStandard(request('other', '2026-07-28'))?.header, 'Mcp-Name', 'a body naming another tool is caught after a remembered pass');
   } finally {
     await nc.close();
   }

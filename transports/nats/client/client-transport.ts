@@ -30,6 +30,7 @@ import { fitsPayload, maxPayloadOf } from '../payload-limit.ts';
 import { msgpackCodecIfLoaded, msgpackUnavailableReason } from '../msgpack-codec.ts';
 import { type ConnectionState, type PermissionRefusal, connectionState } from '../connection-state.ts';
 import { MSGPACK_CONTENT_TYPE, NatsHeader, ReceivedHeaders, replyOf, traceContextOf } from '../headers.ts';
+import { ReplyTokens } from './reply-token.ts';
 import { RequestHeaders } from './request-headers.ts';
 import { DEFAULT_PREFIX, type ServerSubjects, isPlainSubject, serverSubjects } from '../subjects.ts';
 
@@ -115,9 +116,10 @@ class NatsClientTransport implements Transport {
   private readonly inbox: string;
   private readonly clientInbox: string;
   private readonly lane = randomBytes(12).toString('base64url');
-  private readonly pending = new Map<string, Pending>();
+  /** Requests waiting for their answer, by the token of their reply subject (a number: see reply-token.ts). */
+  private readonly pending = new Map<number, Pending>();
   /** Reply token of each pending request, by request id (cancellation). */
-  private readonly tokenById = new Map<RequestId, string>();
+  private readonly tokenById = new Map<RequestId, number>();
   /** Reply subjects of the server's own requests, by id. */
   private readonly serverRequests = new Map<RequestId, string>();
   /**
@@ -125,7 +127,7 @@ class NatsClientTransport implements Transport {
    * there (a "no responders" status, when the session's process is gone), so each is kept just long enough for
    * that to come back, and then goes to the adopt subject instead of being lost.
    */
-  private readonly notices = new Map<string, Notice>();
+  private readonly notices = new Map<number, Notice>();
   private readonly inbound = new Subject<InboundFrame>();
   private readonly subscriptions: Subscription[] = [];
   private readonly silenceMs: number;
@@ -136,6 +138,10 @@ class NatsClientTransport implements Transport {
   private readonly requestHeaders = new RequestHeaders();
   private readonly state: ConnectionState;
   private nextToken = 0;
+  /** Reads the token of an answer's subject (`<inbox>.r.<token>`). */
+  private readonly replies: ReplyTokens;
+  /** The session subject, made once per session rather than per message. */
+  private sessionSubjectOf: { readonly sessionId: string; readonly subject: string } | undefined;
   /** The `initialize` request in flight before a session exists, and the frames that wait for its answer. */
   private initializing: RequestId | undefined;
   private held: Array<{ readonly message: JsonRpcMessage; readonly mirror: Readonly<Record<string, string>> | undefined }> = [];
@@ -160,14 +166,16 @@ class NatsClientTransport implements Transport {
     this.state = connectionState(this.connection);
     this.stopRefusals = this.state.onRefused((refusal) => this.refused(refusal));
     this.incoming$ = this.inbound.asObservable();
-    const replyPrefix = `${this.inbox}.r.`;
+    this.replies = new ReplyTokens(`${this.inbox}.r.`);
     const noticePrefix = `${this.inbox}.n.`;
     this.subscriptions.push(
       this.connection.subscribe(`${this.inbox}.>`, {
         callback: (error, msg) => {
           if (error !== null) return this.refusedInbox(error);
-          if (msg.subject.startsWith(replyPrefix)) this.onReply(msg.subject.slice(replyPrefix.length), msg);
-          else if (msg.subject.startsWith(noticePrefix)) this.onNotice(msg.subject.slice(noticePrefix.length), msg);
+          // Answers first, read from the subject's bytes; the inbox's other subjects are rare.
+          const token = this.replies.of(msg);
+          if (token >= 0) return this.onReply(token, msg);
+          if (msg.subject.startsWith(noticePrefix)) this.onNotice(tokenOf(msg.subject.slice(noticePrefix.length)), msg);
           else if (msg.subject === this.clientInbox) this.onSessionInbox(msg);
         },
       }),
@@ -245,11 +253,11 @@ class NatsClientTransport implements Transport {
 
   private sendRequest(message: JsonRpcMessage & { readonly id: RequestId; readonly method: string; readonly params?: { readonly [key: string]: unknown } }, mirror: Readonly<Record<string, string>> | undefined): void {
     const sessionId = this.sessionId;
-    const subject = sessionId !== undefined ? this.subjects.session(sessionId) : this.subjects.call(message.method);
+    const subject = sessionId !== undefined ? this.sessionSubject(sessionId) : this.subjects.call(message.method);
     if (subject === undefined) {
       return this.undeliverable(message, new LocalError('TransportFailed', `The method ${JSON.stringify(message.method)} cannot be named in a NATS subject`));
     }
-    const token = String(this.nextToken++);
+    const token = this.nextToken++;
     const trace = traceContextOf(message.params);
     const initialize = message.method === 'initialize' ? { [NatsHeader.clientInbox]: this.clientInbox } : undefined;
     // Headers of this request's own, on top of the set it shares with the connection's other requests.
@@ -275,7 +283,7 @@ class NatsClientTransport implements Transport {
     this.pending.set(token, entry);
     this.tokenById.set(message.id, token);
     if (sessionId === undefined && message.method === 'initialize') this.initializing = message.id;
-    this.publishRaw(subject, body, headers, `${this.inbox}.r.${token}`, message);
+    this.publishRaw(subject, body, headers, this.replies.subject(token), message);
   }
 
   private sendNotification(message: JsonRpcMessage, method: string, params: { readonly [key: string]: unknown } | undefined): void {
@@ -310,14 +318,14 @@ class NatsClientTransport implements Transport {
     if (!fitsPayload(this.connection, body.byteLength)) {
       return this.undeliverable(message, new LocalError('FrameTooLarge', `A ${body.byteLength}-byte message does not fit the NATS max_payload of ${maxPayloadOf(this.connection)} bytes`));
     }
-    if (this.notices.size >= MAX_NOTICES) this.notices.delete(this.notices.keys().next().value as string);
-    const token = String(this.nextToken++);
+    if (this.notices.size >= MAX_NOTICES) this.notices.delete(this.notices.keys().next().value as number);
+    const token = this.nextToken++;
     this.notices.set(token, { message, method, body, headers, sentAt: this.clock.now(), adoptions: 0 });
     this.publishRaw(this.subjects.session(sessionId), body, headers, `${this.inbox}.n.${token}`, message);
   }
 
   /** What came back to a notification's reply subject: "no responders" re-routes it; a refusal reports it. */
-  private onNotice(token: string, msg: Msg): void {
+  private onNotice(token: number, msg: Msg): void {
     const notice = this.notices.get(token);
     if (notice === undefined || this.closed) return;
     const headers = ReceivedHeaders.of(msg);
@@ -354,6 +362,14 @@ class NatsClientTransport implements Transport {
     const delay = (sent.adoptions - 1) * ADOPT_BACKOFF_MS;
     if (delay === 0) send();
     else this.clock.setTimeout(send, delay);
+  }
+
+  private sessionSubject(sessionId: string): string {
+    const known = this.sessionSubjectOf;
+    if (known !== undefined && known.sessionId === sessionId) return known.subject;
+    const subject = this.subjects.session(sessionId);
+    this.sessionSubjectOf = { sessionId, subject };
+    return subject;
   }
 
   /** `headers` with the identity assertion, when this transport vouches for a caller. */
@@ -429,7 +445,7 @@ class NatsClientTransport implements Transport {
     }
   }
 
-  private forget(token: string): Pending | undefined {
+  private forget(token: number): Pending | undefined {
     const entry = this.pending.get(token);
     if (entry === undefined) return undefined;
     this.pending.delete(token);
@@ -437,7 +453,7 @@ class NatsClientTransport implements Transport {
     return entry;
   }
 
-  private onReply(token: string, msg: Msg): void {
+  private onReply(token: number, msg: Msg): void {
     const entry = this.pending.get(token);
     if (entry === undefined) {
       // A keepalive for a request this client gave up on: leave it unanswered, so the server stops.
@@ -466,7 +482,7 @@ class NatsClientTransport implements Transport {
     this.receiveReply(token, entry, msg.data, headers);
   }
 
-  private receiveReply(token: string, entry: Pending, body: Uint8Array, headers: ReceivedHeaders): void {
+  private receiveReply(token: number, entry: Pending, body: Uint8Array, headers: ReceivedHeaders): void {
     if (this.closed) return;
     const codec = codecOfMessage(headers);
     let payload: unknown;
@@ -513,13 +529,13 @@ class NatsClientTransport implements Transport {
     this.inbound.next({ type: 'message', payload });
   }
 
-  private noResponders(token: string, entry: Pending): void {
+  private noResponders(token: number, entry: Pending): void {
     const sessionId = this.sessionId;
     if (sessionId !== undefined && entry.adoptions < MAX_ADOPTIONS) {
       // The session's process is gone: another one takes the session over.
       entry.adoptions++;
       entry.heardAt = this.clock.now();
-      return this.toAdopt(entry, `${this.inbox}.r.${token}`, () => this.pending.get(token) === entry);
+      return this.toAdopt(entry, this.replies.subject(token), () => this.pending.get(token) === entry);
     }
     this.forget(token);
     const where = sessionId !== undefined ? `session ${sessionId} of "${this.options.name}" (no server process took it over)` : `"${this.options.name}" (${entry.subject})`;
@@ -567,4 +583,9 @@ class NatsClientTransport implements Transport {
     }
   }
 
+}
+
+/** The token of a notice's reply subject (as this client wrote it), or -1. */
+function tokenOf(text: string): number {
+  return /^(0|[1-9][0-9]{0,14})$/.test(text) ? Number(text) : -1;
 }

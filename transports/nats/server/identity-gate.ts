@@ -32,6 +32,16 @@ export class IdentityGate {
     if (!this.draining) void this.drain();
   }
 
+  /**
+   * The caller of a message known at once without a verification, when no message waits before it: anonymous
+   * (the message carries no assertion and none is required). Undefined otherwise: such a message goes through
+   * {@link pass}. Lets the per-request path skip the continuation `pass` takes.
+   */
+  anonymousNow(headers: HeaderReader | undefined): CallerIdentity | undefined {
+    if (this.required || this.waiting.length > 0 || headerOf(headers, NatsHeader.identity) !== undefined) return undefined;
+    return ANONYMOUS;
+  }
+
   private async drain(): Promise<void> {
     this.draining = true;
     try {

@@ -7,7 +7,6 @@ import type { Codec } from '../../../core/codecs/codec.ts';
 import { ErrorCode } from '../../../core/error-codes.ts';
 import { LocalError } from '../../../core/errors.ts';
 import { type JsonObject, type RequestId, errorResponse, isRequestId } from '../../../core/jsonrpc.ts';
-import { checkStandardHeaders } from '../../../core/protocol/header-mirror.ts';
 import { codecOfMessage } from '../body-codec.ts';
 import { type HeaderReader, type ReceivedHeaders } from '../headers.ts';
 import { methodTokens } from '../subjects.ts';
@@ -64,7 +63,8 @@ export function checkCall(value: unknown, subjectMethod: string, headers: Receiv
   if (methodTokens(method) !== subjectMethod) {
     return { code: ErrorCode.HeaderMismatch, message: `Header mismatch: the subject names method ${JSON.stringify(subjectMethod.replaceAll('.', '/'))} but the body has ${JSON.stringify(method)}`, id };
   }
-  const problem = checkStandardHeaders(headers.lookup, params === undefined ? { method } : { method, params: params as JsonObject });
+  // Checked once per header set and request shape: the reader remembers its last answer (see header-blocks.ts).
+  const problem = headers.checkStandard(params === undefined ? { method } : { method, params: params as JsonObject });
   // MCP-Protocol-Version belongs to the modern era (a legacy initialize names its version in the body), and it
   // mirrors the envelope: a body that names no version gets the session's envelope error instead.
   const missingVersion = problem?.reason === 'missing' && problem.header === 'MCP-Protocol-Version';

@@ -19,7 +19,7 @@ import { type JsonObject, type RequestId, classify, isRequestId } from '../../..
 import type { LegacyRevision } from '../../../core/protocol/versions.ts';
 import type { GracefulCloseOptions, PortableSessionState, SessionAcceptorPort } from '../../../core/transport.ts';
 import { type BodyEncoding, answerCodec, codecOf, readsMsgpack } from '../body-codec.ts';
-import { headerOf, isNoRespondersError, NatsHeader, ReceivedHeaders, replyOf } from '../headers.ts';
+import { headerOf, isNoRespondersError, NatsHeader, type ReceivedHeaders, replyOf } from '../headers.ts';
 import { isPlainSubject, type ServerSubjects } from '../subjects.ts';
 import { type CallerIdentity, type IdentityGate, identityRefusal } from './identity-gate.ts';
 import { type CheckedRequest, decodeBody, malformedRefusal, refuse } from './inbound.ts';
@@ -346,16 +346,26 @@ export class LegacySessions {
    */
   private dispatch(served: Served, msg: Msg): void {
     // Read once: the identity, frame, encodings and claim-check below all ask them.
-    const headers = ReceivedHeaders.of(msg);
-    this.gate.pass(msg, (caller) => {
-      const principal = caller.ok ? caller.auth?.principal : undefined;
-      if (caller.ok && principal === served.connection.principal) return this.dispatchAs(served, msg, headers, caller.auth);
-      const reply = replyOf(msg);
-      if (reply === undefined || headers.get(NatsHeader.frame) === 'close') return;
-      const decoded = decodeBody(msg, this.maxMessageBytes, headers);
-      const reason = caller.ok ? (principal === undefined ? 'this session belongs to an identified caller and the message names none' : 'this session belongs to another caller') : caller.reason;
-      refuse(this.host.connection, reply, decoded.codec, decoded.ok ? idOf(decoded.value) : undefined, ErrorCode.IdentityRefused, identityRefusal(reason));
-    }, headers);
+    const headers = this.host.headers.of(msg);
+    // An anonymous message with nothing waiting before it is served at once; any other goes through the gate.
+    const caller = this.gate.anonymousNow(headers);
+    if (caller !== undefined) this.dispatchFrom(caller, served, msg, headers);
+    else this.dispatchLater(served, msg, headers);
+  }
+
+  /** {@link dispatchFrom} once the gate has verified the caller (apart, so that the common path makes no closure). */
+  private dispatchLater(served: Served, msg: Msg, headers: ReceivedHeaders): void {
+    this.gate.pass(msg, (caller) => this.dispatchFrom(caller, served, msg, headers), headers);
+  }
+
+  private dispatchFrom(caller: CallerIdentity, served: Served, msg: Msg, headers: ReceivedHeaders): void {
+    const principal = caller.ok ? caller.auth?.principal : undefined;
+    if (caller.ok && principal === served.connection.principal) return this.dispatchAs(served, msg, headers, caller.auth);
+    const reply = replyOf(msg);
+    if (reply === undefined || headers.get(NatsHeader.frame) === 'close') return;
+    const decoded = decodeBody(msg, this.maxMessageBytes, headers);
+    const reason = caller.ok ? (principal === undefined ? 'this session belongs to an identified caller and the message names none' : 'this session belongs to another caller') : caller.reason;
+    refuse(this.host.connection, reply, decoded.codec, decoded.ok ? idOf(decoded.value) : undefined, ErrorCode.IdentityRefused, identityRefusal(reason));
   }
 
   private dispatchAs(served: Served, msg: Msg, headers: ReceivedHeaders, auth: AuthInfo | undefined): void {

@@ -6,18 +6,20 @@
 import { randomBytes } from 'node:crypto';
 import type { Msg, NatsConnection, Subscription } from 'nats';
 import { type Clock, systemClock } from '../../../core/clock.ts';
+import type { Codec } from '../../../core/codecs/codec.ts';
 import { ErrorCode } from '../../../core/error-codes.ts';
 import { defaultLimits } from '../../../core/limits.ts';
 import type { GracefulCloseOptions, SessionAcceptorPort } from '../../../core/transport.ts';
 import { answerCodec } from '../body-codec.ts';
 import { type ClaimCheckOptions, DEFAULT_CLAIM_BUCKET, openClaimStore } from '../claim-check.ts';
-import { headerOf, NatsHeader, ReceivedHeaders, replyOf } from '../headers.ts';
+import { HeaderBlocks } from '../header-blocks.ts';
+import { headerOf, NatsHeader, type ReceivedHeaders, replyOf } from '../headers.ts';
 import { DEFAULT_PREFIX, DEFAULT_QUEUE, serverSubjects } from '../subjects.ts';
 import { connectionState } from '../connection-state.ts';
 import { fanOutChanges } from './change-fanout.ts';
-import { checkCall, decodeBody, malformedRefusal, refuse } from './inbound.ts';
+import { type CheckedRequest, checkCall, decodeBody, malformedRefusal, refuse } from './inbound.ts';
 import { createIdentityVerifier, type NatsIdentityOptions } from '../identity/identity-verifier.ts';
-import { IdentityGate, identityRefusal } from './identity-gate.ts';
+import { type CallerIdentity, IdentityGate, identityRefusal } from './identity-gate.ts';
 import { startKeepalives } from './keepalive.ts';
 import { type LaneOptions, Lanes } from './lanes.ts';
 import { type LegacySessionOptions, LegacySessions } from './legacy-sessions.ts';
@@ -98,6 +100,7 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
     clock,
     exchanges: new Map<string, OpenExchange>(),
     claims: claimOptions === undefined ? undefined : { bucket: claimOptions.bucket ?? DEFAULT_CLAIM_BUCKET, store: openClaimStore(connection, claimOptions) },
+    headers: new HeaderBlocks(),
   };
   if (host.claims !== undefined) await host.claims.store;
   const identity = options.identity;
@@ -106,12 +109,27 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
   const lanes = new Lanes(host, acceptor, options.lanes ?? {});
   const legacy = new LegacySessions(host, acceptor, subjects, records, gate, maxMessageBytes, { claims: host.claims !== undefined, msgpack: options.msgpack !== false && msgpackLoaded }, options.sessions ?? {});
   const msgpackAllowed = options.msgpack !== false && msgpackLoaded;
+  /** A checked request on a call subject, once its caller is known. */
+  const serveCall = (caller: CallerIdentity, msg: Msg, reply: string, headers: ReceivedHeaders, received: Codec, request: CheckedRequest, isInitialize: boolean): void => {
+    if (!caller.ok) return refuse(connection, reply, received, request.id, ErrorCode.IdentityRefused, identityRefusal(caller.reason));
+    const codec = answerCodec(headers, received, msgpackAllowed);
+    if (isInitialize && eras !== 'modern') return legacy.open(request, msg, codec, caller.auth);
+    if (!isInitialize && eras === 'legacy') {
+      return refuse(connection, reply, received, request.id, ErrorCode.InvalidRequest, 'Invalid request: this server speaks the legacy protocol era; send initialize first and then use the session');
+    }
+    const lane = lanes.connectionFor(headers.get(NatsHeader.lane), caller.auth);
+    if (lane === undefined) return refuse(connection, reply, received, request.id, ErrorCode.InternalError, 'The server holds as many client lanes as it may; retry later');
+    lane.deliverRequest(request, reply, codec, host.claims !== undefined && headers.get(NatsHeader.acceptClaim) !== undefined, headers.lookup, caller.auth);
+  };
+  /** The same, after the gate has verified the caller (kept apart so that the common path makes no closure). */
+  const serveCallLater = (msg: Msg, reply: string, headers: ReceivedHeaders, received: Codec, request: CheckedRequest, isInitialize: boolean): void =>
+    gate.pass(msg, (caller) => serveCall(caller, msg, reply, headers, received, request, isInitialize), headers);
   const onCall = (msg: Msg): void => {
     const reply = replyOf(msg);
     // Requests only: a message nobody can answer is dropped.
     if (reply === undefined) return;
     // Read once: the identity, lane, encodings, claim-check and mirror checks below all ask them.
-    const headers = ReceivedHeaders.of(msg);
+    const headers = host.headers.of(msg);
     const decoded = decodeBody(msg, maxMessageBytes, headers);
     if (!decoded.ok) {
       const refusal = malformedRefusal(decoded.error);
@@ -121,18 +139,10 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
     const isInitialize = subjectMethod === 'initialize';
     const checked = checkCall(decoded.value, subjectMethod, headers, !isInitialize);
     if (!('request' in checked)) return refuse(connection, reply, decoded.codec, checked.id, checked.code, checked.message);
-    const request = checked.request;
-    gate.pass(msg, (caller) => {
-      if (!caller.ok) return refuse(connection, reply, decoded.codec, request.id, ErrorCode.IdentityRefused, identityRefusal(caller.reason));
-      const codec = answerCodec(headers, decoded.codec, msgpackAllowed);
-      if (isInitialize && eras !== 'modern') return legacy.open(request, msg, codec, caller.auth);
-      if (!isInitialize && eras === 'legacy') {
-        return refuse(connection, reply, decoded.codec, request.id, ErrorCode.InvalidRequest, 'Invalid request: this server speaks the legacy protocol era; send initialize first and then use the session');
-      }
-      const lane = lanes.connectionFor(headers.get(NatsHeader.lane), caller.auth);
-      if (lane === undefined) return refuse(connection, reply, decoded.codec, request.id, ErrorCode.InternalError, 'The server holds as many client lanes as it may; retry later');
-      lane.deliverRequest(request, reply, codec, host.claims !== undefined && headers.get(NatsHeader.acceptClaim) !== undefined, headers.lookup, caller.auth);
-    }, headers);
+    // An anonymous caller with nothing waiting before it is served at once; any other goes through the gate.
+    const caller = gate.anonymousNow(headers);
+    if (caller !== undefined) serveCall(caller, msg, reply, headers, decoded.codec, checked.request, isInitialize);
+    else serveCallLater(msg, reply, headers, decoded.codec, checked.request, isInitialize);
   };
 
   const onCancel = (msg: Msg): void => {
