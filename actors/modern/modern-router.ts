@@ -11,6 +11,8 @@ import type { JsonObject, JsonRpcNotification, JsonRpcRequest } from '../../core
 import { errorResponse } from '../../core/jsonrpc.ts';
 import { INPUT_CAPABLE_METHODS, MODERN_CLIENT_REQUESTS, MODERN_SERVER_CAPABILITIES, type RequestEnvelope, envelopeOrError, isEnvelopeError } from '../../core/protocol/modern.ts';
 import type { ExchangeKey, FrameOrigin } from '../../core/transport.ts';
+import type { ClientCapabilities, Implementation } from '../../core/protocol/capabilities.ts';
+import type { ModernRevision } from '../../core/protocol/versions.ts';
 import type { InputRound, SessionView } from '../handler-types.ts';
 import { IncomingRequest, type ModernScope, type ResponseRoute, methodNotFound, sendResponse, tooManyInFlight } from '../incoming-request.ts';
 import { isProgressToken, progressTokenOf } from '../../core/progress-token.ts';
@@ -97,11 +99,11 @@ export function cancelExchange(session: SessionContext, exchange: ExchangeKey, r
 }
 
 /**
- * Per request: the envelope stands where a session's negotiated state would be. It is also the sink of the
- * request's input round (sealing its state, answering `input_required`), so a round costs no closures.
+ * Per request: the envelope stands where a session's negotiated state would be, and the scope is the session view
+ * its handler sees (read from the envelope: no view object per request). It is also the sink of the request's
+ * input round (sealing its state, answering `input_required`), so a round costs no closures.
  */
-class RequestScope implements ModernScope, InputRoundSink {
-  private viewOf: SessionView | undefined;
+class RequestScope implements ModernScope, InputRoundSink, SessionView {
   /** The request this scope belongs to (set right after both are made). */
   request: IncomingRequest | undefined;
 
@@ -119,7 +121,23 @@ class RequestScope implements ModernScope, InputRoundSink {
   ) {}
 
   get view(): SessionView {
-    return (this.viewOf ??= { role: 'server', revision: this.envelope.revision, peerInfo: this.envelope.clientInfo, peerCapabilities: this.envelope.clientCapabilities });
+    return this;
+  }
+
+  get role(): 'server' {
+    return 'server';
+  }
+
+  get revision(): ModernRevision {
+    return this.envelope.revision;
+  }
+
+  get peerInfo(): Implementation | undefined {
+    return this.envelope.clientInfo;
+  }
+
+  get peerCapabilities(): ClientCapabilities {
+    return this.envelope.clientCapabilities;
   }
 
   /** The input round, made when first asked for: a first round that never needs input never makes one. */
