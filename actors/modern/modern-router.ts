@@ -9,7 +9,7 @@ import { ErrorCode } from '../../core/error-codes.ts';
 import type { LocalError } from '../../core/errors.ts';
 import type { JsonObject, JsonRpcNotification, JsonRpcRequest } from '../../core/jsonrpc.ts';
 import { errorResponse } from '../../core/jsonrpc.ts';
-import { INPUT_CAPABLE_METHODS, MODERN_CLIENT_REQUESTS, MODERN_SERVER_CAPABILITIES, type RequestEnvelope, envelopeOrError, isEnvelopeError } from '../../core/protocol/modern.ts';
+import { type RequestEnvelope, envelopeOrError, isEnvelopeError } from '../../core/protocol/modern.ts';
 import type { ExchangeKey, FrameOrigin } from '../../core/transport.ts';
 import type { ClientCapabilities, Implementation } from '../../core/protocol/capabilities.ts';
 import type { ModernRevision } from '../../core/protocol/versions.ts';
@@ -37,14 +37,14 @@ export function routeModernRequest(
   }
   const handler = serving.handlers.get(method);
   // An extension's client requests are this era's requests on a server that serves the extension.
-  const extension = serving.extensionMethod(method);
-  if (handler === undefined || !(MODERN_CLIENT_REQUESTS.has(method) || extension !== undefined)) {
+  const facts = serving.facts(method);
+  if (handler === undefined || !facts.request) {
     if (method === 'initialize') {
       return reject(session, route, id, { ...methodNotFound(method, 'this connection speaks revision 2026-07-28, which has no initialize'), data: { supported: [...serving.supported] } });
     }
     return reject(session, route, id, methodNotFound(method, handler === undefined ? undefined : 'not part of revision 2026-07-28'));
   }
-  const needs = MODERN_SERVER_CAPABILITIES.get(method);
+  const needs = facts.needs;
   if (needs !== undefined && serving.capabilities()[needs] === undefined) return reject(session, route, id, methodNotFound(method, 'this server offers no such feature'));
   // The envelope is read once, here; everything after it (the view, the feature context) uses what this read.
   const envelope = envelopeOrError(params, serving.supported);
@@ -60,7 +60,7 @@ export function routeModernRequest(
   if (token !== undefined && !isProgressToken(token)) {
     return reject(session, route, id, { code: ErrorCode.InvalidParams, message: 'Invalid params: _meta.progressToken must be a string or a number' });
   }
-  const inputCapable = INPUT_CAPABLE_METHODS.has(method) || extension?.modern?.inputCapable === true;
+  const inputCapable = facts.inputCapable;
   let round: RequestInputRound | undefined;
   // A retry (answers or sealed state) is checked before anything runs; a first round, the common case, makes its
   // round only if the handler asks for input (RequestScope.inputs).
@@ -69,8 +69,7 @@ export function routeModernRequest(
     if (opened instanceof Error) return reject(session, route, id, opened.toObject());
     round = opened;
   }
-  const untimed = serving.untimed.has(method) || extension?.modern?.untimed === true;
-  const scope = new RequestScope(serving, method, params, envelope, inputCapable, round, untimed ? Infinity : undefined, origin?.principal);
+  const scope = new RequestScope(serving, method, params, envelope, inputCapable, round, facts.untimed ? Infinity : undefined, origin?.principal);
   // A modern request carries its own identity; the connection's plays no part.
   const request = new IncomingRequest(session, id, method, params, token, route, scope, origin?.auth);
   scope.request = request;
