@@ -145,10 +145,12 @@ class OutgoingRequest<R extends object> implements PendingRequest {
     let params = this.spec.params;
     // A modern client's envelope (its version and capabilities) goes on every request; the caller's own _meta wins.
     const envelope = session.envelope;
-    const ownMeta = params?.['_meta'];
+    const given = params?.['_meta'];
+    // The client API makes its common requests with the envelope already as their _meta: that is not the caller's own.
+    const ownMeta = given === envelope ? undefined : given;
     if (envelope !== undefined && options.progress !== true && options.meta === undefined && ownMeta === undefined) {
       // The common modern request: its _meta is the envelope itself (frozen, shared by every request), not a copy.
-      params = withField(params, '_meta', envelope);
+      if (given !== envelope) params = withField(params, '_meta', envelope);
     } else if (options.progress === true || options.meta !== undefined || envelope !== undefined) {
       const meta: Record<string, unknown> = { ...envelope, ...(ownMeta as JsonObject | undefined), ...options.meta };
       if (options.progress === true) meta['progressToken'] = this.id;
@@ -274,41 +276,35 @@ function sendRequest$<R extends object>(session: SessionContext, spec: OutgoingR
 
 /** An outgoing request as a Promise of its result (the same actor as {@link outgoingRequest$}). */
 export function outgoingRequest<R extends object>(session: SessionContext, spec: OutgoingRequestSpec & { readonly options: PromiseRequestOptions }): Promise<R> {
-  return new Promise<R>((resolve, reject) => startOutgoingRequest(session, spec, resolve, reject));
+  return new Promise<R>((resolve, reject) => startOutgoingRequest(session, spec, new PromiseSink<R>(resolve, reject, spec.options.onProgress)));
 }
 
 /**
- * {@link outgoingRequest} with the caller's own callbacks: `resolve` runs where the answer is delivered (a caller that
- * goes on from there, like the client's next input round, stays in that context, e.g. its trace).
+ * {@link outgoingRequest} with the caller's own sink: its `result` runs where the answer is delivered (a caller that
+ * goes on from there, like the client's next input round, stays in that context, e.g. its trace), and a caller with
+ * state per request keeps it in the sink (an object with prototype methods: no closures per request).
  */
-export function startOutgoingRequest<R extends object>(
-  session: SessionContext,
-  spec: OutgoingRequestSpec & { readonly options: PromiseRequestOptions },
-  resolve: (result: R) => void,
-  reject: (error: Error) => void,
-): void {
-  {
-    const onProgress = spec.options.onProgress;
-    const wantsProgress = spec.options.progress ?? (onProgress !== undefined || spec.options.resetTimeoutOnProgress === true);
-    // The caller's spec as it is when it already says whether progress is wanted (the common case): no copies.
-    const final = wantsProgress === (spec.options.progress ?? false) ? spec : withField(spec, 'options', withField(spec.options, 'progress', wantsProgress));
-    const interception = (session.handlers as InterceptableHandlerTable).outgoing;
-    const intercepted = interception?.request$(session, final, sendRequest$);
-    if (intercepted !== undefined) return settleIntercepted(intercepted as Observable<RequestEvent<R>>, resolve, reject, onProgress);
-    new OutgoingRequest<R>(session, final, new PromiseSink<R>(resolve, reject, onProgress)).start();
-  }
+export function startOutgoingRequest<R extends object>(session: SessionContext, spec: OutgoingRequestSpec & { readonly options: PromiseRequestOptions }, sink: RequestSink<R>): void {
+  const options = spec.options;
+  const wantsProgress = options.progress ?? (options.onProgress !== undefined || options.resetTimeoutOnProgress === true);
+  // The caller's spec as it is when it already says whether progress is wanted (the common case): no copies.
+  const final = wantsProgress === (options.progress ?? false) ? spec : withField(spec, 'options', withField(options, 'progress', wantsProgress));
+  const interception = (session.handlers as InterceptableHandlerTable).outgoing;
+  const intercepted = interception?.request$(session, final, sendRequest$);
+  if (intercepted !== undefined) return settleIntercepted(intercepted as Observable<RequestEvent<R>>, sink);
+  new OutgoingRequest<R>(session, final, sink).start();
 }
 
-/** The Promise form of an intercepted request: its last event is the result, its progress goes to `onProgress`. */
-function settleIntercepted<R>(events$: Observable<RequestEvent<R>>, resolve: (result: R) => void, reject: (error: Error) => void, onProgress: PromiseRequestOptions['onProgress']): void {
+/** The Promise form of an intercepted request: its last event is the result, its progress goes to the sink's. */
+function settleIntercepted<R>(events$: Observable<RequestEvent<R>>, sink: RequestSink<R>): void {
   let result: { readonly value: R } | undefined;
   events$.subscribe({
     next: (event) => {
-      if (event.type === 'progress') onProgress?.(event);
+      if (event.type === 'progress') sink.progress(event);
       else result = { value: event.result };
     },
-    error: (error: unknown) => reject(error instanceof Error ? error : new LocalError('ProtocolViolation', String(error))),
-    complete: () => (result === undefined ? reject(new LocalError('ProtocolViolation', 'An interceptor ended the request without a result')) : resolve(result.value)),
+    error: (error: unknown) => sink.error(error instanceof Error ? error : new LocalError('ProtocolViolation', String(error))),
+    complete: () => (result === undefined ? sink.error(new LocalError('ProtocolViolation', 'An interceptor ended the request without a result')) : sink.result(result.value)),
   });
 }
 

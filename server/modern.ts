@@ -75,12 +75,13 @@ export function createModernServing(setup: ModernServingSetup): ModernServing {
   // --- tasks extension (SEP-2663) ---
   const tasksFeature = installModernTasks(handlers, { options: setup.options.tasks, tools: setup.tools, clock: setup.clock, ending$: setup.ending$ });
   const tasksExtension = tasksFeature !== undefined;
-  const derived = new WeakMap<ServerCapabilities, ServerCapabilities>();
+  // Read on every modern request: the last derivation is kept (the capabilities object changes only when the
+  // catalog's shape does, server/capabilities.ts), so a request costs no lookup.
+  let derived: { readonly legacy: ServerCapabilities; readonly modern: ServerCapabilities } | undefined;
   const capabilities = (): ServerCapabilities => {
     const legacy = setup.capabilities();
-    let modern = derived.get(legacy);
-    if (modern === undefined) derived.set(legacy, (modern = modernCapabilitiesOf(legacy, tasksExtension)));
-    return modern;
+    if (derived?.legacy !== legacy) derived = { legacy, modern: modernCapabilitiesOf(legacy, tasksExtension) };
+    return derived.modern;
   };
   const supportedVersions = [...(setup.acceptsLegacy ? setup.legacyVersions : []), ...supported];
   // The caching hints are added with the other result fields when the answer is sent.

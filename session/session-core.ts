@@ -18,7 +18,7 @@ import { routeFrame } from '../actors/inbound-router.ts';
 import type { ModernServing } from '../actors/modern/modern-serving.ts';
 import { startKeepalive } from '../actors/keepalive.ts';
 import { OutboundWriter, type OutboundWriterEvents } from '../actors/outbound-writer.ts';
-import { type OutgoingRequestSpec, outgoingRequest, outgoingRequest$, startOutgoingRequest } from '../actors/outgoing-request.ts';
+import { type OutgoingRequestSpec, type RequestSink, outgoingRequest, outgoingRequest$, startOutgoingRequest } from '../actors/outgoing-request.ts';
 import { withField } from '../core/objects.ts';
 import { LazyTable } from '../core/lazy-table.ts';
 import type { PendingRequest, RunningRequest, SessionContext, SessionDiagnostic } from '../actors/session-context.ts';
@@ -201,11 +201,11 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
   }
 
   /**
-   * {@link requestWith$} without an Observable (the client's direct path): `resolve` or `reject` is called once, where
-   * the answer is delivered.
+   * {@link requestWith$} without an Observable (the client's direct path): the sink's `result` or `error` is called
+   * once, where the answer is delivered.
    */
-  requestTo<R extends object = JsonObject>(spec: OutgoingRequestSpec & { readonly options: PromiseRequestOptions }, resolve: (result: R) => void, reject: (error: Error) => void): void {
-    startOutgoingRequest<R>(this, spec, resolve, reject);
+  requestTo<R extends object = JsonObject>(spec: OutgoingRequestSpec & { readonly options: PromiseRequestOptions }, sink: RequestSink<R>): void {
+    startOutgoingRequest<R>(this, spec, sink);
   }
 
   async ping(options: PromiseRequestOptions = {}): Promise<void> {

@@ -9,8 +9,10 @@ import { ErrorCode } from '../../core/error-codes.ts';
 import type { LocalError } from '../../core/errors.ts';
 import type { JsonObject, JsonRpcNotification, JsonRpcRequest } from '../../core/jsonrpc.ts';
 import { errorResponse } from '../../core/jsonrpc.ts';
-import { INPUT_CAPABLE_METHODS, MODERN_CLIENT_REQUESTS, MODERN_SERVER_CAPABILITIES, type RequestEnvelope, envelopeOrError, isEnvelopeError } from '../../core/protocol/modern.ts';
+import { type RequestEnvelope, envelopeOrError, isEnvelopeError } from '../../core/protocol/modern.ts';
 import type { ExchangeKey, FrameOrigin } from '../../core/transport.ts';
+import type { ClientCapabilities, Implementation } from '../../core/protocol/capabilities.ts';
+import type { ModernRevision } from '../../core/protocol/versions.ts';
 import type { InputRound, SessionView } from '../handler-types.ts';
 import { IncomingRequest, type ModernScope, type ResponseRoute, methodNotFound, sendResponse, tooManyInFlight } from '../incoming-request.ts';
 import { isProgressToken, progressTokenOf } from '../../core/progress-token.ts';
@@ -35,14 +37,14 @@ export function routeModernRequest(
   }
   const handler = serving.handlers.get(method);
   // An extension's client requests are this era's requests on a server that serves the extension.
-  const extension = serving.extensionMethod(method);
-  if (handler === undefined || !(MODERN_CLIENT_REQUESTS.has(method) || extension !== undefined)) {
+  const facts = serving.facts(method);
+  if (handler === undefined || !facts.request) {
     if (method === 'initialize') {
       return reject(session, route, id, { ...methodNotFound(method, 'this connection speaks revision 2026-07-28, which has no initialize'), data: { supported: [...serving.supported] } });
     }
     return reject(session, route, id, methodNotFound(method, handler === undefined ? undefined : 'not part of revision 2026-07-28'));
   }
-  const needs = MODERN_SERVER_CAPABILITIES.get(method);
+  const needs = facts.needs;
   if (needs !== undefined && serving.capabilities()[needs] === undefined) return reject(session, route, id, methodNotFound(method, 'this server offers no such feature'));
   // The envelope is read once, here; everything after it (the view, the feature context) uses what this read.
   const envelope = envelopeOrError(params, serving.supported);
@@ -58,7 +60,7 @@ export function routeModernRequest(
   if (token !== undefined && !isProgressToken(token)) {
     return reject(session, route, id, { code: ErrorCode.InvalidParams, message: 'Invalid params: _meta.progressToken must be a string or a number' });
   }
-  const inputCapable = INPUT_CAPABLE_METHODS.has(method) || extension?.modern?.inputCapable === true;
+  const inputCapable = facts.inputCapable;
   let round: RequestInputRound | undefined;
   // A retry (answers or sealed state) is checked before anything runs; a first round, the common case, makes its
   // round only if the handler asks for input (RequestScope.inputs).
@@ -67,8 +69,7 @@ export function routeModernRequest(
     if (opened instanceof Error) return reject(session, route, id, opened.toObject());
     round = opened;
   }
-  const untimed = serving.untimed.has(method) || extension?.modern?.untimed === true;
-  const scope = new RequestScope(serving, method, params, envelope, inputCapable, round, untimed ? Infinity : undefined, origin?.principal);
+  const scope = new RequestScope(serving, method, params, envelope, inputCapable, round, facts.untimed ? Infinity : undefined, origin?.principal);
   // A modern request carries its own identity; the connection's plays no part.
   const request = new IncomingRequest(session, id, method, params, token, route, scope, origin?.auth);
   scope.request = request;
@@ -97,11 +98,11 @@ export function cancelExchange(session: SessionContext, exchange: ExchangeKey, r
 }
 
 /**
- * Per request: the envelope stands where a session's negotiated state would be. It is also the sink of the
- * request's input round (sealing its state, answering `input_required`), so a round costs no closures.
+ * Per request: the envelope stands where a session's negotiated state would be, and the scope is the session view
+ * its handler sees (read from the envelope: no view object per request). It is also the sink of the request's
+ * input round (sealing its state, answering `input_required`), so a round costs no closures.
  */
-class RequestScope implements ModernScope, InputRoundSink {
-  private viewOf: SessionView | undefined;
+class RequestScope implements ModernScope, InputRoundSink, SessionView {
   /** The request this scope belongs to (set right after both are made). */
   request: IncomingRequest | undefined;
 
@@ -119,7 +120,23 @@ class RequestScope implements ModernScope, InputRoundSink {
   ) {}
 
   get view(): SessionView {
-    return (this.viewOf ??= { role: 'server', revision: this.envelope.revision, peerInfo: this.envelope.clientInfo, peerCapabilities: this.envelope.clientCapabilities });
+    return this;
+  }
+
+  get role(): 'server' {
+    return 'server';
+  }
+
+  get revision(): ModernRevision {
+    return this.envelope.revision;
+  }
+
+  get peerInfo(): Implementation | undefined {
+    return this.envelope.clientInfo;
+  }
+
+  get peerCapabilities(): ClientCapabilities {
+    return this.envelope.clientCapabilities;
   }
 
   /** The input round, made when first asked for: a first round that never needs input never makes one. */

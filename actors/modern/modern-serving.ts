@@ -10,7 +10,7 @@ import { WireError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
 import { copyOwn, withFields } from '../../core/objects.ts';
 import type { Implementation, ServerCapabilities } from '../../core/protocol/capabilities.ts';
-import { CACHEABLE_METHODS, type CacheHints, MetaKey, type RequestEnvelope } from '../../core/protocol/modern.ts';
+import { CACHEABLE_METHODS, type CacheHints, INPUT_CAPABLE_METHODS, MODERN_CLIENT_REQUESTS, MODERN_SERVER_CAPABILITIES, MetaKey, type RequestEnvelope } from '../../core/protocol/modern.ts';
 import type { ModernRevision } from '../../core/protocol/versions.ts';
 import type { StateSealer } from '../../core/request-state.ts';
 import type { RequestHandler } from '../handler-types.ts';
@@ -37,12 +37,30 @@ export interface ModernServingOptions {
   readonly checkMirror?: (method: string, params: JsonObject | undefined, mirror: (lowercaseName: string) => string | undefined) => string | undefined;
 }
 
+/** What serving a method in this era takes, fixed when the server is made (core methods and its extensions'). */
+export interface ModernMethodFacts {
+  /** A client request of this era: a core one, or one of an extension this server serves. */
+  readonly request: boolean;
+  /** The server capability it needs (`tools` for `tools/call`), if any. */
+  readonly needs: keyof ServerCapabilities | undefined;
+  /** It may ask the client for input (multi round-trip). */
+  readonly inputCapable: boolean;
+  /** It stays open until cancelled (a listen stream): no handler timeout. */
+  readonly untimed: boolean;
+  /** Its complete results carry caching hints. */
+  readonly cacheable: boolean;
+}
+
+const NOT_A_REQUEST: ModernMethodFacts = Object.freeze({ request: false, needs: undefined, inputCapable: false, untimed: false, cacheable: false });
+
 export class ModernServing {
   readonly supported: readonly ModernRevision[];
   readonly acceptsLegacy: boolean;
   readonly handlers: ReadonlyMap<string, RequestHandler>;
   readonly untimed: ReadonlySet<string>;
   private readonly serverMeta: JsonObject;
+  /** The facts of each request method seen, so a request looks its method up once (not in five sets and maps). */
+  private readonly factsByMethod = new Map<string, ModernMethodFacts>();
 
   constructor(private readonly options: ModernServingOptions) {
     this.supported = options.supported;
@@ -61,6 +79,24 @@ export class ModernServing {
     return this.options.extensionMethods?.get(method);
   }
 
+  /** What serving `method` takes; a method that is no request of this era is not remembered (any string may come). */
+  facts(method: string): ModernMethodFacts {
+    const known = this.factsByMethod.get(method);
+    if (known !== undefined) return known;
+    const declaration = this.extensionMethod(method);
+    if (!MODERN_CLIENT_REQUESTS.has(method) && declaration === undefined) return NOT_A_REQUEST;
+    const extension = declaration?.modern;
+    const facts: ModernMethodFacts = Object.freeze({
+      request: true,
+      needs: MODERN_SERVER_CAPABILITIES.get(method),
+      inputCapable: INPUT_CAPABLE_METHODS.has(method) || extension?.inputCapable === true,
+      untimed: this.untimed.has(method) || extension?.untimed === true,
+      cacheable: CACHEABLE_METHODS.has(method) || extension?.cacheable !== undefined,
+    });
+    this.factsByMethod.set(method, facts);
+    return facts;
+  }
+
   checkMirror(method: string, params: JsonObject | undefined, mirror: (lowercaseName: string) => string | undefined): string | undefined {
     return this.options.checkMirror?.(method, params, mirror);
   }
@@ -71,11 +107,11 @@ export class ModernServing {
     const resultType = result['resultType'] ?? 'complete';
     const meta = typeof own === 'object' && own !== null ? withFields(own as JsonObject, this.serverMeta) : this.serverMeta;
     // One copy of the handler's result (never altered: it may be shared), built field by field (core/objects.ts).
-    if (resultType === 'complete' && (CACHEABLE_METHODS.has(method) || this.extensionMethod(method)?.modern?.cacheable !== undefined)) {
+    if (resultType === 'complete' && this.facts(method).cacheable) {
       const { ttlMs, cacheScope } = this.options.cache;
       return withFields(withFields({ ttlMs, cacheScope }, result), { resultType, _meta: meta });
     }
-    const decorated = copyOwn(result);
+    const decorated = copyResult(result);
     decorated['resultType'] = resultType;
     decorated['_meta'] = meta;
     return decorated as JsonObject;
@@ -111,6 +147,22 @@ export class ModernServing {
     const purpose = `${method}\u0000${String(target)}\u0000${digest}`;
     return principal === undefined ? { purpose } : { purpose, principal };
   }
+}
+
+/**
+ * `{ ...result }` by a loop of its own rather than core/objects.ts's shared one: the shared loop's property accesses
+ * see every shape the per-request paths copy and turn megamorphic (adding each key through the runtime); this one
+ * sees only results, which come in a few shapes. An own `__proto__` key (never in practice) takes the shared copy.
+ */
+function copyResult(result: JsonObject): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  const keys = Object.keys(result);
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index] as string;
+    if (key === '__proto__') return copyOwn(result);
+    copy[key] = result[key];
+  }
+  return copy;
 }
 
 /** JSON with object keys sorted, so equal arguments bind equally whatever order a client writes them in. */

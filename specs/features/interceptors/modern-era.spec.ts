@@ -57,6 +57,28 @@ describe('interceptors (memory, modern era)', () => {
     await server.close();
   });
 
+  test('an outgoing interceptor sees a call as the caller made it, without the envelope; the server gets the same _meta either way', async () => {
+    const { server } = servedTools();
+    const client = askingClient('modern');
+    const seen: unknown[] = [];
+    const interceptor = client.use((request, next) => {
+      if (request.direction === 'outgoing') seen.push(request.params);
+      return next(request);
+    });
+    const session = await connect(server, client);
+    const intercepted = (await session.callTool('echo', { a: 1 })).structuredContent as JsonObject;
+    assert.deepEqual(seen, [{ name: 'echo', arguments: { a: 1 } }], 'the params as given: the envelope is added after the chain');
+    interceptor.remove();
+    // Without interceptors the client makes the params with the envelope in them (nothing is copied when sending).
+    const plain = (await session.callTool('echo', { a: 2 })).structuredContent as JsonObject;
+    assert.equal(seen.length, 1);
+    assert.deepEqual(plain['args'], { a: 2 });
+    assert.equal((plain['meta'] as JsonObject)['io.modelcontextprotocol/protocolVersion'], '2026-07-28');
+    assert.deepEqual(plain['meta'], intercepted['meta'], 'the same envelope, with or without interceptors');
+    await session.close();
+    await server.close();
+  });
+
   test('cancellation tears down both chains and aborts the handler', async () => {
     const served = servedTools();
     const serverChain = [new CountingInterceptor(), new CountingInterceptor()];
