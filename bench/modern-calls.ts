@@ -41,7 +41,7 @@ import { atLevel, runFor } from './contenders-levels.ts';
 import { type Figures, interleave, timed } from './harness.ts';
 import { type Loader, argInt, argLoader, argValue, emitResult, fmt, hasFlag, isMain, loaderArgs, repoRoot } from './lib.ts';
 import { dumpSourceMaps } from './source-maps.ts';
-import { LineClient, Program, floorHttpClient, peerCpu, programArgv, quietListenerWarnings } from './transport-lib.ts';
+import { LineClient, Program, busyCores, floorHttpClient, peerCpu, programArgv, quietListenerWarnings } from './transport-lib.ts';
 import { callArgs, checkEcho, clientInfo, expectedText } from './echo-tool.ts';
 
 export type ModernGroup = 'stdio' | 'http';
@@ -315,6 +315,7 @@ export async function runModernCallsBench(options: Options): Promise<ModernCalls
       const roles = roleOf(group);
       const ops = (n: ModernContender): number => figures[n]?.medianOpsPerSec ?? Number.NaN;
       console.log(`  server child CPU us/call: ${contenders.map((c) => `${c.name} ${fmt(serverCpuUsPerCall[c.name] ?? Number.NaN)}`).join(', ')}`);
+      console.log(`  cores busy, client + server: ${contenders.map((c) => `${c.name} ${busyCores(figures[c.name] as Figures, serverCpuUsPerCall[c.name] ?? Number.NaN)}`).join(', ')}`);
       console.log(`  rxmcp/SDK2 ${fmt(ops(roles.rxmcp) / ops(roles.sdk2))}x, rxmcp/floor ${fmt((100 * ops(roles.rxmcp)) / ops(roles.floor), 1)} %, SDK2/floor ${fmt((100 * ops(roles.sdk2)) / ops(roles.floor), 1)} %, ` +
         `rxmcp legacy/floor ${fmt((100 * ops(roles.legacy)) / ops(roles.floor), 1)} %`);
       groupLoads.push({ width, figures: figures as Partial<Record<ModernContender, Figures>>, serverCpuUsPerCall, counts });

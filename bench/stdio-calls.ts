@@ -33,7 +33,7 @@ import { type LevelLoad, type LevelSeries, argLevels, levelTitle, seriesOf } fro
 import { type Figures, interleave, sequential, timed, windowed } from './harness.ts';
 import { type Loader, argInt, argLoader, argValue, emitResult, fmt, hasFlag, isMain, repoRoot } from './lib.ts';
 import { dumpSourceMaps } from './source-maps.ts';
-import { LineClient, peerCpu, programArgv } from './transport-lib.ts';
+import { LineClient, busyCores, peerCpu, programArgv } from './transport-lib.ts';
 import { callArgs, checkEcho, clientInfo, expectedText } from './echo-tool.ts';
 
 export type StdioContender = 'rxmcp' | 'sdk' | 'sdk2' | 'tmcp' | 'floor';
@@ -148,6 +148,7 @@ function levelLoad(width: number, figures: Record<string, Figures>): LevelLoad<S
   const serverCpuUsPerCall = Object.fromEntries(stdioContenders.map((name) => [name, peerCpu(figures[name] as Figures)])) as Record<StdioContender, number>;
   const ops = (name: StdioContender): number => (figures[name] as Figures).medianOpsPerSec;
   console.log(`  server child CPU us/call: ${stdioContenders.map((n) => `${n} ${fmt(serverCpuUsPerCall[n])}`).join(', ')}`);
+  console.log(`  cores busy, client + server: ${stdioContenders.map((n) => `${n} ${busyCores(figures[n] as Figures, serverCpuUsPerCall[n])}`).join(', ')}`);
   console.log(`  calls/s vs floor: ${stdioContenders.map((n) => `${n} ${fmt((100 * ops(n)) / ops('floor'), 1)} %`).join(', ')}`);
   return { width, figures: figures as Record<StdioContender, Figures>, serverCpuUsPerCall };
 }
