@@ -1,7 +1,7 @@
 /**
- * Loads by concurrency level for the side-by-side transport benchmarks (bench/stdio-calls.ts, bench/http-calls.ts):
- * the levels argument, running a load at a level, and the per-contender series a chart of throughput against
- * concurrency is drawn from.
+ * Loads by concurrency level for the side-by-side transport benchmarks (bench/stdio-calls.ts, bench/http-calls.ts,
+ * bench/modern-calls.ts): the levels argument, running a load at a level (a number of calls, or for about a time),
+ * and the per-contender series a chart of throughput against concurrency is drawn from.
  */
 import { type Figures, type Op, sequential, windowed } from './harness.ts';
 import { argInt, argValue } from './lib.ts';
@@ -45,6 +45,22 @@ export function argLevels(windowFallback = argInt('window', 64)): number[] {
 
 /** `count` calls at `width` in flight (1: sequential). */
 export const atLevel = (op: Op, count: number, width: number): Promise<void> => (width <= 1 ? sequential(op, count) : windowed(op, count, width));
+
+/** Runs `width` in flight for about `ms`, in growing batches; returns the calls/s (of the batches after the first, if any). */
+export async function runFor(op: Op, width: number, ms: number): Promise<number> {
+  const end = performance.now() + ms;
+  let batch = Math.max(4, width * 2);
+  const took: { calls: number; ms: number }[] = [];
+  while (performance.now() < end) {
+    const start = performance.now();
+    await atLevel(op, batch, width);
+    const elapsed = performance.now() - start;
+    took.push({ calls: batch, ms: elapsed });
+    if (elapsed < 100) batch *= 2;
+  }
+  const counted = took.length > 1 ? took.slice(1) : took;
+  return (counted.reduce((sum, t) => sum + t.calls, 0) * 1000) / counted.reduce((sum, t) => sum + t.ms, 0);
+}
 
 /** Per-contender series over the loads, in the order of `levels`. */
 export function seriesOf<N extends string>(names: readonly N[], loads: readonly LevelLoad<N>[], floor: N, rxmcp: N): Record<N, LevelSeries> {

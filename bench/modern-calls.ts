@@ -1,10 +1,11 @@
 /**
- * Modern-era (revision 2026-07-28) `tools/call` over stdio and over Streamable HTTP (127.0.0.1): the clients in
- * this process, every server a child process; rxmcp against the official SDK 2.x, with the raw floors of the
- * legacy transport benchmarks, all in one run. A benchmark, not a test: it reports, it never fails on a figure.
+ * Modern-era (revision 2026-07-28) `tools/call` over stdio and over Streamable HTTP (127.0.0.1): each contender's
+ * client in a process of its own (a host, bench/contender-host.ts), every server a child process of its client's
+ * host; rxmcp against the official SDK 2.x, with the raw floors of the legacy transport benchmarks, all in one run.
+ * A benchmark, not a test: it reports, it never fails on a figure.
  *
  *   node --import tsx bench/modern-calls.ts [--rounds=7] [--sample-ms=400] [--levels=1,8,64] [--warmup-ms=1500]
- *        [--groups=stdio,http] [--loader=tsx|strip]
+ *        [--groups=stdio,http] [--loader=tsx|strip] [--shared-client-process]
  *   node --cpu-prof --cpu-prof-dir=.tmp --import tsx bench/modern-calls.ts --profile=rxmcpHttp [--window=64]
  *        [--seconds=10] [--server-prof] [--source-maps=.tmp/maps.json]
  *
@@ -23,8 +24,10 @@
  *   what the modern era costs rxmcp over the legacy one shows in the same run.
  * Loop: warm-up, then per transport and per load (`--levels`: calls in flight, 1 = sequential) a short calibration
  * that fixes each contender's sample size (calls for about `--sample-ms`), then `--rounds` interleaved rounds in
- * rotating order; medians of calls/s and of CPU µs per call in this process (process.cpuUsage) and in the server
- * child (/proc/<pid>/stat, 10 ms ticks).
+ * rotating order; medians of calls/s and of CPU µs per call in the client's process (process.cpuUsage) and in the
+ * server child (/proc/<pid>/stat, 10 ms ticks). This process only orders the rounds: each host times its own calls
+ * (bench/contender-hosts.ts), so no client's garbage is collected in another's rounds. `--shared-client-process`
+ * runs every client in this process instead (the former harness), to compare; `--profile` always does.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -33,10 +36,12 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createClient, type JsonObject } from '../index.ts';
 import { createStreamableHttpClientTransport } from '../transports/http/index.ts';
 import { spawnStdioServer } from '../transports/stdio/index.ts';
-import { type Figures, type Op, interleave, sequential, timed, windowed } from './harness.ts';
+import { type ClientProcess, type Contestant, type HostSuite, type SuiteContender, argClientProcess, contestant } from './contender-hosts.ts';
+import { atLevel, runFor } from './contenders-levels.ts';
+import { type Figures, interleave, timed } from './harness.ts';
 import { type Loader, argInt, argLoader, argValue, emitResult, fmt, hasFlag, isMain, loaderArgs, repoRoot } from './lib.ts';
 import { dumpSourceMaps } from './source-maps.ts';
-import { LineClient, Program, floorHttpClient, peerCpu, programArgv, quietListenerWarnings, timedWithPeer } from './transport-lib.ts';
+import { LineClient, Program, busyCores, floorHttpClient, peerCpu, programArgv, quietListenerWarnings } from './transport-lib.ts';
 import { callArgs, checkEcho, clientInfo, expectedText } from './echo-tool.ts';
 
 export type ModernGroup = 'stdio' | 'http';
@@ -62,11 +67,9 @@ export const roleOf = (group: ModernGroup): { rxmcp: ModernContender; sdk2: Mode
     ? { rxmcp: 'rxmcpStdio', sdk2: 'sdk2Stdio', floor: 'floorStdio', legacy: 'legacyStdio' }
     : { rxmcp: 'rxmcpHttp', sdk2: 'sdk2Http', floor: 'floorHttp', legacy: 'legacyHttp' };
 
-interface Contender extends Op<ModernContender> {
-  readonly pid: number;
+interface Contender extends SuiteContender<ModernContender> {
   /** What was checked about the era actually spoken. */
   readonly era: string;
-  close(): Promise<void>;
 }
 
 /** Calls answered by an error instead of the echo, per contender, with the first error: counted, the run goes on. */
@@ -232,23 +235,16 @@ const makers: Record<ModernContender, (loader: Loader) => Promise<Contender>> = 
   },
 };
 
-const load = (op: Op, count: number, width: number): Promise<void> => (width <= 1 ? sequential(op, count) : windowed(op, count, width));
+const isModernContender = (name: string): name is ModernContender => (modernContenders as readonly string[]).includes(name);
 
-/** Runs `width` in flight for about `ms`, in growing batches; returns the calls/s (of the batches after the first, if any). */
-async function runFor(op: Op, width: number, ms: number): Promise<number> {
-  const end = performance.now() + ms;
-  let batch = Math.max(4, width * 2);
-  const took: { calls: number; ms: number }[] = [];
-  while (performance.now() < end) {
-    const start = performance.now();
-    await load(op, batch, width);
-    const elapsed = performance.now() - start;
-    took.push({ calls: batch, ms: elapsed });
-    if (elapsed < 100) batch *= 2;
-  }
-  const counted = took.length > 1 ? took.slice(1) : took;
-  return (counted.reduce((sum, t) => sum + t.calls, 0) * 1000) / counted.reduce((sum, t) => sum + t.ms, 0);
-}
+/** This suite's factory, for a contender host (bench/contender-host.ts); failed calls are counted where the client runs. */
+export const modernSuite: HostSuite = {
+  make(name, loader) {
+    if (!isModernContender(name)) throw new RangeError(`modern contenders are ${modernContenders.join(', ')}, not ${name}`);
+    return makers[name](loader);
+  },
+  failure: (name) => failures[name as ModernContender],
+};
 
 export interface ModernLoad {
   /** Calls in flight (1: sequential). */
@@ -269,9 +265,11 @@ export interface ModernCallsResult {
   readonly loads: Partial<Record<ModernGroup, readonly ModernLoad[]>>;
   readonly eras: Partial<Record<ModernContender, string>>;
   readonly failures: ModernFailures;
-  /** `MaxListenersExceededWarning`s counted (not printed); see quietListenerWarnings. */
+  /** `MaxListenersExceededWarning`s counted (not printed), in every client's process; see quietListenerWarnings. */
   readonly listenerWarnings: number;
   readonly seconds: number;
+  /** Where the clients ran: `own`, a process per contender (the default); `shared`, all in the benchmark process. */
+  readonly clientProcess: ClientProcess;
 }
 
 interface Options {
@@ -281,19 +279,21 @@ interface Options {
   readonly levels: readonly number[];
   readonly groups: readonly ModernGroup[];
   readonly loader: Loader;
+  readonly clientProcess: ClientProcess;
 }
 
 export async function runModernCallsBench(options: Options): Promise<ModernCallsResult> {
   const started = performance.now();
   const listenerWarnings = quietListenerWarnings();
-  const { rounds, sampleMs, warmupMs, levels, loader } = options;
+  const { rounds, sampleMs, warmupMs, levels, loader, clientProcess } = options;
   const eras: Partial<Record<ModernContender, string>> = {};
   const loads: Partial<Record<ModernGroup, ModernLoad[]>> = {};
-  const all: Contender[] = [];
+  const all: Contestant<ModernContender>[] = [];
+  console.log(`modern tools/call: ${clientProcess === 'own' ? 'each client in a process of its own' : 'all clients in this process'}`);
   for (const group of options.groups) {
     for (const name of modernGroups[group]) {
-      const contender = await makers[name](loader);
-      eras[name] = contender.era;
+      const contender = await contestant(clientProcess, 'modern', name, loader, (n, l) => makers[n](l));
+      if (contender.era !== undefined) eras[name] = contender.era;
       all.push(contender);
     }
   }
@@ -301,28 +301,34 @@ export async function runModernCallsBench(options: Options): Promise<ModernCalls
     const contenders = all.filter((c) => modernGroups[group].includes(c.name));
     console.log(`\nmodern tools/call over ${group}: warm-up ${warmupMs} ms each (64 in flight, then sequential)`);
     for (const c of contenders) {
-      await runFor(c, 64, (warmupMs * 2) / 3);
-      await runFor(c, 1, warmupMs / 3);
+      await c.rate(64, (warmupMs * 2) / 3);
+      await c.rate(1, warmupMs / 3);
     }
     const groupLoads: ModernLoad[] = [];
     for (const width of levels) {
       const counts: Partial<Record<ModernContender, number>> = {};
-      for (const c of contenders) counts[c.name] = Math.max(width * 4, 100, Math.round(((await runFor(c, width, 300)) * sampleMs) / 1000));
+      for (const c of contenders) counts[c.name] = Math.max(width * 4, 100, Math.round(((await c.rate(width, 300)) * sampleMs) / 1000));
       const title = width <= 1 ? 'sequential' : `${width} in flight`;
       console.log(`modern tools/call over ${group}, ${title}: ${rounds} rounds of ~${sampleMs} ms per contender (${contenders.map((c) => `${c.name} ${fmt(counts[c.name] ?? 0, 0)}`).join(', ')} calls), interleaved (order rotates)`);
-      const figures = await interleave(contenders, rounds, (c) => timedWithPeer(counts[c.name] ?? 0, c.pid, () => load(c, counts[c.name] ?? 0, width)), 'call');
+      const figures = await interleave(contenders, rounds, (c) => c.measure(counts[c.name] ?? 0, width), 'call');
       const serverCpuUsPerCall = Object.fromEntries(contenders.map((c) => [c.name, peerCpu(figures[c.name] as Figures)])) as Partial<Record<ModernContender, number>>;
       const roles = roleOf(group);
       const ops = (n: ModernContender): number => figures[n]?.medianOpsPerSec ?? Number.NaN;
       console.log(`  server child CPU us/call: ${contenders.map((c) => `${c.name} ${fmt(serverCpuUsPerCall[c.name] ?? Number.NaN)}`).join(', ')}`);
+      console.log(`  cores busy, client + server: ${contenders.map((c) => `${c.name} ${busyCores(figures[c.name] as Figures, serverCpuUsPerCall[c.name] ?? Number.NaN)}`).join(', ')}`);
       console.log(`  rxmcp/SDK2 ${fmt(ops(roles.rxmcp) / ops(roles.sdk2))}x, rxmcp/floor ${fmt((100 * ops(roles.rxmcp)) / ops(roles.floor), 1)} %, SDK2/floor ${fmt((100 * ops(roles.sdk2)) / ops(roles.floor), 1)} %, ` +
         `rxmcp legacy/floor ${fmt((100 * ops(roles.legacy)) / ops(roles.floor), 1)} %`);
       groupLoads.push({ width, figures: figures as Partial<Record<ModernContender, Figures>>, serverCpuUsPerCall, counts });
     }
     loads[group] = groupLoads;
   }
-  for (const c of all) await c.close();
-  return { ...options, loads, eras, failures, listenerWarnings: listenerWarnings(), seconds: (performance.now() - started) / 1000 };
+  let hostWarnings = 0;
+  for (const c of all) {
+    const closed = await c.close();
+    if (closed.failure !== undefined) failures[c.name] = closed.failure;
+    hostWarnings += closed.listenerWarnings;
+  }
+  return { ...options, loads, eras, failures, listenerWarnings: listenerWarnings() + hostWarnings, seconds: (performance.now() - started) / 1000 };
 }
 
 /** Only one contender's calls, for a CPU profile of this process (the client) or, with --server-prof, of its server too. */
@@ -330,7 +336,7 @@ async function profileOne(name: ModernContender, seconds: number, width: number,
   const contender = await makers[name](loader);
   await runFor(contender, width, 2_000);
   const count = Math.max(1_000, Math.round((await runFor(contender, width, 500)) * seconds));
-  const sample = await timed(count, () => load(contender, count, width));
+  const sample = await timed(count, () => atLevel(contender, count, width));
   console.log(`${name}, ${width > 1 ? `${width} in flight` : 'sequential'}: ${fmt(sample.opsPerSec, 0)} calls/s, ${fmt(sample.cpuUsPerOp)} CPU us/call (client)`);
   await contender.close();
   const maps = argValue('source-maps');
@@ -358,5 +364,6 @@ if (isMain(import.meta.url) && profile !== undefined) {
     levels,
     groups: groups as ModernGroup[],
     loader: argLoader(),
+    clientProcess: argClientProcess(),
   }));
 }

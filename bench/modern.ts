@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import { join } from 'node:path';
+import { clientsMethod } from './contender-hosts.ts';
 import type { Figures } from './harness.ts';
 import { fmt, loaderArgs, repoRoot, runChild } from './lib.ts';
 import { rel, table, tag, verdict } from './markdown.ts';
@@ -110,6 +111,7 @@ export function modernMarkdown({ options, result, command, loadBefore, loadAfter
   const failed = Object.entries(result.failures).map(([name, f]) => `${name}: ${fmt(f.count, 0)} (first: ${f.first})`);
   const eras = Object.entries(result.eras).map(([name, era]) => `${name}: ${era}`).join('; ');
   const load = (values: readonly number[]): string => values.map((v) => fmt(v)).join(' / ');
+  const own = result.clientProcess === 'own';
 
   const sections = `## Modern era (2026-07-28): \`tools/call\` over stdio and Streamable HTTP
 
@@ -129,8 +131,7 @@ Failed calls (an error instead of the echo; counted, the run goes on): ${failed.
 
 ## Modern era method
 
-One process, \`bench/modern-calls.ts\` (sources under tsx): the clients in it, every server a child process of it,
-all ${groups.reduce((n, g) => n + modernGroups[g].length, 0)} contenders up for the whole run. Each serves the echo tool of the features benchmark
+One benchmark process, \`bench/modern-calls.ts\` (sources under tsx), ${own ? "each contender's client in a process of its own\nand every server a child of its client's process" : 'the clients in it, every server a child process of it'}, all ${groups.reduce((n, g) => n + modernGroups[g].length, 0)} contenders up for the whole run. Each serves the echo tool of the features benchmark
 (\`{ text: string, count: integer ≥ 0, upper: boolean }\`, one text block; rxmcp with JSON Schema, the SDK with the
 same zod 4 schema) and was checked to answer the echo (the MCP ones also to reject \`count: -1\` with \`isError\`).
 - rxmcp: \`createClient({ ..., era: 'modern' })\` (2026-07-28 required: no handshake, every request carries
@@ -157,7 +158,8 @@ Loop: per transport, a warm-up (${fmt(options.warmupMs, 0)} ms each: two thirds 
 then per load (calls in flight: ${result.levels.join(', ')}; 1 = await each call) a 300 ms calibration per contender
 that fixes its sample size (the calls it makes in about ${fmt(result.sampleMs, 0)} ms: contenders 100× apart in speed
 get samples of about equal duration), then ${result.rounds} rounds, contenders interleaved, the order rotating each round.
-Figures are medians over rounds: calls/s (wall clock), CPU per call in this process (\`process.cpuUsage()\`, the client)
+${clientsMethod(result.clientProcess)}
+Figures are medians over rounds: calls/s (wall clock), CPU per call in the client's process (\`process.cpuUsage()\`${own ? '' : ', all clients in it'})
 and in the server child (\`/proc/<pid>/stat\` utime+stime, 10 ms ticks). On 2 cores the client and server processes
 compete with each other and with whatever else the machine runs: compare contenders within a run, not across runs.
 Node's fetch (undici, under the SDK client) trips \`MaxListenersExceededWarning\` (counted, not printed: ${fmt(result.listenerWarnings, 0)}).

@@ -1,10 +1,10 @@
 /**
- * `tools/call` over stdio: the client in this process, the server a child process (bench/transport-programs.ts),
- * rxmcp against the official SDK 1.x, the official SDK 2.x and tmcp, with a raw newline JSON-RPC echo child as the
- * floor. A benchmark, not a test.
+ * `tools/call` over stdio: each contender's client in a process of its own (a host, bench/contender-host.ts), its
+ * server a child process of that host (bench/transport-programs.ts), rxmcp against the official SDK 1.x, the
+ * official SDK 2.x and tmcp, with a raw newline JSON-RPC echo child as the floor. A benchmark, not a test.
  *
  *   node --import tsx bench/stdio-calls.ts [--rounds=7] [--count=20000] [--warmup=5000] [--levels=1,8,64] [--loader=tsx|strip]
- *        (without --levels: 1, 8 and --window, default 64)
+ *        [--shared-client-process]   (without --levels: 1, 8 and --window, default 64)
  *   node --cpu-prof --cpu-prof-dir=.tmp --import tsx bench/stdio-calls.ts --profile=rxmcp [--count=200000] [--window=64]
  *        [--source-maps=.tmp/maps.json]   (profiles this process, the client; the server child: --server-prof)
  *
@@ -15,8 +15,10 @@
  * `StdioTransport(server).listen()` child; the floor: a plain line client (JSON.stringify + one write per request,
  * answers matched by id) to a child that parses each line and writes one answer line. Same loop as
  * bench/tools-call.ts: warm-up, then per level (calls in flight; 1 = sequential) interleaved rounds in rotating
- * order, medians of calls/s and of CPU µs per call in this process (process.cpuUsage) and in the server child
- * (/proc/<pid>/stat, 10 ms ticks).
+ * order, medians of calls/s and of CPU µs per call in the client's process (process.cpuUsage) and in the server
+ * child (/proc/<pid>/stat, 10 ms ticks). This process only orders the rounds: each host times its own calls
+ * (bench/contender-hosts.ts), so no client's garbage is collected in another's rounds. `--shared-client-process`
+ * runs every client in this process instead (the former harness), to compare; `--profile` always does.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -26,20 +28,18 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createClient, type JsonObject } from '../index.ts';
 import { spawnStdioServer } from '../transports/stdio/index.ts';
-import { type LevelLoad, type LevelSeries, argLevels, atLevel, levelTitle, seriesOf } from './contenders-levels.ts';
-import { type Figures, type Op, interleave, sequential, timed, windowed } from './harness.ts';
+import { type ClientProcess, type Contestant, type HostSuite, type SuiteContender, argClientProcess, contestant } from './contender-hosts.ts';
+import { type LevelLoad, type LevelSeries, argLevels, levelTitle, seriesOf } from './contenders-levels.ts';
+import { type Figures, interleave, sequential, timed, windowed } from './harness.ts';
 import { type Loader, argInt, argLoader, argValue, emitResult, fmt, hasFlag, isMain, repoRoot } from './lib.ts';
 import { dumpSourceMaps } from './source-maps.ts';
-import { LineClient, peerCpu, programArgv, timedWithPeer } from './transport-lib.ts';
+import { LineClient, busyCores, peerCpu, programArgv } from './transport-lib.ts';
 import { callArgs, checkEcho, clientInfo, expectedText } from './echo-tool.ts';
 
 export type StdioContender = 'rxmcp' | 'sdk' | 'sdk2' | 'tmcp' | 'floor';
 export const stdioContenders: readonly StdioContender[] = ['rxmcp', 'sdk', 'sdk2', 'tmcp', 'floor'];
 
-interface Contender extends Op<StdioContender> {
-  readonly pid: number;
-  close(): Promise<void>;
-}
+type Contender = SuiteContender<StdioContender>;
 
 /** Medians of one load: this process's and the server child's CPU per call, and calls/s. */
 export interface LoadFigures {
@@ -52,6 +52,8 @@ export interface StdioCallsResult {
   readonly rounds: number;
   readonly count: number;
   readonly warmup: number;
+  /** Where the clients ran: `own`, a process per contender (the default); `shared`, all in the benchmark process. */
+  readonly clientProcess: ClientProcess;
   /** The highest level (kept for readers of the older two-load shape). */
   readonly window: number;
   /** Calls in flight per load, ascending (1 = sequential); index i of every series is levels[i]. */
@@ -132,27 +134,48 @@ const makers: Record<StdioContender, (loader: Loader) => Promise<Contender>> = {
   floor: floorContender,
 };
 
+const isStdioContender = (name: string): name is StdioContender => (stdioContenders as readonly string[]).includes(name);
+
+/** This suite's factory, for a contender host (bench/contender-host.ts). */
+export const stdioSuite: HostSuite = {
+  make(name, loader) {
+    if (!isStdioContender(name)) throw new RangeError(`stdio contenders are ${stdioContenders.join(', ')}, not ${name}`);
+    return makers[name](loader);
+  },
+};
+
 function levelLoad(width: number, figures: Record<string, Figures>): LevelLoad<StdioContender> {
   const serverCpuUsPerCall = Object.fromEntries(stdioContenders.map((name) => [name, peerCpu(figures[name] as Figures)])) as Record<StdioContender, number>;
   const ops = (name: StdioContender): number => (figures[name] as Figures).medianOpsPerSec;
   console.log(`  server child CPU us/call: ${stdioContenders.map((n) => `${n} ${fmt(serverCpuUsPerCall[n])}`).join(', ')}`);
+  console.log(`  cores busy, client + server: ${stdioContenders.map((n) => `${n} ${busyCores(figures[n] as Figures, serverCpuUsPerCall[n])}`).join(', ')}`);
   console.log(`  calls/s vs floor: ${stdioContenders.map((n) => `${n} ${fmt((100 * ops(n)) / ops('floor'), 1)} %`).join(', ')}`);
   return { width, figures: figures as Record<StdioContender, Figures>, serverCpuUsPerCall };
 }
 
-export async function runStdioCallsBench(options: { rounds: number; count: number; warmup: number; levels: readonly number[]; loader: Loader }): Promise<StdioCallsResult> {
-  const { rounds, count, levels } = options;
+interface StdioOptions {
+  readonly rounds: number;
+  readonly count: number;
+  readonly warmup: number;
+  readonly levels: readonly number[];
+  readonly loader: Loader;
+  readonly clientProcess: ClientProcess;
+}
+
+export async function runStdioCallsBench(options: StdioOptions): Promise<StdioCallsResult> {
+  const { rounds, count, levels, clientProcess } = options;
   const top = Math.max(...levels);
-  const contenders: Contender[] = [];
-  for (const name of stdioContenders) contenders.push(await makers[name](options.loader));
+  console.log(`stdio tools/call: ${clientProcess === 'own' ? 'each client in a process of its own' : 'all clients in this process'}`);
+  const contenders: Contestant<StdioContender>[] = [];
+  for (const name of stdioContenders) contenders.push(await contestant(clientProcess, 'stdio', name, options.loader, (n, loader) => makers[n](loader)));
   for (const contender of contenders) {
-    await sequential(contender, options.warmup);
-    await windowed(contender, options.warmup, Math.max(top, 2));
+    await contender.measure(options.warmup, 1);
+    await contender.measure(options.warmup, Math.max(top, 2));
   }
   const loads: LevelLoad<StdioContender>[] = [];
   for (const width of levels) {
     console.log(`stdio tools/call, ${levelTitle(width)}: ${width === levels[0] ? `warm-up ${options.warmup} each, then ` : ''}${rounds} rounds x ${count} calls, interleaved (order rotates)`);
-    const figures = await interleave(contenders, rounds, (c) => timedWithPeer(count, c.pid, () => atLevel(c, count, width)), 'call');
+    const figures = await interleave(contenders, rounds, (c) => c.measure(count, width), 'call');
     loads.push(levelLoad(width, figures));
   }
   for (const contender of contenders) await contender.close();
@@ -163,6 +186,7 @@ export async function runStdioCallsBench(options: { rounds: number; count: numbe
     rounds,
     count,
     warmup: options.warmup,
+    clientProcess,
     window: top,
     levels: [...levels],
     contenders: stdioContenders,
@@ -189,5 +213,12 @@ if (isMain(import.meta.url) && profile !== undefined) {
   if (!(stdioContenders as readonly string[]).includes(profile)) throw new RangeError(`--profile must be one of ${stdioContenders.join(', ')}`);
   await profileOne(profile as StdioContender, argInt('count', 200_000), argInt('window', 1), argLoader());
 } else if (isMain(import.meta.url)) {
-  emitResult(await runStdioCallsBench({ rounds: argInt('rounds', 7), count: argInt('count', 20_000), warmup: argInt('warmup', 5_000), levels: argLevels(), loader: argLoader() }));
+  emitResult(await runStdioCallsBench({
+    rounds: argInt('rounds', 7),
+    count: argInt('count', 20_000),
+    warmup: argInt('warmup', 5_000),
+    levels: argLevels(),
+    loader: argLoader(),
+    clientProcess: argClientProcess(),
+  }));
 }

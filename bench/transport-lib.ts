@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { callArgs } from './echo-tool.ts';
 import { type Figures, type Sample, timed } from './harness.ts';
-import { type Loader, loaderArgs, median, repoRoot } from './lib.ts';
+import { type Loader, fmt, loaderArgs, median, repoRoot } from './lib.ts';
 
 export const programScript = join(repoRoot, 'bench/transport-programs.ts');
 
@@ -45,6 +45,14 @@ export async function timedWithPeer(count: number, pid: number, body: () => Prom
 }
 
 export const peerCpu = (figures: Figures): number => median(figures.samples.map((s) => (s as PeerSample).peerCpuUsPerOp));
+
+/**
+ * Cores kept busy, client + server (median calls/s times CPU per call), as `0.47 + 0.53`. A client and server that
+ * overlap their work approach one core each; a total near one core means they take turns (each waits for the
+ * other's batch), so calls/s is bounded by the sum of their CPU per call rather than the larger of the two.
+ */
+export const busyCores = (figures: Figures, serverCpuUsPerCall: number): string =>
+  `${fmt((figures.medianOpsPerSec * figures.medianCpuUsPerOp) / 1e6)} + ${fmt((figures.medianOpsPerSec * serverCpuUsPerCall) / 1e6)}`;
 
 /**
  * A transport program in a child process. It prints `@@ <json>` lines for us (the first once it is ready), and

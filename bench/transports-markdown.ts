@@ -1,4 +1,5 @@
 /** The transports' sections of bench/RESULTS.md (see bench/transports.ts). */
+import { clientsMethod } from './contender-hosts.ts';
 import type { Figures } from './harness.ts';
 import { type HttpContender, httpContenders } from './http-calls.ts';
 import { type IdleImpl, idleImpls, idleLabels } from './http-idle-sessions.ts';
@@ -101,6 +102,8 @@ export function transportsMarkdown({ options, stdio, http, idle }: TransportsRun
   const warnings = http.map(({ result }) => `${tag(result.loader)}: ${fmt(result.listenerWarnings, 0)}`).join(', ');
   const s = options.stdio;
   const h = options.http;
+  // Results written before the client hosts existed carry no placement: theirs was the shared process.
+  const stdioClients = stdio[0]?.result.clientProcess ?? 'shared';
 
   const sections = `## Transports: \`tools/call\` over stdio
 
@@ -108,8 +111,8 @@ Command: ${stdio.map(({ command }) => `\`${rel(command)}\``).join(' and ')}.
 
 ${stdioLoads.map(({ loader, loads }) => loadTable(stdioContenders, loads, loader)).join('\n\n')}
 
-"of floor" is the contender's calls/s over the floor's (higher is better). CPU per call: this process (the client,
-\`process.cpuUsage()\`) + the server child (\`/proc/<pid>/stat\` utime+stime, 10 ms ticks), medians over rounds.
+"of floor" is the contender's calls/s over the floor's (higher is better). CPU per call: the client's process
+(\`process.cpuUsage()\`; ${stdioClients === 'own' ? "each client's own process" : 'the benchmark process, all clients in it'}) + the server child (\`/proc/<pid>/stat\` utime+stime, 10 ms ticks), medians over rounds.
 tmcp has no client: its row is the rxmcp client (legacy era) against tmcp's stdio server, so its client CPU is rxmcp's.
 
 ${stdioLoads.map(({ loader, loads }) => relativeTable(stdioContenders, loads, 'rxmcp', loader)).join('\n\n')}
@@ -150,18 +153,19 @@ the SDK with the zod 4 shape. Every contender was checked to answer the echo (th
 All contenders of a benchmark are up at once (side by side in one run) and measured in interleaved rounds, the order
 rotating each round, after a warm-up (sequential and windowed); medians over rounds; no forced gc.
 
-**stdio**: the client in the benchmark process, the server a child it spawned: rxmcp \`createClient().connect(await
+**stdio**: ${stdioClients === 'own' ? "each client in a process of its own, its server a child of that process" : 'the clients in the benchmark process, each server a child it spawned'}: rxmcp \`createClient().connect(await
 spawnStdioServer({ command: node, args: [bench/transport-programs.ts ...] }))\` to \`createServer()\` + \`runStdioServer\`;
 the SDK's \`Client\` + \`StdioClientTransport\` to \`McpServer\` + \`StdioServerTransport\`; the floor: a line client
 (\`JSON.stringify\`, one \`write\` per request, answers split on newlines, \`JSON.parse\`, matched by id in a Map) to a
-child that parses each line and writes one answer line (one write per answer, as both MCP servers do; no handshake,
-no checks). Also the official SDK 2.x: its \`Client\` (\`@modelcontextprotocol/client\`; its default era is the legacy one, checked
+child that parses each line and writes one answer line (one write per answer and per request, as the SDKs do; rxmcp's
+stdio transports, client and server, put the frames of one event-loop turn into one write; no handshake, no checks). Also the official SDK 2.x: its \`Client\` (\`@modelcontextprotocol/client\`; its default era is the legacy one, checked
 with \`getProtocolEra()\`) + its \`StdioClientTransport\` to \`serveStdio(factory)\` (\`@modelcontextprotocol/server/stdio\`: the opening
 \`initialize\` picks the legacy era; one \`McpServer\` from the factory, the tool with the same zod 4 schema); and tmcp,
 which has no client: the rxmcp client (legacy era) to \`new StdioTransport(server).listen()\` (\`@tmcp/transport-stdio\`) with
 tmcp's \`McpServer\` (\`@tmcp/adapter-zod\`, the same zod 4 schema). tmcp's stdio transport handles 2025-era messages one
 after another (each awaits the previous one's answer), so calls in flight queue in the server.
 Warm-up ${fmt(s.warmup, 0)} calls each (sequential, then ${window} in flight), then ${s.rounds} rounds × ${fmt(s.count, 0)} calls at each level: ${levelsOf(stdio[0]?.result.levels)}.
+${clientsMethod(stdioClients)}
 
 **HTTP**: servers on 127.0.0.1, each in its own child: rxmcp \`createStreamableHttpServer({ server, responseMode })
 .listen(0)\` (defaults otherwise: Host/Origin checks, the in-memory event store, priming events in SSE mode); the SDK's
