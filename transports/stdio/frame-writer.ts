@@ -32,13 +32,23 @@ export function errorCode(error: unknown): string {
   return String(error);
 }
 
+/**
+ * Frames per write within one turn. One write per turn made the two ends of a pipe take turns with whole windows
+ * (64 calls in flight: one process idle while the other worked); one write per frame is a syscall each. Measured in
+ * bench/RESULTS.md ("stdio: batches within a turn").
+ */
+export const CORKED_FRAMES_MAX = 16;
+
 export class FrameWriter {
   private failure: LocalError | undefined;
   /** Set from the first frame of a turn until the end of it (process.nextTick), while the output is corked. */
   private corked = false;
+  /** Frames held by the cork now: at {@link CORKED_FRAMES_MAX} they leave, and the turn's next frames cork anew. */
+  private corkedFrames = 0;
   private readonly uncork = (): void => {
     if (!this.corked) return;
     this.corked = false;
+    this.corkedFrames = 0;
     this.output.uncork();
   };
   private waiting: DrainWait | undefined;
@@ -81,12 +91,20 @@ export class FrameWriter {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     const bytes = encodeFrame(jsonCodec, payload);
     if (!this.corked) {
-      // The frames of one turn (a burst of answers, a window of calls) leave in one write, not a syscall each.
+      // The frames of one turn (a burst of answers, a window of calls) leave in few writes, not a syscall each.
       this.corked = true;
       this.output.cork();
       process.nextTick(this.uncork);
     }
-    if (this.output.write(bytes)) return undefined;
+    const taken = this.output.write(bytes);
+    // A turn's frames leave in batches, not all at its end: the peer starts on the first batch while this side
+    // makes the next, so the two processes work at once instead of taking turns with whole windows.
+    if (++this.corkedFrames >= CORKED_FRAMES_MAX) {
+      this.corkedFrames = 0;
+      this.output.uncork();
+      this.output.cork();
+    }
+    if (taken) return undefined;
     let waiting = this.waiting;
     if (waiting === undefined) {
       let resolve!: () => void;
