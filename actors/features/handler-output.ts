@@ -24,6 +24,11 @@ export interface Finishers<I, O extends object> {
   readonly recover?: (error: unknown) => O;
 }
 
+/** Whether a handler's outcome is still to come (an Observable, a thenable or an Effect), not a plain value. */
+export function isDeferredOutput<I>(output: Output<I>): output is Exclude<Output<I>, I> {
+  return isObservable(output) || isThenable(output) || isEffect(output);
+}
+
 /** Runs `handler` and finishes its outcome; synchronous handlers stay synchronous. */
 export function runFinished<I, O extends object>(handler: () => Output<I>, finishers: Finishers<I, O>): FinishedOutput<O> {
   let output: Output<I>;

@@ -14,7 +14,7 @@ import type { ValidationOutcome } from '../../core/schema/index.ts';
 import type { HandlerOutput, RequestContext, RequestHandler } from '../handler-types.ts';
 import type { ServerCatalog, ToolEntry, ToolReturn } from './catalog.ts';
 import { type FeatureContext } from './feature-context.ts';
-import { type FinishedOutput, continueAfter, runFinished } from './handler-output.ts';
+import { type FinishedOutput, continueAfter, finishOutput, isDeferredOutput } from './handler-output.ts';
 import { listHandler } from './list-handler.ts';
 import { checkAccess } from './access.ts';
 import { compatBlocks, needsContentCompat } from './content-compat.ts';
@@ -43,9 +43,8 @@ export function toolHandlers(catalog: ServerCatalog, pageSize: number, runtime: 
       const name = params?.['name'];
       if (typeof name !== 'string') throw new WireError(ErrorCode.InvalidParams, 'Invalid params: tools/call needs a string "name"');
       const entry = catalog.tools.get(name);
-      const unknown = (): WireError => new WireError(ErrorCode.InvalidParams, `Invalid params: unknown tool "${name}"`);
-      if (entry === undefined) throw unknown();
-      if (entry.access !== undefined) checkAccess(entry.access, request.auth, `tool "${name}"`, unknown);
+      if (entry === undefined) throw unknownTool(name);
+      if (entry.access !== undefined) checkAccess(entry.access, request.auth, `tool "${name}"`, () => unknownTool(name));
       const args = params?.['arguments'] ?? {};
       if (typeof args !== 'object' || args === null || Array.isArray(args)) {
         throw new WireError(ErrorCode.InvalidParams, 'Invalid params: tools/call "arguments" must be an object');
@@ -57,20 +56,25 @@ export function toolHandlers(catalog: ServerCatalog, pageSize: number, runtime: 
         if (task !== undefined) return task;
       }
       // --- ordinary path ---
-      const checked = entry.input.validate(args);
-      const proceed = (outcome: ValidationOutcome): FinishedOutput<CallToolResult> =>
-        outcome.ok ? callTool(entry, outcome.value as JsonObject, runtime.context(request)) : errorResult(outcome.summary);
-      return isPromise(checked) ? continueAfter(checked, proceed) : proceed(checked);
+      return validateAndCall(entry, args as JsonObject, request, runtime);
     },
   };
 }
 
-/** The ordinary path's work, for a task: validation, then the handler, under the task's context. */
+const unknownTool = (name: string): WireError => new WireError(ErrorCode.InvalidParams, `Invalid params: unknown tool "${name}"`);
+
+/**
+ * Validation, then the handler (for a task: under the task's context). A synchronous validation makes no closure:
+ * this runs once per `tools/call`, and closures made per call cost allocations (and, under tsx, a naming call each).
+ */
 function validateAndCall(entry: ToolEntry, args: JsonObject, request: RequestContext, runtime: ToolCallRuntime): FinishedOutput<CallToolResult> {
   const checked = entry.input.validate(args);
-  const proceed = (outcome: ValidationOutcome): FinishedOutput<CallToolResult> =>
-    outcome.ok ? callTool(entry, outcome.value as JsonObject, runtime.context(request)) : errorResult(outcome.summary);
-  return isPromise(checked) ? continueAfter(checked, proceed) : proceed(checked);
+  if (isPromise(checked)) return continueAfter(checked, (outcome) => afterValidation(entry, outcome, request, runtime));
+  return afterValidation(entry, checked, request, runtime);
+}
+
+function afterValidation(entry: ToolEntry, outcome: ValidationOutcome, request: RequestContext, runtime: ToolCallRuntime): FinishedOutput<CallToolResult> {
+  return outcome.ok ? callTool(entry, outcome.value as JsonObject, runtime.context(request)) : errorResult(outcome.summary);
 }
 
 function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
@@ -78,21 +82,33 @@ function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
 }
 
 function callTool(entry: ToolEntry, args: JsonObject, context: FeatureContext): FinishedOutput<CallToolResult> {
-  return runFinished<ToolReturn, CallToolResult>(() => (entry.handler as (a: JsonObject, c: FeatureContext) => ReturnType<ToolEntry['handler']>)(args, context), {
-    finish: (value) => {
-      const result = finishToolResult(entry, value);
-      const revision = context.session.revision;
-      if (!needsContentCompat(revision)) return result;
-      const downgrade = (done: CallToolResult): CallToolResult => ({ ...done, content: compatBlocks(done.content, revision) as CallToolResult['content'] });
-      return result instanceof Promise ? result.then(downgrade) : downgrade(result as CallToolResult);
-    },
-    recover: (error) => {
-      // A protocol error the handler raised stays one; any other failure (including an error the client sent
-      // back for a request the tool made) is the tool's, reported to the model.
-      if (error instanceof WireError && error.origin === 'local') throw error;
-      return errorResult(error instanceof Error ? error.message : String(error));
-    },
+  let output: ReturnType<ToolEntry['handler']>;
+  try {
+    output = (entry.handler as (a: JsonObject, c: FeatureContext) => ReturnType<ToolEntry['handler']>)(args, context);
+  } catch (error) {
+    return recoverToolError(error);
+  }
+  // A handler that answered at once is finished here; only a deferred outcome needs finishers (closures) to carry.
+  if (!isDeferredOutput(output)) return finishToolCall(entry, context, output);
+  return finishOutput<ToolReturn, CallToolResult>(output, {
+    finish: (value) => finishToolCall(entry, context, value),
+    recover: recoverToolError,
   });
+}
+
+function finishToolCall(entry: ToolEntry, context: FeatureContext, value: ToolReturn): CallToolResult | PromiseLike<CallToolResult> {
+  const result = finishToolResult(entry, value);
+  const revision = context.session.revision;
+  if (!needsContentCompat(revision)) return result;
+  const downgrade = (done: CallToolResult): CallToolResult => ({ ...done, content: compatBlocks(done.content, revision) as CallToolResult['content'] });
+  return result instanceof Promise ? result.then(downgrade) : downgrade(result as CallToolResult);
+}
+
+/** A protocol error the handler raised stays one; any other failure (including an error the client sent back for a
+ * request the tool made) is the tool's, reported to the model. */
+function recoverToolError(error: unknown): CallToolResult {
+  if (error instanceof WireError && error.origin === 'local') throw error;
+  return errorResult(error instanceof Error ? error.message : String(error));
 }
 
 export function errorResult(message: string): CallToolResult {

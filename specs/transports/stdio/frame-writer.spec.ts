@@ -32,7 +32,7 @@ test('stdio frame writer: a turn of many frames leaves in batches of the cap, th
   const { stream, batches } = recordingStream();
   const writer = writerOn(stream);
   const frames = CORKED_FRAMES_MAX * 2 + 5;
-  for (let id = 0; id < frames; id++) writer.write(ping(id));
+  for (let id = 0; id < frames; id++) void writer.write(ping(id));
   // Two full batches are out before the turn ends; the last five wait for it.
   assert.deepEqual(batches, [CORKED_FRAMES_MAX, CORKED_FRAMES_MAX]);
   await new Promise<void>((resolve) => process.nextTick(resolve));
@@ -43,12 +43,12 @@ test('stdio frame writer: a turn of many frames leaves in batches of the cap, th
 test('stdio frame writer: frames of separate turns leave separately, and a few frames of one turn in one write', async () => {
   const { stream, batches } = recordingStream();
   const writer = writerOn(stream);
-  writer.write(ping(1));
-  writer.write(ping(2));
-  writer.write(ping(3));
+  void writer.write(ping(1));
+  void writer.write(ping(2));
+  void writer.write(ping(3));
   assert.deepEqual(batches, [], 'held until the turn ends');
   await new Promise<void>((resolve) => process.nextTick(resolve));
-  writer.write(ping(4));
+  void writer.write(ping(4));
   await new Promise<void>((resolve) => process.nextTick(resolve));
   assert.deepEqual(batches, [3, 1]);
 });
@@ -56,7 +56,7 @@ test('stdio frame writer: frames of separate turns leave separately, and a few f
 test('stdio frame writer: exactly the cap in one turn leaves as one batch, nothing left corked', async () => {
   const { stream, batches } = recordingStream();
   const writer = writerOn(stream);
-  for (let id = 0; id < CORKED_FRAMES_MAX; id++) writer.write(ping(id));
+  for (let id = 0; id < CORKED_FRAMES_MAX; id++) void writer.write(ping(id));
   assert.deepEqual(batches, [CORKED_FRAMES_MAX]);
   await new Promise<void>((resolve) => process.nextTick(resolve));
   assert.deepEqual(batches, [CORKED_FRAMES_MAX]);
