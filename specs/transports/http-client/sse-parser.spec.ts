@@ -46,6 +46,21 @@ test('sse parser - multi-byte UTF-8 split between chunks, and a leading BOM', ()
   assert.deepEqual(events, [{ type: 'message', data: 'héllo ✓', id: undefined }]);
 });
 
+test('sse parser - bytes cut anywhere into three chunks decode as the whole (whole-character chunks and cut characters mixed)', () => {
+  // A character cut after chunks that ended on ASCII (decoded without a stream decoder), and chunks ending on ASCII
+  // after a cut one (the stream decoder goes on): every cut gives the events of the whole text.
+  const text = 'data: a\n\ndata: é✓𝄞\n\ndata: b\n\nid: ü\ndata: 𝄞\n\n';
+  const bytes = Buffer.from(text);
+  const whole = parse([text]).events;
+  assert.deepEqual(whole.map((event) => event.data), ['a', 'é✓𝄞', 'b', '𝄞']);
+  for (let first = 1; first < bytes.length; first++) {
+    for (let second = first; second < bytes.length; second++) {
+      const chunks = [bytes.subarray(0, first), bytes.subarray(first, second), bytes.subarray(second)];
+      assert.deepEqual(parse(chunks).events, whole, `cut at ${first} and ${second}`);
+    }
+  }
+});
+
 test('sse parser - a priming event (id, retry, empty data) dispatches nothing but sets the id and the retry', () => {
   const { events, parser } = parse(['id: p1\nretry: 500\ndata:\n\n']);
   assert.deepEqual(events, []);

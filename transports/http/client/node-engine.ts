@@ -6,7 +6,7 @@
  * listeners live on it and die with it, nothing is added to a socket or to a shared signal, and no timer is
  * armed per request. Two keep-alive agents make the two lanes (requests and streams; control messages).
  */
-import { Agent as HttpAgent, type Agent, type ClientRequest, request as httpRequest } from 'node:http';
+import { Agent as HttpAgent, type Agent, type ClientRequest, type RequestOptions, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { LocalError } from '../../../core/errors.ts';
 import type { ExchangeSpec, HttpEngine, HttpRequest, HttpResponse } from './http-exchange.ts';
@@ -56,37 +56,10 @@ export function createNodeEngine(url: URL, options: NodeEngineOptions): HttpEngi
     exchange(spec: ExchangeSpec, onRequest?: (request: HttpRequest) => void): Promise<HttpResponse> {
       return new Promise((resolve, reject) => {
         const target = targetOf(spec.url);
-        const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
         const body = spec.body;
         const headers = body === undefined ? spec.headers : { ...spec.headers, 'content-length': String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength) };
-        const agent = spec.lane === 'main' ? main : control;
-        const attempt = (retried: boolean): void => {
-          const request = send({ ...target, method: spec.method, headers, agent });
-          let answered = false;
-          active.add(request);
-          request.once('response', (response) => {
-            answered = true;
-            resolve(response);
-          });
-          // `on`, not `once`: a socket error after the response head must not become an unhandled 'error' event.
-          request.on('error', (error: NodeJS.ErrnoException) => {
-            if (abandoned.has(request)) {
-              reject(new LocalError('RequestAborted', `${spec.method} ${spec.url.href} was aborted`, { cause: error }));
-              return;
-            }
-            // A kept-alive socket the server closed while idle fails before the request reached the server:
-            // Node's documented remedy is to send it again, once, on a fresh socket.
-            if (!answered && !retried && request.reusedSocket && error.code === 'ECONNRESET') {
-              attempt(true);
-              return;
-            }
-            reject(new LocalError('TransportFailed', `${spec.method} ${spec.url.href} failed: ${error.message}`, { cause: error }));
-          });
-          request.once('close', () => active.delete(request));
-          onRequest?.(request);
-          request.end(spec.body);
-        };
-        attempt(false);
+        const requestOptions = { ...target, method: spec.method, headers, agent: spec.lane === 'main' ? main : control };
+        sendRequest({ spec, options: requestOptions, onRequest, active, abandoned, resolve, reject }, false);
       });
     },
     abort,
@@ -102,6 +75,46 @@ export function createNodeEngine(url: URL, options: NodeEngineOptions): HttpEngi
       control.destroy();
     },
   };
+}
+
+/** One exchange's request, and where its outcome goes (an object, not a closure made per exchange). */
+interface Outgoing {
+  readonly spec: ExchangeSpec;
+  readonly options: RequestOptions;
+  readonly onRequest: ((request: HttpRequest) => void) | undefined;
+  readonly active: Set<ClientRequest>;
+  readonly abandoned: WeakSet<HttpRequest>;
+  readonly resolve: (response: HttpResponse) => void;
+  readonly reject: (error: LocalError) => void;
+}
+
+/** Sends the request of `out` (`retried`: this is the one retry on a fresh socket). */
+function sendRequest(out: Outgoing, retried: boolean): void {
+  const { spec, active } = out;
+  const request = out.options.protocol === 'https:' ? httpsRequest(out.options) : httpRequest(out.options);
+  let answered = false;
+  active.add(request);
+  request.once('response', (response) => {
+    answered = true;
+    out.resolve(response);
+  });
+  // `on`, not `once`: a socket error after the response head must not become an unhandled 'error' event.
+  request.on('error', (error: NodeJS.ErrnoException) => {
+    if (out.abandoned.has(request)) {
+      out.reject(new LocalError('RequestAborted', `${spec.method} ${spec.url.href} was aborted`, { cause: error }));
+      return;
+    }
+    // A kept-alive socket the server closed while idle fails before the request reached the server:
+    // Node's documented remedy is to send it again, once, on a fresh socket.
+    if (!answered && !retried && request.reusedSocket && error.code === 'ECONNRESET') {
+      sendRequest(out, true);
+      return;
+    }
+    out.reject(new LocalError('TransportFailed', `${spec.method} ${spec.url.href} failed: ${error.message}`, { cause: error }));
+  });
+  request.once('close', () => active.delete(request));
+  out.onRequest?.(request);
+  request.end(spec.body);
 }
 
 /** The parts of a URL node:http's request options take (what `http.request(url)` derives on every call). */

@@ -16,14 +16,16 @@ import { nextTurn } from '../../../core/next-turn.ts';
 import type { JsonRpcRequest, RequestId } from '../../../core/jsonrpc.ts';
 import { type ClientContext, type StreamCursor, requestHeaders } from './context.ts';
 import { type HttpResponse, discardBody, mediaType, parseJson, statusLine } from './http-exchange.ts';
-import { SseParser } from './sse-parser.ts';
+import { type SseEvent, SseParser, type SseSink } from './sse-parser.ts';
 
 const REFUSALS = new Set([400, 404, 405]);
 
 export function createCursor(context: ClientContext, kind: StreamCursor['kind'], requests: readonly JsonRpcRequest[]): StreamCursor {
+  const owed = new Map<RequestId, JsonRpcRequest>();
+  for (const request of requests) owed.set(request.id, request);
   const cursor: StreamCursor = {
     kind,
-    owed: new Map(requests.map((request) => [request.id, request])),
+    owed,
     lastEventId: undefined,
     retryMs: undefined,
     attempts: 0,
@@ -33,26 +35,31 @@ export function createCursor(context: ClientContext, kind: StreamCursor['kind'],
     done: false,
   };
   context.cursors.add(cursor);
-  for (const id of cursor.owed.keys()) context.owed.set(id, cursor);
+  for (const request of requests) context.owed.set(request.id, cursor);
   return cursor;
+}
+
+/** Where the events of a cursor's stream go: the session. */
+class CursorEvents implements SseSink {
+  constructor(private readonly context: ClientContext, private readonly cursor: StreamCursor) {}
+
+  event(event: SseEvent): void {
+    this.cursor.attempts = 0;
+    const context = this.context;
+    if (context.closed || event.type !== 'message') return;
+    const decoded = parseJson(event.data);
+    if (decoded.ok) context.deliver(decoded.value);
+    else context.malformed(decoded.error);
+  }
+
+  oversized(error: LocalError): void {
+    this.context.malformed(error);
+  }
 }
 
 /** Reads one SSE response of `cursor` to its end, delivering every message event to the session. */
 export function readStream(context: ClientContext, cursor: StreamCursor, response: HttpResponse): void {
-  const parser = new SseParser(
-    {
-      event: (event) => {
-        cursor.attempts = 0;
-        if (context.closed || event.type !== 'message') return;
-        const decoded = parseJson(event.data);
-        if (decoded.ok) context.deliver(decoded.value);
-        else context.malformed(decoded.error);
-      },
-      oversized: (error) => context.malformed(error),
-    },
-    context.options.maxMessageBytes,
-    cursor.lastEventId,
-  );
+  const parser = new SseParser(new CursorEvents(context, cursor), context.options.maxMessageBytes, cursor.lastEventId);
   response.on('data', (chunk) => {
     parser.push(chunk);
     if (parser.lastEventId !== cursor.lastEventId) {

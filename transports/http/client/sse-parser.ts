@@ -27,17 +27,28 @@ export interface SseSink {
   oversized(error: LocalError): void;
 }
 
+/**
+ * Decodes the chunks that end on an ASCII byte: such a chunk cuts no character, so it decodes alone to what a
+ * stream decoder would give (which would hold nothing over), and one decoder serves every stream.
+ */
+const wholeChunks = new TextDecoder('utf-8', { ignoreBOM: true });
+
 export class SseParser {
   /** The stream's last event id (starts with the id a resumed stream continues from). */
   lastEventId: string | undefined;
   /** The reconnection time the server asked for with `retry:`, in milliseconds. */
   retryMs: number | undefined;
-  // ignoreBOM: the BOM is stripped below, as the SSE rules say, not by the decoder.
-  private readonly decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  /**
+   * Made once a chunk ends inside a character (its last byte is not ASCII), and used from then on. ignoreBOM: the
+   * BOM is stripped below, as the SSE rules say, not by the decoder.
+   */
+  private decoder: InstanceType<typeof TextDecoder> | undefined;
   private pending = '';
   private skipLeadingLf = false;
   private atStart = true;
-  private data: string[] = [];
+  /** The event's data lines so far, joined with LF (one line, the usual case, is kept as it came). */
+  private data = '';
+  private dataLines = 0;
   private dataLength = 0;
   private eventType = '';
   private pendingId: string | undefined;
@@ -53,7 +64,7 @@ export class SseParser {
   }
 
   push(chunk: Uint8Array | string): void {
-    let text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true });
+    let text = typeof chunk === 'string' ? chunk : this.decode(chunk);
     if (this.atStart && text.length > 0) {
       this.atStart = false;
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -63,10 +74,19 @@ export class SseParser {
 
   /** The stream ended. An event without its closing blank line is discarded, as the spec says. */
   end(): void {
-    const rest = this.decoder.decode();
+    const rest = this.decoder?.decode() ?? '';
     if (rest.length > 0) this.scan(rest);
     this.pending = '';
     this.resetEvent();
+  }
+
+  private decode(chunk: Uint8Array): string {
+    if (this.decoder === undefined) {
+      const length = chunk.byteLength;
+      if (length === 0 || (chunk[length - 1] as number) < 0x80) return wholeChunks.decode(chunk);
+      this.decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+    }
+    return this.decoder.decode(chunk, { stream: true });
   }
 
   private scan(text: string): void {
@@ -75,12 +95,14 @@ export class SseParser {
       if (text.charCodeAt(0) === 0x0a) start = 1;
       this.skipLeadingLf = false;
     }
-    for (let i = start; i < text.length; i++) {
-      const code = text.charCodeAt(i);
-      if (code !== 0x0a && code !== 0x0d) continue;
+    // The next LF and the next CR, each searched for once per line it passes (not char by char).
+    let lf = text.indexOf('\n', start);
+    let cr = text.indexOf('\r', start);
+    while (lf >= 0 || cr >= 0) {
+      let i = cr < 0 || (lf >= 0 && lf < cr) ? lf : cr;
       const line = this.pending.length === 0 ? text.slice(start, i) : this.pending + text.slice(start, i);
       this.pending = '';
-      if (code === 0x0d) {
+      if (i === cr) {
         if (i + 1 < text.length) {
           if (text.charCodeAt(i + 1) === 0x0a) i++;
         } else {
@@ -88,6 +110,8 @@ export class SseParser {
         }
       }
       start = i + 1;
+      if (lf >= 0 && lf < start) lf = text.indexOf('\n', start);
+      if (cr >= 0 && cr < start) cr = text.indexOf('\r', start);
       this.line(line);
     }
     if (start < text.length) {
@@ -100,12 +124,14 @@ export class SseParser {
     if (line.length === 0) return this.dispatch();
     if (this.discarding || line.charCodeAt(0) === 0x3a /* ':' */) return;
     const colon = line.indexOf(':');
+    // The value after the colon and one optional space, cut once; the field is known by its length and start.
+    let at = colon < 0 ? line.length : colon + 1;
+    if (line.charCodeAt(at) === 0x20) at++;
+    const value = at >= line.length ? '' : line.slice(at);
     const field = colon < 0 ? line : line.slice(0, colon);
-    let value = colon < 0 ? '' : line.slice(colon + 1);
-    if (value.charCodeAt(0) === 0x20) value = value.slice(1);
     switch (field) {
       case 'data':
-        this.data.push(value);
+        this.data = this.dataLines++ === 0 ? value : `${this.data}\n${value}`;
         this.dataLength += value.length + 1;
         if (this.dataLength > this.maxEventBytes) this.overflow();
         return;
@@ -131,7 +157,7 @@ export class SseParser {
       this.resetEvent();
       return;
     }
-    const data = this.data.join('\n');
+    const data = this.data;
     const type = this.eventType === '' ? 'message' : this.eventType;
     this.resetEvent();
     if (data.length > 0) this.sink.event({ type, data, id: this.lastEventId });
@@ -143,12 +169,14 @@ export class SseParser {
     }
     this.discarding = true;
     this.pending = '';
-    this.data = [];
+    this.data = '';
+    this.dataLines = 0;
     this.dataLength = 0;
   }
 
   private resetEvent(): void {
-    if (this.data.length > 0) this.data = [];
+    this.data = '';
+    this.dataLines = 0;
     this.dataLength = 0;
     this.eventType = '';
   }

@@ -82,13 +82,26 @@ class BodyReader {
   }
 }
 
+/** Streams opened this turn of the event loop: their headers are flushed on the next, by one immediate for all. */
+let unflushed: ServerResponse[] | undefined;
+
+function flushSoon(res: ServerResponse): void {
+  if (unflushed !== undefined) return void unflushed.push(res);
+  const batch = (unflushed = [res]);
+  setImmediate(() => {
+    unflushed = undefined;
+    for (const each of batch) if (!each.headersSent && !each.destroyed) each.flushHeaders();
+  });
+}
+
 class NodeSink implements StreamSink {
   private ended = false;
   private closed = false;
   private listeners: Array<(byPeer: boolean) => void> = [];
 
   constructor(private readonly res: ServerResponse) {
-    res.once('close', () => {
+    // `on`, not `once` (no wrapper per stream): a response closes once, and a second call would find no listeners.
+    res.on('close', () => {
       this.closed = true;
       const byPeer = !this.ended;
       for (const listener of this.listeners.splice(0)) listener(byPeer);
@@ -148,9 +161,7 @@ class NodeResponder implements HttpResponder {
     res.writeHead(status, headers);
     // Headers go out with the first event when one follows at once (a quick answer costs one write, not two);
     // a stream that stays quiet still gets its headers on the next turn of the event loop.
-    setImmediate(() => {
-      if (!res.headersSent && !res.destroyed) res.flushHeaders();
-    });
+    flushSoon(res);
     return new NodeSink(res);
   }
 

@@ -154,11 +154,16 @@ export class HttpSessionTransport implements Transport {
     const stream = new LogicalStream(`p${++this.nextExchange}${this.streamSuffix}`, shape.requestIds, shape.otherAnswers);
     this.track(stream.id, stream);
     recordStreamStart(this.settings, this.sessionId, stream);
-    const connection = this.connect(res, headers);
-    return andThen(this.primingId(stream.id), (primingId) => {
+    const connection = this.connect(res, headers, false);
+    const primed = this.primingId(stream.id);
+    // Keep-alive comments from the start, as for any stream, unless the request runs now: a stream answered while
+    // it is opened (the usual case: the session answers synchronously) then holds no timer it would cancel at once.
+    if (primed instanceof Promise) connection.keepIdleAlive();
+    return andThen(primed, (primingId) => {
       if (primingId !== undefined) void connection.write(this.primingEvent(primingId));
       this.attach(stream, connection);
       this.feed(this.messageFrame(payload, stream.id, origin));
+      connection.keepIdleAlive();
     });
   }
 
@@ -323,9 +328,9 @@ export class HttpSessionTransport implements Transport {
     connection.onClose(() => void followers.delete(connection));
   }
 
-  connect(res: HttpResponder, headers: HeaderMap): SseConnection {
+  connect(res: HttpResponder, headers: HeaderMap, keepAliveNow = true): SseConnection {
     const merged = headers === this.replyHeaders ? (this.sseHeaders ??= Object.freeze({ ...SSE_HEADERS, ...headers })) : { ...SSE_HEADERS, ...headers };
-    return new SseConnection(res.openStream(200, merged), this.settings.sseConnection);
+    return new SseConnection(res.openStream(200, merged), this.settings.sseConnection, keepAliveNow);
   }
 
   /** Puts `stream` on `connection`, ending any connection it had (the newer one wins). */
@@ -359,7 +364,7 @@ export class HttpSessionTransport implements Transport {
 
   private primingEvent(id: string): string {
     const retry = this.settings.sse.retryMs;
-    return encodeSseEvent({ id, data: '', ...(retry > 0 ? { retry } : {}) });
+    return encodeSseEvent(retry > 0 ? { id, data: '', retry } : { id, data: '' });
   }
 
   private messageFrame(payload: unknown, exchange: string, origin: FrameOrigin | undefined): InboundFrame {

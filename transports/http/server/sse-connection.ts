@@ -27,13 +27,21 @@ export class SseConnection {
   /** Set once the connection closed: whether the client went away first. */
   private closedByPeer: boolean | undefined;
 
-  constructor(private readonly sink: StreamSink, private readonly options: SseConnectionOptions) {
+  /**
+   * `keepAliveNow` false leaves the keep-alive comments to a later {@link keepIdleAlive}: a request stream answered
+   * while it is being opened (the usual case) then never arms a timer only to cancel it.
+   */
+  constructor(private readonly sink: StreamSink, private readonly options: SseConnectionOptions, keepAliveNow = true) {
     sink.onClose((byPeer) => this.onClosed(byPeer));
-    if (options.keepAliveMs > 0) {
-      this.keepAlive = options.clock.setInterval(() => {
-        if (this.drained === undefined && this.sink.open) this.sink.write(encodeSseComment());
-      }, options.keepAliveMs);
-    }
+    if (keepAliveNow) this.keepIdleAlive();
+  }
+
+  /** Arms the keep-alive comments (once, and only on an open connection). */
+  keepIdleAlive(): void {
+    if (this.keepAlive !== undefined || this.options.keepAliveMs <= 0 || !this.open) return;
+    this.keepAlive = this.options.clock.setInterval(() => {
+      if (this.drained === undefined && this.sink.open) this.sink.write(encodeSseComment());
+    }, this.options.keepAliveMs);
   }
 
   /** Whether events written now reach the client. */

@@ -37,7 +37,9 @@ export function encodeSseEvent(init: SseEventInit): string {
   if (init.retry !== undefined) block += `retry: ${Math.max(0, Math.floor(init.retry))}\n`;
   if (init.id !== undefined) block += field('id', init.id);
   if (init.event !== undefined) block += field('event', init.event);
-  for (const line of data.split(LINE_BREAK)) block += line.length === 0 ? 'data:\n' : `data: ${line}\n`;
+  // One line (a priming event's empty data too) needs no split.
+  if (isOneLine(data)) block += data.length === 0 ? 'data:\n' : `data: ${data}\n`;
+  else for (const line of data.split(LINE_BREAK)) block += line.length === 0 ? 'data:\n' : `data: ${line}\n`;
   return `${block}\n`;
 }
 
