@@ -158,7 +158,7 @@ spawnStdioServer({ command: node, args: [bench/transport-programs.ts ...] }))\` 
 the SDK's \`Client\` + \`StdioClientTransport\` to \`McpServer\` + \`StdioServerTransport\`; the floor: a line client
 (\`JSON.stringify\`, one \`write\` per request, answers split on newlines, \`JSON.parse\`, matched by id in a Map) to a
 child that parses each line and writes one answer line (one write per answer and per request, as the SDKs do; rxmcp's
-stdio transports, client and server, put the frames of one event-loop turn into one write; no handshake, no checks). Also the official SDK 2.x: its \`Client\` (\`@modelcontextprotocol/client\`; its default era is the legacy one, checked
+stdio transports, client and server, write the frames of one event-loop turn in batches of up to 16; no handshake, no checks). Also the official SDK 2.x: its \`Client\` (\`@modelcontextprotocol/client\`; its default era is the legacy one, checked
 with \`getProtocolEra()\`) + its \`StdioClientTransport\` to \`serveStdio(factory)\` (\`@modelcontextprotocol/server/stdio\`: the opening
 \`initialize\` picks the legacy era; one \`McpServer\` from the factory, the tool with the same zod 4 schema); and tmcp,
 which has no client: the rxmcp client (legacy era) to \`new StdioTransport(server).listen()\` (\`@tmcp/transport-stdio\`) with
