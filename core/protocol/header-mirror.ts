@@ -165,14 +165,16 @@ export function headerLookup(headers: Readonly<Record<string, string | readonly 
 /** The parts of a request or notification the standard headers mirror. */
 export type MirroredMessage = { readonly method: string; readonly params?: JsonObject };
 
-function protocolVersionOf(message: MirroredMessage): string | undefined {
+/** The body's `_meta` protocol version, when it is a string (what the version header mirrors). */
+export function protocolVersionOf(message: MirroredMessage): string | undefined {
   const meta = message.params?.['_meta'];
   if (!isJsonObject(meta)) return undefined;
   const version = meta[PROTOCOL_VERSION_META_KEY];
   return typeof version === 'string' ? version : undefined;
 }
 
-function nameOf(message: MirroredMessage): string | undefined {
+/** The body's name field (`name` or `uri`, by method), when it is a string (what `Mcp-Name` mirrors). */
+export function nameOf(message: MirroredMessage): string | undefined {
   const field = nameFieldOf(message.method);
   if (field === undefined) return undefined;
   const value = message.params?.[field];

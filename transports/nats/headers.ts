@@ -4,8 +4,7 @@
  * body stays authoritative: headers are mirrors and routing hints, checked against the body.
  */
 import { type Msg, type MsgHdrs, MsgHdrsImpl, headers as natsHeaders } from 'nats';
-import { isJsonObject } from '../../core/protocol/guards.ts';
-import { checkStandardHeaders, type HeaderLookup, type HeaderProblem, type MirroredMessage, nameFieldOf, PROTOCOL_VERSION_META_KEY } from '../../core/protocol/header-mirror.ts';
+import { checkStandardHeaders, type HeaderLookup, type HeaderProblem, type MirroredMessage, nameOf, protocolVersionOf } from '../../core/protocol/header-mirror.ts';
 
 export const NatsHeader = {
   /** `application/msgpack` when the body is msgpack; absent means JSON. */
@@ -172,12 +171,8 @@ export class ReceivedHeaders implements HeaderReader {
    * same header block (see header-blocks.ts) answers the next request of the same shape without checking again.
    */
   checkStandard(message: MirroredMessage): HeaderProblem | undefined {
-    const nameField = nameFieldOf(message.method);
-    const name = nameField === undefined ? undefined : message.params?.[nameField];
-    const meta = message.params?.['_meta'];
-    const version = isJsonObject(meta) ? meta[PROTOCOL_VERSION_META_KEY] : undefined;
-    const nameKey = typeof name === 'string' ? name : undefined;
-    const versionKey = typeof version === 'string' ? version : undefined;
+    const nameKey = nameOf(message);
+    const versionKey = protocolVersionOf(message);
     const last = this.checked;
     if (last !== undefined && last.method === message.method && last.name === nameKey && last.version === versionKey) return last.problem;
     const problem = checkStandardHeaders(this.lookup, message);

@@ -6,8 +6,7 @@
  * set of its own. Sets never change once made (`SealedHeaders`), so sharing them is safe.
  */
 import type { MsgHdrs } from 'nats';
-import { isJsonObject } from '../../../core/protocol/guards.ts';
-import { type MirroredMessage, nameFieldOf, PROTOCOL_VERSION_META_KEY, standardHeaders } from '../../../core/protocol/header-mirror.ts';
+import { type MirroredMessage, nameOf, protocolVersionOf, standardHeaders } from '../../../core/protocol/header-mirror.ts';
 import { NatsHeader, SealedHeaders } from '../headers.ts';
 
 /** What the request's headers depend on besides its standard mirrors. */
@@ -49,12 +48,8 @@ export class RequestHeaders {
       this.contentType = context.contentType;
     }
     // The standard mirrors depend on exactly these three fields (see standardHeaders): they key the set.
-    const nameField = nameFieldOf(message.method);
-    const name = nameField === undefined ? undefined : message.params?.[nameField];
-    const meta = message.params?.['_meta'];
-    const version = isJsonObject(meta) ? meta[PROTOCOL_VERSION_META_KEY] : undefined;
-    const nameKey = typeof name === 'string' ? name : undefined;
-    const versionKey = typeof version === 'string' ? version : undefined;
+    const nameKey = nameOf(message);
+    const versionKey = protocolVersionOf(message);
     let byName = this.sets.get(message.method);
     let byVersion = byName?.get(nameKey);
     let set = byVersion?.get(versionKey);
