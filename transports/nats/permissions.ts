@@ -120,6 +120,7 @@ export function natsPermissions(role: NatsRole, options: NatsPermissionOptions):
         subjects.changes,
         subjects.session('*'),
         subjects.ping('*'),
+        subjects.taken('*'),
         // Answers, progress and keepalives to the clients' inboxes and the gateways' session inboxes.
         '_INBOX.>',
         `${gatewayBase}.inbox.>`,
@@ -127,7 +128,7 @@ export function natsPermissions(role: NatsRole, options: NatsPermissionOptions):
         ...(taskStore?.publish ?? []),
       ])],
     },
-    subscribe: { allow: [subjects.callWildcard, subjects.adopt, subjects.cancel, subjects.changes, subjects.ping('*'), subjects.session('*'), inbox, ...(taskStore?.subscribe ?? [])] },
+    subscribe: { allow: [subjects.callWildcard, subjects.adopt, subjects.cancel, subjects.changes, subjects.ping('*'), subjects.taken('*'), subjects.session('*'), inbox, ...(taskStore?.subscribe ?? [])] },
     allow_responses: true,
   };
 }

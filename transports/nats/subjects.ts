@@ -8,6 +8,7 @@
  *   <prefix>.<name>.cancel                 modern-era cancellations, every process hears them
  *   <prefix>.<name>.changes                list and resource changes, every process hears them
  *   <prefix>.<name>.p.<process id>.ping    liveness of one server process
+ *   <prefix>.<name>.p.<process id>.taken   told by the process that took one of its legacy sessions over
  *
  * The method rides in the subject with `/` turned into `.` (`tools/call` -> `call.tools.call`), so a request's
  * subject, its `Mcp-Method` header and its body must agree.
@@ -55,6 +56,8 @@ export interface ServerSubjects {
   call(method: string): string | undefined;
   session(sessionId: string): string;
   ping(processId: string): string;
+  /** Where a process that took a legacy session over tells the previous owner (the body is the session id). */
+  taken(processId: string): string;
 }
 
 export function serverSubjects(prefix: string, name: string): ServerSubjects {
@@ -82,6 +85,7 @@ export function serverSubjects(prefix: string, name: string): ServerSubjects {
     },
     session: (sessionId) => `${base}.s.${sessionId}`,
     ping: (processId) => `${base}.p.${processId}.ping`,
+    taken: (processId) => `${base}.p.${processId}.taken`,
   };
 }
 

@@ -4,7 +4,8 @@
  * Several URLs (the nodes of a cluster) are tried in the order given, first one first, and failed over to.
  * Environment (all optional): KEEPALIVE_MS (default 200), OWNER_PING_MS (default 300), ERAS (default `both`),
  * MAX_SUBSCRIPTIONS (resource subscriptions per session, default the server's), REPLICAS (copies of the
- * session records' KV bucket in a JetStream cluster, default 1).
+ * session records' KV bucket in a JetStream cluster, default 1), ELECTION_RETRY_MS (how long its JetStream calls
+ * keep trying while a stream has no leader, default the binding's).
  *
  * Tools (every result's text is JSON naming the process that answered):
  *   whoami            {"pid"}
@@ -43,6 +44,7 @@ const eras = (process.env['ERAS'] ?? 'both') as 'both' | 'legacy' | 'modern';
 
 const maxSubscriptions = process.env['MAX_SUBSCRIPTIONS'];
 const replicas = process.env['REPLICAS'];
+const electionRetryMs = process.env['ELECTION_RETRY_MS'];
 const server = createServer({
   name: 'nats-fixture',
   version: '1.0.0',
@@ -77,7 +79,7 @@ server.resource({ uri: 'test://status', name: 'status' }, () => ({ contents: [{ 
 
 const servers = url.split(',');
 const connection = await connect({ servers, noRandomize: servers.length > 1, name: `fixture-${process.pid}`, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
-const serving = await serveNats(server, { connection, name, keepaliveMs, ...(replicas === undefined ? {} : { sessionRecords: { replicas: Number(replicas) } }), sessions: { ownerPingMs, onStateWarning: (warning) => console.log(`state-warning ${warning.kind} ${warning.sessionId}`) } });
+const serving = await serveNats(server, { connection, name, keepaliveMs, sessionRecords: { ...(replicas === undefined ? {} : { replicas: Number(replicas) }), ...(electionRetryMs === undefined ? {} : { electionRetryMs: Number(electionRetryMs) }) }, sessions: { ownerPingMs, onStateWarning: (warning) => console.log(`state-warning ${warning.kind} ${warning.sessionId}`) } });
 console.log(`node ${connection.info?.server_name ?? ''}`);
 console.log(`ready ${process.pid} ${serving.processId}`);
 // Connection events (`nats disconnect`, `nats reconnect`, ...), so a spec can wait until this process is back.

@@ -13,61 +13,21 @@
  * the old owner holds their messages; a session now owned elsewhere is let go and what was held goes on to it.
  */
 import assert from 'node:assert/strict';
-import { type Server, type Socket, createServer as tcpServer, connect as tcpConnect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type NatsConnection, connect } from 'nats';
 import { createServer } from '../../../server/create-server.ts';
 import { type NatsServing, serveNats } from '../../../transports/nats/index.ts';
 import { type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';
+import { type CuttableProxy, cuttableProxy } from './cuttable-proxy.ts';
 import { type NatsClient, answerOf, awaitGoneFromNats, connectClient, until } from './nats-processes.ts';
 
 const NAME = 'partition';
-
-/** A TCP proxy to nats-server that can cut every connection through it and refuse new ones for a while. */
-async function cuttableProxy(port: number): Promise<{ readonly url: string; cut(): void; restore(): void; close(): Promise<void> }> {
-  let open = true;
-  const sockets = new Set<Socket>();
-  const server: Server = tcpServer((inbound) => {
-    if (!open) return void inbound.destroy();
-    const outbound = tcpConnect({ host: '127.0.0.1', port });
-    const end = (): void => {
-      inbound.destroy();
-      outbound.destroy();
-      sockets.delete(inbound);
-      sockets.delete(outbound);
-    };
-    for (const socket of [inbound, outbound]) {
-      sockets.add(socket);
-      socket.on('error', end);
-      socket.on('close', end);
-    }
-    inbound.pipe(outbound);
-    outbound.pipe(inbound);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const proxyPort = typeof address === 'object' && address !== null ? address.port : 0;
-  return {
-    url: `nats://127.0.0.1:${proxyPort}`,
-    cut() {
-      open = false;
-      for (const socket of sockets) socket.destroy();
-    },
-    restore() {
-      open = true;
-    },
-    close: () => {
-      for (const socket of sockets) socket.destroy();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
 
 let nats: NatsServerProcess;
 const connections: NatsConnection[] = [];
 const servings: NatsServing[] = [];
 const clients: NatsClient[] = [];
-let proxy: Awaited<ReturnType<typeof cuttableProxy>> | undefined;
+let proxy: CuttableProxy | undefined;
 
 async function serveAs(label: string, url: string): Promise<{ readonly serving: NatsServing; readonly connection: NatsConnection; readonly events: readonly string[] }> {
   const server = createServer({ name: `partition-${label}`, version: '1.0.0' });

@@ -9,9 +9,15 @@
  * gone (its ping subject has no responders), wins the record by compare-and-set, serves the session from its
  * stored revision and capabilities, and handles the request. The client never initializes again. Requests that
  * were running on the dead process end with the client's silence error (no keepalive, no answer).
+ *
+ * One owner at a time: a process can be taken from while it is alive but cut off from NATS. The taker tells the
+ * previous owner (its `taken` subject); an owner that hears it, that finds another owner in the record after a
+ * reconnection or when it writes the session's state, lets the session go. A record that cannot be read after a
+ * reconnection (the bucket electing a leader) is read again later, a bounded number of times.
  */
 import { randomBytes } from 'node:crypto';
-import type { Msg } from 'nats';
+import type { Msg, Subscription } from 'nats';
+import type { TimerHandle } from '../../../core/clock.ts';
 import type { AuthInfo } from '../../../core/auth.ts';
 import type { Codec } from '../../../core/codecs/codec.ts';
 import { ErrorCode } from '../../../core/error-codes.ts';
@@ -30,6 +36,17 @@ import type { SessionRecord, SessionRecords } from './session-records.ts';
 const MAX_HELD = 256;
 /** The wait before an owner that had no responders is pinged again (see `ownerAlive`). */
 const OWNER_RECHECK_MS = 250;
+/**
+ * The pauses before a session's record is read again when it could not be read after a reconnection: about
+ * half a minute in all, on top of each read's own retries through a leader election.
+ */
+const RECORD_RECHECK_PAUSES_MS = [1000, 2000, 4000, 8000, 15_000] as const;
+/** How long a claimant waits for a concurrent claim to land before it reads whose claim came last. */
+const CLAIM_SETTLE_MS = 100;
+/** How long a session let go to its new owner may finish the requests it was running here. */
+const LET_GO_DRAIN_MS = 5000;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 export interface LegacySessionOptions {
   /** A session nobody used for this long is closed and forgotten (default 30 min). */
@@ -50,14 +67,27 @@ export interface SessionStateWarning {
    * `not-recorded`: the record did not take the new state (KV failed or kept conflicting), a takeover would miss
    * it; `not-restored`: the process taking the session over restored less than the record held; `not-owner`:
    * the state changed here after another process took the session over (the change stays here, the client's
-   * notifications come from the new owner).
+   * notifications come from the new owner; this process lets the session go); `not-confirmed`: after a NATS
+   * reconnection the record could not be read for about half a minute, so this process serves the session on
+   * without knowing whether another took it over meanwhile.
    */
-  readonly kind: 'not-recorded' | 'not-restored' | 'not-owner';
+  readonly kind: 'not-recorded' | 'not-restored' | 'not-owner' | 'not-confirmed';
   readonly message: string;
 }
 
 function emitStateWarning(warning: SessionStateWarning): void {
   process.emitWarning(`session ${warning.sessionId}: ${warning.message}`, { type: 'RxmcpSessionStateWarning', code: warning.kind });
+}
+
+/**
+ * This process's subscription to a session's subject, made before it claims the session (so whoever reads the
+ * record naming it finds it subscribed) and kept once it serves the session. Until then messages are held.
+ */
+interface Reservation {
+  readonly subscription: Subscription;
+  readonly held: Msg[];
+  /** Where messages go once the session is served here; held until then. */
+  deliver: ((msg: Msg) => void) | undefined;
 }
 
 interface Served {
@@ -80,6 +110,12 @@ export class LegacySessions {
   private handingOver = false;
   /** Messages held per session while ownership is unconfirmed after a NATS disconnection. */
   private fence: Map<string, Msg[]> | undefined;
+  /** Sessions whose record is to be read again (it could not be read when it had to be), with their timer. */
+  private readonly rechecks = new Map<string, TimerHandle>();
+  /** Takeovers under way in this process, by session: a session's other messages wait for its one attempt. */
+  private readonly adopting = new Map<string, Promise<void>>();
+  /** Sessions whose ownership is being read after a `taken` notice: one read at a time each. */
+  private readonly confirming = new Set<string>();
 
   constructor(
     private readonly host: ServingHost,
@@ -148,12 +184,41 @@ export class LegacySessions {
 
   /** A request for a session whose owner did not answer. */
   async adopt(msg: Msg): Promise<void> {
-    const reply = replyOf(msg);
     const sessionId = headerOf(msg.headers, NatsHeader.sessionId) ?? '';
-    const decoded = decodeBody(msg, this.maxMessageBytes);
-    const id = decoded.ok ? idOf(decoded.value) : undefined;
     const local = this.sessions.get(sessionId);
     if (local !== undefined) return this.dispatch(local, msg);
+    // Several of a session's messages reach the adopt subject at once (a client's concurrent requests): this
+    // process tries to take the session over once, and the others wait for that.
+    const under = this.adopting.get(sessionId);
+    if (under !== undefined) {
+      await under;
+      const served = this.sessions.get(sessionId);
+      // Not taken over here: on to whoever serves the session (or back to the client as "no responders").
+      if (served !== undefined) this.dispatch(served, msg);
+      else this.passOn(sessionId, msg);
+      return;
+    }
+    const attempt = this.takeOver(sessionId, msg);
+    this.adopting.set(sessionId, attempt.then(() => undefined, () => undefined));
+    let again: 'adopt-again' | void;
+    try {
+      again = await attempt;
+    } finally {
+      this.adopting.delete(sessionId);
+    }
+    // Overtaken by another claim: the message goes through the adopt subject once more, now that this process no
+    // longer waits on its own attempt (whoever the record names serves it, or a process takes it over from them).
+    if (again !== undefined) this.publishAgain(this.subjects.adopt, msg);
+  }
+
+  /**
+   * Takes `sessionId` over for `msg`, if its owner is gone and the caller is the session's, and serves `msg`;
+   * `'adopt-again'` when this process's claim was overtaken and `msg` is to be adopted anew.
+   */
+  private async takeOver(sessionId: string, msg: Msg): Promise<'adopt-again' | void> {
+    const reply = replyOf(msg);
+    const decoded = decodeBody(msg, this.maxMessageBytes);
+    const id = decoded.ok ? idOf(decoded.value) : undefined;
     const found = this.records === undefined || sessionId === '' ? undefined : await this.records.get(sessionId);
     if (found === undefined) {
       if (reply !== undefined) refuse(this.host.connection, reply, decoded.codec, id, ErrorCode.InvalidRequest, `Session not found: ${sessionId === '' ? 'no session id was given' : 'the session ended or was never recorded'}; initialize a new session`);
@@ -187,13 +252,18 @@ export class LegacySessions {
       if (reply !== undefined) refuse(this.host.connection, reply, decoded.codec, id, ErrorCode.InternalError, `${refused.message}; retry the request`);
       return;
     }
+    // Subscribed before claiming: a process that reads the record naming this one finds it on the session subject.
+    const reservation = this.reserve(sessionId);
     const won = await this.records!.claim(sessionId, { ...record, owner: this.host.processId }, revision);
-    const winner = this.sessions.get(sessionId);
-    if (winner !== undefined) return this.dispatch(winner, msg);
     if (!won) {
-      // Another process took it: pass the request on to the session subject it now serves.
+      // Another process's claim came first (and it subscribed before it): the request goes on to it.
+      this.release(sessionId, reservation);
       this.passOn(sessionId, msg);
       return;
+    }
+    if (!(await this.confirmClaim(sessionId))) {
+      this.release(sessionId, reservation);
+      return 'adopt-again';
     }
     // Asked again: the acceptor may have filled up while the claim was under way (nothing runs between this
     // question and `accept` below).
@@ -204,7 +274,7 @@ export class LegacySessions {
           revision: record.revision as LegacyRevision,
           peerCapabilities: record.peerCapabilities,
           ...(record.peerInfo === undefined ? {} : { peerInfo: { name: record.peerInfo.name, version: record.peerInfo.version } }),
-        }, caller.auth, record.state);
+        }, caller.auth, record.state, reservation);
     const unanswered = this.restoring.get(sessionId);
     this.restoring.delete(sessionId);
     if (served.ok && unanswered !== undefined && !isEmpty(unanswered)) {
@@ -213,11 +283,64 @@ export class LegacySessions {
     }
     if (!served.ok) {
       // Claimed but not served: the record goes back as it was, so another process takes the session over.
+      reservation.subscription.unsubscribe();
       await this.records!.handBack(sessionId, this.host.processId, record).catch(() => undefined);
-      if (reply !== undefined) refuse(this.host.connection, reply, decoded.codec, id, ErrorCode.InternalError, `${served.reason}; retry the request`);
+      for (const held of [msg, ...reservation.held.splice(0)]) {
+        const heldReply = replyOf(held);
+        if (heldReply !== undefined) refuse(this.host.connection, heldReply, decodeBody(held, this.maxMessageBytes).codec, held === msg ? id : undefined, ErrorCode.InternalError, `${served.reason}; retry the request`);
+      }
       return;
     }
+    // The previous owner may be alive, merely cut off from NATS a moment ago: should it still serve the session
+    // when it hears this, it lets the session go.
+    if (record.owner !== this.host.processId) this.tellTaken(record.owner, sessionId);
     this.dispatch(served.served, msg);
+    // Then what reached the session subject while the claim was under way, in order.
+    const deliver = reservation.deliver;
+    for (const held of reservation.held.splice(0)) deliver?.(held);
+  }
+
+  /** Gives a reservation up: no longer subscribed, what it held goes on to the session subject (its owner). */
+  private release(sessionId: string, reservation: Reservation): void {
+    reservation.subscription.unsubscribe();
+    for (const held of reservation.held.splice(0)) this.passOn(sessionId, held);
+  }
+
+  /**
+   * Whether this process's claim of `sessionId` stands. A JetStream cluster may accept two compare-and-sets made
+   * at once on one revision (nats-server checks the expected revision before the write's consensus, not in it:
+   * before 2.9.21 for any two writes in flight, later still across a change of the stream's leader); both are
+   * stored, and the record is whichever came last. So a claimant waits a moment for a concurrent write to land,
+   * then reads the record as the stream's leader holds it: only the process it names serves the session. A read
+   * that fails leaves the claim standing, to be read again later (`recheck`).
+   */
+  private async confirmClaim(sessionId: string): Promise<boolean> {
+    await new Promise<void>((resolve) => this.host.clock.setTimeout(resolve, CLAIM_SETTLE_MS));
+    try {
+      const found = await this.records!.getFromLeader(sessionId);
+      return found?.record.owner === this.host.processId;
+    } catch {
+      this.recheck(sessionId);
+      return true;
+    }
+  }
+
+  /**
+   * Another process says it took `sessionId` over (on this process's `taken` subject). Believed only when the
+   * record says so too: a notice proves nothing by itself.
+   */
+  async taken(data: Uint8Array): Promise<void> {
+    if (data.length > 256) return;
+    const sessionId = decoder.decode(data);
+    if (!this.sessions.has(sessionId) || this.confirming.has(sessionId)) return;
+    this.confirming.add(sessionId);
+    try {
+      const owned = await this.owns(sessionId);
+      if (owned === false) this.letGo(sessionId);
+      else if (owned === undefined) this.recheck(sessionId);
+    } finally {
+      this.confirming.delete(sessionId);
+    }
   }
 
   /** Closes idle sessions. */
@@ -235,6 +358,8 @@ export class LegacySessions {
    */
   async closeAll(handover: boolean, options?: GracefulCloseOptions): Promise<void> {
     this.handingOver = handover;
+    for (const timer of this.rechecks.values()) timer.cancel();
+    this.rechecks.clear();
     await Promise.all(Array.from(this.sessions.keys(), (sessionId) => this.end(sessionId, options)));
   }
 
@@ -255,6 +380,7 @@ export class LegacySessions {
     preinitialized: { readonly revision: LegacyRevision; readonly peerCapabilities: JsonObject; readonly peerInfo?: { readonly name: string; readonly version: string } } | undefined,
     auth: AuthInfo | undefined,
     restoredState?: PortableSessionState,
+    reserved?: Reservation,
   ): Served {
     const subject = this.subjects.session(sessionId);
     // The connection's callbacks need the session record, which needs the connection.
@@ -274,15 +400,8 @@ export class LegacySessions {
         if (!this.handingOver || served.ending) void this.records?.deleteIfOwner(sessionId, this.host.processId).catch(() => undefined);
       },
     });
-    const subscription = this.host.connection.subscribe(subject, {
-      // A queue group: while a session changes hands, a message still reaches one process only.
-      queue: 'mcp-session',
-      callback: (error, msg) => {
-        if (error !== null || made.served === undefined) return;
-        if (this.fence !== undefined) this.hold(this.fence, sessionId, msg);
-        else this.dispatch(made.served, msg);
-      },
-    });
+    const reservation = reserved ?? this.reserve(sessionId);
+    const subscription = reservation.subscription;
     let handle: Served['handle'];
     try {
       if (restoredState !== undefined) this.restoring.set(sessionId, restoredState);
@@ -293,7 +412,8 @@ export class LegacySessions {
       });
     } catch (error) {
       this.restoring.delete(sessionId);
-      // A refused session leaves nothing behind: no subscription serves its subject, no connection waits.
+      // A refused session leaves nothing behind: no subscription serves its subject, no connection waits (what
+      // was held for it is the caller's to answer).
       subscription.unsubscribe();
       void connection.close();
       throw error;
@@ -301,7 +421,29 @@ export class LegacySessions {
     const served: Served = { connection, handle, unsubscribe: () => subscription.unsubscribe(), ending: false };
     made.served = served;
     this.sessions.set(sessionId, served);
+    reservation.deliver = (msg) => {
+      if (this.fence !== undefined) this.hold(this.fence, sessionId, msg);
+      else this.dispatch(served, msg);
+    };
     return served;
+  }
+
+  /** Subscribes to `sessionId`'s subject, holding its messages until the session is served here. */
+  private reserve(sessionId: string): Reservation {
+    const held: Msg[] = [];
+    const reservation: { subscription?: Subscription; held: Msg[]; deliver: Reservation['deliver'] } = { held, deliver: undefined };
+    reservation.subscription = this.host.connection.subscribe(this.subjects.session(sessionId), {
+      // A queue group: while a session changes hands, a message still reaches one process only.
+      queue: 'mcp-session',
+      callback: (error, msg) => {
+        if (error !== null) return;
+        if (reservation.deliver !== undefined) return reservation.deliver(msg);
+        if (held.length < MAX_HELD) return void held.push(msg);
+        const reply = replyOf(msg);
+        if (reply !== undefined) refuse(this.host.connection, reply, decodeBody(msg, this.maxMessageBytes).codec, undefined, ErrorCode.InternalError, 'The session is being taken over; retry the request');
+      },
+    });
+    return reservation as Reservation;
   }
 
   /**
@@ -319,15 +461,21 @@ export class LegacySessions {
     if (records === undefined) return Promise.resolve();
     const previous = this.stateWrites.get(sessionId) ?? Promise.resolve();
     const write = previous.then(async () => {
-      let outcome: 'saved' | 'not-owner' | 'conflict' | 'failed';
+      let outcome: 'saved' | 'not-owner' | 'gone' | 'conflict' | 'failed';
       try {
         outcome = await records.saveState(sessionId, this.host.processId, state);
       } catch {
         outcome = 'failed';
       }
       if (outcome === 'not-owner') {
-        // A session this process no longer serves for its client; a closed session's record is gone (not a loss).
-        if (this.sessions.has(sessionId)) this.warn({ sessionId, kind: 'not-owner', message: 'its state changed on a process that no longer owns it; the change was not recorded and its notifications do not come from here' });
+        // Another process owns the session now (it took it over while this one was cut off): this one steps down.
+        if (this.sessions.has(sessionId)) {
+          this.warn({ sessionId, kind: 'not-owner', message: 'its state changed on a process that no longer owns it; the change was not recorded, and this process let the session go to its owner' });
+          this.letGo(sessionId);
+        }
+      } else if (outcome === 'gone') {
+        // The record expired (a session ending here deletes its record, and then is no longer served here).
+        if (this.sessions.has(sessionId)) this.warn({ sessionId, kind: 'not-recorded', message: `its record is gone (expired?), so its state was not recorded; a takeover would not find the session` });
       } else if (outcome !== 'saved') {
         this.warn({ sessionId, kind: 'not-recorded', message: `its state could not be recorded (${outcome === 'conflict' ? 'concurrent writes' : 'the session store failed'}); a takeover would not restore ${describe(state)}` });
       }
@@ -413,13 +561,10 @@ export class LegacySessions {
   async reconnected(): Promise<void> {
     const fence = (this.fence ??= new Map());
     const checks = await Promise.all(Array.from(this.sessions.keys(), async (sessionId) => {
-      if (this.records === undefined) return { sessionId, ours: true };
-      try {
-        return { sessionId, ours: (await this.records.get(sessionId))?.record.owner === this.host.processId };
-      } catch {
-        // Cannot tell: keep serving rather than drop a session that may well be ours.
-        return { sessionId, ours: true };
-      }
+      const owned = await this.owns(sessionId);
+      // Cannot tell: keep serving rather than drop a session that may well be ours, and read the record again later.
+      if (owned === undefined) this.recheck(sessionId);
+      return { sessionId, ours: owned !== false };
     }));
     if (this.fence !== fence) return;
     this.fence = undefined;
@@ -432,9 +577,7 @@ export class LegacySessions {
         for (const msg of held) this.dispatch(served, msg);
         continue;
       }
-      this.sessions.delete(sessionId);
-      served.unsubscribe();
-      void served.handle.close();
+      this.letGo(sessionId);
       for (const msg of held) this.passOn(sessionId, msg);
     }
     // Sessions opened meanwhile (none are fenced at birth) and anything else held are served now.
@@ -444,6 +587,76 @@ export class LegacySessions {
         if (served !== undefined) this.dispatch(served, msg);
         else this.passOn(sessionId, msg);
       }
+    }
+  }
+
+  /**
+   * Whether this process owns `sessionId` by its record: `false` when another process does or the record is gone,
+   * `undefined` when it cannot be read.
+   */
+  private async owns(sessionId: string): Promise<boolean | undefined> {
+    if (this.records === undefined) return true;
+    try {
+      return (await this.records.get(sessionId))?.record.owner === this.host.processId;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Reads `sessionId`'s record again after a pause (the `attempt`-th), and lets the session go if it is not ours. */
+  private recheck(sessionId: string, attempt = 0): void {
+    if (attempt === 0 && this.rechecks.has(sessionId)) return;
+    const pause = RECORD_RECHECK_PAUSES_MS[attempt];
+    if (pause === undefined) {
+      this.rechecks.delete(sessionId);
+      this.warn({ sessionId, kind: 'not-confirmed', message: 'after a NATS reconnection its record could not be read; it is still served here, though another process may have taken it over meanwhile' });
+      return;
+    }
+    this.rechecks.set(sessionId, this.host.clock.setTimeout(() => {
+      void (async () => {
+        if (!this.sessions.has(sessionId)) return void this.rechecks.delete(sessionId);
+        const owned = await this.owns(sessionId);
+        // Let go (or closed) meanwhile: its timer is gone with it.
+        if (!this.rechecks.has(sessionId)) return;
+        if (owned === undefined) return this.recheck(sessionId, attempt + 1);
+        this.rechecks.delete(sessionId);
+        if (!owned) this.letGo(sessionId);
+      })();
+    }, pause));
+  }
+
+  /**
+   * Stops serving a session another process owns now (its record untouched): the session subject's subscription
+   * goes, so its messages reach the owner only, and what was held here for it goes on to the owner.
+   */
+  private letGo(sessionId: string): void {
+    this.rechecks.get(sessionId)?.cancel();
+    this.rechecks.delete(sessionId);
+    const served = this.sessions.get(sessionId);
+    if (served === undefined) return;
+    this.sessions.delete(sessionId);
+    served.unsubscribe();
+    // What it still runs here is answered (within a bound): those requests were delivered here, not to the owner.
+    // Answers held for a state write under way (see ServedConnection.send) leave once it settles: then it closes.
+    const close = (): void => {
+      served.connection.answerOpenRequestsOnClose();
+      void served.handle.close({ drainMs: LET_GO_DRAIN_MS });
+    };
+    const writing = this.stateWrites.get(sessionId);
+    if (writing === undefined) close();
+    else void writing.then(close);
+    const held = this.fence?.get(sessionId);
+    if (held === undefined) return;
+    this.fence?.delete(sessionId);
+    for (const msg of held) this.passOn(sessionId, msg);
+  }
+
+  /** Tells `owner` that this process took `sessionId` over from it. */
+  private tellTaken(owner: string, sessionId: string): void {
+    try {
+      this.host.connection.publish(this.subjects.taken(owner), encoder.encode(sessionId));
+    } catch {
+      // The connection went away: the owner, if alive, finds the record naming this process when it reconnects.
     }
   }
 
@@ -460,9 +673,14 @@ export class LegacySessions {
 
   /** Publishes a session message again, to whichever process serves the session subject. */
   private passOn(sessionId: string, msg: Msg): void {
+    this.publishAgain(this.subjects.session(sessionId), msg);
+  }
+
+  /** Publishes `msg` again on `subject`, with its reply subject and headers. */
+  private publishAgain(subject: string, msg: Msg): void {
     const reply = replyOf(msg);
     try {
-      this.host.connection.publish(this.subjects.session(sessionId), msg.data, { ...(reply === undefined ? {} : { reply }), ...(msg.headers === undefined ? {} : { headers: msg.headers }) });
+      this.host.connection.publish(subject, msg.data, { ...(reply === undefined ? {} : { reply }), ...(msg.headers === undefined ? {} : { headers: msg.headers }) });
     } catch {
       // The connection went away again; the client's silence limit ends its wait.
     }

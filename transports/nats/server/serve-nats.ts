@@ -176,6 +176,10 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
     connection.subscribe(subjects.cancel, { callback: guarded(onCancel) }),
     connection.subscribe(subjects.ping(processId), { callback: guarded((msg) => msg.respond(new Uint8Array(0))) }),
   ];
+  if (records !== undefined) {
+    // Another process took one of this process's sessions over (this one was cut off from NATS meanwhile).
+    subscriptions.push(connection.subscribe(subjects.taken(processId), { callback: guarded((msg) => void legacy.taken(msg.data).catch(() => undefined)) }));
+  }
   // A legacy session's owner re-checks its sessions after every NATS reconnection (see LegacySessions).
   const stopWatching = records === undefined ? () => undefined : connectionState(connection).on((event) => {
     if (event === 'disconnect') legacy.disconnected();

@@ -4,7 +4,7 @@
  * the client's capabilities and info, where its server requests go) and which process owns it. Taking over is
  * a compare-and-set on the record's revision: of several processes that try at once, exactly one wins.
  */
-import type { KV, NatsConnection } from 'nats';
+import type { JetStreamManager, KV, NatsConnection } from 'nats';
 import { isLoggingLevel } from '../../../core/protocol/logging.ts';
 import type { LegacyRevision } from '../../../core/protocol/versions.ts';
 import type { PortableSessionState } from '../../../core/transport.ts';
@@ -29,6 +29,8 @@ export interface SessionRecord {
 export const MAX_RECORDED_SUBSCRIPTIONS = 1000;
 /** Longest resource URI a record keeps. */
 const MAX_URI_CHARS = 2048;
+/** JetStream's error code for "no message found" (a stream message get for a subject that has none). */
+const NO_MESSAGE_FOUND = 10037;
 /** Attempts at a revision-checked state write that lost to a concurrent write of the same record. */
 const STATE_WRITE_ATTEMPTS = 5;
 
@@ -84,6 +86,8 @@ export class SessionRecords {
   private constructor(
     private readonly kv: KV,
     private readonly electionRetryMs: number,
+    private readonly jsm: JetStreamManager,
+    private readonly bucket: string,
   ) {}
 
   /** Opens (or creates) the bucket; its creation is tried within `electionRetryMs` too. */
@@ -93,7 +97,9 @@ export class SessionRecords {
     const config = { history: 1, ttl: options.ttlMs ?? 24 * 3_600_000, ...(options.replicas === undefined ? {} : { replicas: options.replicas }) };
     // Creating a bucket with the same configuration again is harmless, so even a timeout is tried again.
     const kv = await retryWhileLeaderless(() => connection.jetstream().views.kv(bucket, config), { budgetMs: electionRetryMs, timeoutIsSafe: true });
-    return new SessionRecords(kv, electionRetryMs);
+    // The account check was made by the bucket's opening.
+    const jsm = await connection.jetstreamManager({ checkAPI: false });
+    return new SessionRecords(kv, electionRetryMs, jsm, bucket);
   }
 
   async put(sessionId: string, record: SessionRecord): Promise<void> {
@@ -109,7 +115,31 @@ export class SessionRecords {
     return record === undefined ? undefined : { record, revision: entry.revision };
   }
 
-  /** Makes `owner` the session's owner if the record is still at `revision`; false when another process won. */
+  /**
+   * The record as the bucket's leader holds it. `get` may be answered by any replica (a direct get), which can lag
+   * a write that was just acknowledged; this read cannot.
+   */
+  async getFromLeader(sessionId: string): Promise<{ readonly record: SessionRecord; readonly revision: number } | undefined> {
+    const stored = await this.duringElection(async () => {
+      try {
+        return await this.jsm.streams.getMessage(`KV_${this.bucket}`, { last_by_subj: `$KV.${this.bucket}.${sessionId}` });
+      } catch (error) {
+        // No message for the key: no record.
+        if ((error as { api_error?: { err_code?: number } }).api_error?.err_code === NO_MESSAGE_FOUND) return undefined;
+        throw error;
+      }
+    }, true);
+    if (stored === undefined) return undefined;
+    const operation = stored.header?.get('KV-Operation');
+    if (operation === 'DEL' || operation === 'PURGE') return undefined;
+    const record = parse(stored.data);
+    return record === undefined ? undefined : { record, revision: stored.seq };
+  }
+
+  /**
+   * Makes `owner` the session's owner if the record is still at `revision`; false when another process won.
+   * On a JetStream cluster a `true` is not the last word: see `LegacySessions` (a claim's confirmation).
+   */
   async claim(sessionId: string, record: SessionRecord, revision: number): Promise<boolean> {
     try {
       const value = encoder.encode(JSON.stringify(record));
@@ -134,13 +164,15 @@ export class SessionRecords {
   /**
    * Writes the session's portable state if `owner` still owns it, checked against the record's revision (a
    * takeover that lands in between wins; the write is not made). `'not-owner'` when the session is another
-   * process's (or gone), `'conflict'` when concurrent writes kept winning.
+   * process's, `'gone'` when its record is (expired, or the session ended), `'conflict'` when concurrent writes
+   * kept winning.
    */
-  async saveState(sessionId: string, owner: string, state: PortableSessionState): Promise<'saved' | 'not-owner' | 'conflict'> {
+  async saveState(sessionId: string, owner: string, state: PortableSessionState): Promise<'saved' | 'not-owner' | 'gone' | 'conflict'> {
     const bounded = portableOf(state);
     for (let attempt = 0; attempt < STATE_WRITE_ATTEMPTS; attempt++) {
       const found = await this.get(sessionId);
-      if (found === undefined || found.record.owner !== owner) return 'not-owner';
+      if (found === undefined) return 'gone';
+      if (found.record.owner !== owner) return 'not-owner';
       if (await this.claim(sessionId, { ...found.record, ...(bounded === undefined ? {} : { state: bounded }) }, found.revision)) return 'saved';
     }
     return 'conflict';

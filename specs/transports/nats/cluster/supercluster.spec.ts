@@ -17,6 +17,12 @@ const NAME = 'super';
 const SILENCE_MS = 2000;
 const CALL_TIMEOUT_MS = 10_000;
 const CALLS = 20;
+/**
+ * The servers' JetStream budget: a fresh supercluster on a loaded machine has been seen to leave a server's first
+ * bucket creation unanswered for longer than the default 15 s (the stream API's requests timing out through the
+ * gateways); a server that gives up then exits before the spec starts.
+ */
+const SERVER_ENV = { ELECTION_RETRY_MS: '30000' };
 
 let supercluster: Supercluster;
 let startedInMs = 0;
@@ -60,7 +66,7 @@ describe('NATS supercluster: calls cross gateways when they must, stay local whe
     // Each phase's time is reported as it ends, so a slow or stuck run says where (diagnostics survive a timeout).
     const began = Date.now();
     const phase = (what: string): void => t.diagnostic(`${what} at ${Date.now() - began} ms (the supercluster started in ${startedInMs} ms)`);
-    const west: ServerProcess = await startServerProcess(supercluster.cluster('west').urls.join(','), NAME);
+    const west: ServerProcess = await startServerProcess(supercluster.cluster('west').urls.join(','), NAME, SERVER_ENV);
     const eastConnection = await connectionIn('east', 'east-clients');
     const westConnection = await connectionIn('west', 'west-clients');
 
@@ -73,7 +79,7 @@ describe('NATS supercluster: calls cross gateways when they must, stay local whe
 
     phase('1. west only: done');
     // 2. A server in the east too: east traffic stays in the east, west traffic in the west.
-    const east = await startServerProcess(supercluster.cluster('east').urls.join(','), NAME);
+    const east = await startServerProcess(supercluster.cluster('east').urls.join(','), NAME, SERVER_ENV);
     // Its queue subscription is at its node once it is ready; give the cluster's other nodes a bounded moment.
     await until(async () => {
       const outcome = await timedCall(eastModern.session, 'whoami', {}, CALL_TIMEOUT_MS);
