@@ -25,7 +25,13 @@ async function burstAndCheck(peer: RawStdioPeer, options: { readonly stopReading
     await new Promise((resolve) => setTimeout(resolve, options.stopReadingMs));
     peer.resumeReading();
   }
-  await peer.waitFor(() => peer.answeredIds().size >= BURST, 60_000, `answers to all ${BURST} calls`);
+  // Every call's id (the handshake's answer is among the answered ids too, so counting them is not enough).
+  const answeredAll = (): boolean => {
+    const answered = peer.answeredIds();
+    for (let id = 1; id <= BURST; id++) if (!answered.has(id)) return false;
+    return true;
+  };
+  await peer.waitFor(answeredAll, 60_000, `answers to all ${BURST} calls`);
   let results = 0;
   let refusals = 0;
   for (let id = 1; id <= BURST; id++) {

@@ -67,9 +67,10 @@ export interface SessionStateWarning {
    * `not-recorded`: the record did not take the new state (KV failed or kept conflicting), a takeover would miss
    * it; `not-restored`: the process taking the session over restored less than the record held; `not-owner`:
    * the state changed here after another process took the session over (the change stays here, the client's
-   * notifications come from the new owner; this process lets the session go); `not-confirmed`: after a NATS
-   * reconnection the record could not be read for about half a minute, so this process serves the session on
-   * without knowing whether another took it over meanwhile.
+   * notifications come from the new owner; this process lets the session go); `not-confirmed`: the record could
+   * not be read for about half a minute when this process's ownership was to be confirmed (after a NATS
+   * reconnection, a claim, a takeover notice), so it serves the session on without knowing whether another
+   * process took it over meanwhile.
    */
   readonly kind: 'not-recorded' | 'not-restored' | 'not-owner' | 'not-confirmed';
   readonly message: string;
@@ -397,6 +398,8 @@ export class LegacySessions {
         if (served === undefined || this.sessions.get(sessionId) !== served) return;
         this.sessions.delete(sessionId);
         served.unsubscribe();
+        this.rechecks.get(sessionId)?.cancel();
+        this.rechecks.delete(sessionId);
         if (!this.handingOver || served.ending) void this.records?.deleteIfOwner(sessionId, this.host.processId).catch(() => undefined);
       },
     });
@@ -609,7 +612,7 @@ export class LegacySessions {
     const pause = RECORD_RECHECK_PAUSES_MS[attempt];
     if (pause === undefined) {
       this.rechecks.delete(sessionId);
-      this.warn({ sessionId, kind: 'not-confirmed', message: 'after a NATS reconnection its record could not be read; it is still served here, though another process may have taken it over meanwhile' });
+      this.warn({ sessionId, kind: 'not-confirmed', message: 'its record could not be read when its ownership was to be confirmed (after a NATS reconnection, a claim or a takeover notice); it is still served here, though another process may have taken it over meanwhile' });
       return;
     }
     this.rechecks.set(sessionId, this.host.clock.setTimeout(() => {
