@@ -35,6 +35,7 @@ import { ToolParamHeaders } from '../core/protocol/tool-param-headers.ts';
 import { MetaKey, type SubscriptionFilter } from '../core/protocol/modern.ts';
 import { LocalError } from '../core/errors.ts';
 import { withField, withFields } from '../core/objects.ts';
+import { withJsonText } from '../core/codecs/json-text.ts';
 import type { InterceptableHandlerTable, RequestSink } from '../actors/outgoing-request.ts';
 import type { ProgressEvent } from '../actors/progress.ts';
 
@@ -460,7 +461,7 @@ export class ClientSessionImpl implements ClientSession {
     if (this.modern) {
       // No session to remember it: every later request asks for this level itself.
       const core = this.core;
-      core.envelope = Object.freeze({ ...core.envelope, [MetaKey.logLevel]: level });
+      core.envelope = withJsonText({ ...core.envelope, [MetaKey.logLevel]: level });
       return;
     }
     await this.session.request('logging/setLevel', { level });
