@@ -22,12 +22,14 @@ const serverMeta = withJsonText({ 'io.modelcontextprotocol/serverInfo': { name: 
 
 /** JSON object members, keys that may look like anything (not `_meta`, which the message puts last). */
 const members = fc.dictionary(fc.string().filter((key) => key !== '_meta' && key !== '__proto__'), fc.jsonValue(), { maxKeys: 5 }) as fc.Arbitrary<JsonObject>;
-const requestId = fc.oneof(fc.integer(), fc.string());
+/** Strings of any code units: quotes, backslashes, control characters, lone surrogates (all need escaping). */
+const anyString = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('a"b', 'a\\b', 'line\n', '\ud800', '\udfff x', '😀'));
+const requestId = fc.oneof(fc.integer(), fc.constant(-0), fc.double(), anyString);
 
 describe('json text', () => {
   test('json text - a request with a known envelope is written byte for byte as JSON.stringify writes it', () => {
     fc.assert(
-      fc.property(requestId, fc.string({ minLength: 1 }), members, (id, method, rest) => {
+      fc.property(requestId, anyString.filter((method) => method.length > 0), members, (id, method, rest) => {
         const message = { jsonrpc: '2.0', id, method, params: { ...rest, _meta: envelope } } as unknown as WirePayload;
         assert.notEqual(encodeWithKnownMeta(message), undefined, 'took the known-text path');
         assert.equal(text(jsonCodec.encode(message)), JSON.stringify(message));
