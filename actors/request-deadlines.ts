@@ -21,6 +21,12 @@ import type { RequestId } from '../core/jsonrpc.ts';
 import type { LazyTable } from '../core/lazy-table.ts';
 import type { PendingRequest } from './session-context.ts';
 
+/**
+ * The longest wait a timer is armed for: hosts take a delay above 2^31 - 1 ms (about 24.8 days) as 1 ms, so a
+ * later deadline is reached in steps of this (a sweep that finds it not yet due arms again for the rest).
+ */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export class DeadlineSweep {
   private timer: TimerHandle | undefined;
   /** The instant the armed timer is due (meaningful only while `timer` is set). */
@@ -53,7 +59,7 @@ export class DeadlineSweep {
   private arm(deadline: number, now: number): void {
     this.timer?.cancel();
     this.due = deadline;
-    this.timer = this.clock.setTimeout(() => this.sweep(), Math.max(0, deadline - now));
+    this.timer = this.clock.setTimeout(() => this.sweep(), Math.min(MAX_TIMER_MS, Math.max(0, deadline - now)));
   }
 
   private sweep(): void {

@@ -107,6 +107,18 @@ test('deadline sweep - a timer that fires early times nothing out and arms again
   assert.deepEqual(request.expiredAt, [100]);
 });
 
+test('deadline sweep - a deadline past the longest timer a host arms is reached in steps, exactly', () => {
+  const clock = new TestClock();
+  const { add } = sweepOn(clock);
+  const thirtyDays = 30 * 24 * 3_600_000;
+  const request = add(1, thirtyDays);
+  assert.equal(clock.nextDue, 2 ** 31 - 1, 'armed for the longest wait a host honours, not for 30 days (taken as 1 ms)');
+  clock.advance(thirtyDays - 1);
+  assert.deepEqual(request.expiredAt, []);
+  clock.advance(1);
+  assert.deepEqual(request.expiredAt, [thirtyDays]);
+});
+
 test('deadline sweep - stop cancels the timer', () => {
   const clock = new TestClock();
   const { sweep, add } = sweepOn(clock);
