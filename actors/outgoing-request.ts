@@ -7,7 +7,6 @@
  */
 import { Observable, type Subscriber } from 'rxjs';
 import { abortedError, onAbort } from '../core/abort.ts';
-import type { TimerHandle } from '../core/clock.ts';
 import { LocalError, WireError } from '../core/errors.ts';
 import { type JsonObject, request as requestMessage } from '../core/jsonrpc.ts';
 import { withField } from '../core/objects.ts';
@@ -47,7 +46,8 @@ const enum Phase {
 class OutgoingRequest<R extends object> implements PendingRequest {
   private phase = Phase.Created;
   private id = 0;
-  private timer: TimerHandle | undefined;
+  /** When it times out (the session's deadline sweep reads it; see actors/request-deadlines.ts). */
+  deadline = Infinity;
   private startedAt = 0;
   private lastProgress = -Infinity;
   private removeAbortListener: (() => void) | undefined;
@@ -101,7 +101,7 @@ class OutgoingRequest<R extends object> implements PendingRequest {
       return;
     }
     this.lastProgress = event.progress;
-    if (this.spec.options.resetTimeoutOnProgress === true) this.armTimeout();
+    if (this.spec.options.resetTimeoutOnProgress === true) this.setDeadline(this.session.clock.now());
     this.sink.progress(event);
   }
 
@@ -139,7 +139,8 @@ class OutgoingRequest<R extends object> implements PendingRequest {
     const session = this.session;
     this.id = session.nextRequestId();
     this.phase = Phase.Sent;
-    this.startedAt = session.clock.now();
+    const now = session.clock.now();
+    this.startedAt = now;
     session.outgoing.set(this.id, this);
     const options = this.spec.options;
     let params = this.spec.params;
@@ -156,7 +157,7 @@ class OutgoingRequest<R extends object> implements PendingRequest {
       if (options.progress === true) meta['progressToken'] = this.id;
       params = withField(params, '_meta', meta);
     }
-    this.armTimeout();
+    this.setDeadline(now);
     const message = requestMessage(this.id, this.spec.method, params);
     const { exchange, mirror } = this.spec;
     session.writer.write(
@@ -167,22 +168,28 @@ class OutgoingRequest<R extends object> implements PendingRequest {
     this.spec.onSent?.(this.id);
   }
 
-  private armTimeout(): void {
-    this.timer?.cancel();
-    this.timer = undefined;
+  /**
+   * Sets when the request times out, from `now`: its own timeout, or with `resetTimeoutOnProgress` its timeout
+   * from now capped by the total allowed since it was sent. The session's deadline sweep times it out then.
+   */
+  private setDeadline(now: number): void {
     const options = this.spec.options;
     const limits = this.session.limits;
     let wait = options.timeoutMs ?? limits.requestTimeoutMs;
     if (options.resetTimeoutOnProgress === true) {
       const total = options.maxTotalTimeoutMs ?? limits.maxTotalTimeoutMs;
-      wait = Math.min(wait, this.startedAt + total - this.session.clock.now());
+      wait = Math.min(wait, this.startedAt + total - now);
     }
-    if (!Number.isFinite(wait)) return;
-    this.timer = this.session.clock.setTimeout(() => this.onTimeout(), Math.max(0, wait));
+    if (!Number.isFinite(wait)) {
+      this.deadline = Infinity;
+      return;
+    }
+    this.deadline = now + Math.max(0, wait);
+    this.session.watchDeadline(this.deadline);
   }
 
-  private onTimeout(): void {
-    this.timer = undefined;
+  expire(): void {
+    if (this.phase !== Phase.Sent) return;
     const elapsed = this.session.clock.now() - this.startedAt;
     this.abort(new LocalError('RequestTimeout', `${this.spec.method} got no answer within ${elapsed} ms`));
   }
@@ -195,10 +202,8 @@ class OutgoingRequest<R extends object> implements PendingRequest {
   }
 
   private cleanup(): void {
-    if (this.phase === Phase.Sent) this.session.outgoing.delete(this.id);
+    if (this.phase === Phase.Sent) this.session.settleOutgoing(this.id);
     this.phase = Phase.Done;
-    this.timer?.cancel();
-    this.timer = undefined;
     this.removeAbortListener?.();
     this.removeAbortListener = undefined;
   }

@@ -31,6 +31,10 @@ export interface SessionDiagnostic {
 
 /** The part of an outgoing request the session tracks (by id, for responses and progress). */
 export interface PendingRequest {
+  /** When it times out, on the session's clock (`Infinity`: never); read by the session's deadline sweep. */
+  readonly deadline: number;
+  /** The deadline sweep found it due (actors/request-deadlines.ts). */
+  expire(): void;
   onResponse(message: { readonly result?: JsonObject; readonly error?: { readonly code: number; readonly message: string; readonly data?: unknown } }): void;
   onProgress(params: JsonObject): void;
   fail(error: LocalError): void;
@@ -75,6 +79,13 @@ export interface SessionContext {
   /** Server: the first message chose the modern era for this connection. */
   becomeModern(): void;
   nextRequestId(): number;
+  /**
+   * A request in `outgoing` has its deadline set or moved to `deadline` (finite): it is timed out by the
+   * session's one deadline sweep (actors/request-deadlines.ts), not by a timer of its own.
+   */
+  watchDeadline(deadline: number): void;
+  /** A request in `outgoing` got its outcome: it leaves the table (the last one to leave stops the sweep). */
+  settleOutgoing(id: RequestId): void;
   /**
    * Runs `start` once the session may send requests. Returns an error instead when it never will (closed, or
    * a state that does not defer), or when too many requests already wait.

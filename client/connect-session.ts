@@ -6,6 +6,7 @@ import { outgoingRequest } from '../actors/outgoing-request.ts';
 import { ErrorCode } from '../core/error-codes.ts';
 import { LocalError, WireError } from '../core/errors.ts';
 import { MetaKey } from '../core/protocol/modern.ts';
+import { withJsonText } from '../core/codecs/json-text.ts';
 import { type JsonObject, notification } from '../core/jsonrpc.ts';
 import { type ClientCapabilities, type Implementation, type ServerCapabilities, isImplementation } from '../core/protocol/capabilities.ts';
 import { MODERN_REVISIONS, LATEST_LEGACY_REVISION, LEGACY_REVISIONS, type LegacyRevision, acceptServerVersion } from '../core/protocol/versions.ts';
@@ -106,7 +107,8 @@ async function connectAuto(session: SessionCore, config: ClientConfig): Promise<
 
 /** The modern envelope this client puts on every request. */
 function envelopeOf(config: ClientConfig): JsonObject {
-  return Object.freeze({
+  // Made with its JSON text: the JSON codec writes that on every request instead of encoding the envelope again.
+  return withJsonText({
     [MetaKey.protocolVersion]: MODERN_REVISION,
     [MetaKey.clientCapabilities]: (config.modernCapabilities ?? config.capabilities) as JsonObject,
     [MetaKey.clientInfo]: config.clientInfo as unknown as JsonObject,

@@ -35,6 +35,7 @@ import { ToolParamHeaders } from '../core/protocol/tool-param-headers.ts';
 import { MetaKey, type SubscriptionFilter } from '../core/protocol/modern.ts';
 import { LocalError } from '../core/errors.ts';
 import { withField, withFields } from '../core/objects.ts';
+import { withJsonText } from '../core/codecs/json-text.ts';
 import type { InterceptableHandlerTable, RequestSink } from '../actors/outgoing-request.ts';
 import type { ProgressEvent } from '../actors/progress.ts';
 
@@ -175,6 +176,12 @@ export class ClientSessionImpl implements ClientSession {
 
   /** Records the elicitations a -32042 error names, then passes the error on. */
   private noteRequiredElicitations(error: unknown): never {
+    this.noteElicitations(error);
+    throw error;
+  }
+
+  /** Records the elicitations `error` names, when it is a -32042 error. */
+  noteElicitations(error: unknown): void {
     if (error instanceof WireError && error.code === ErrorCode.UrlElicitationRequired) {
       const elicitations = (error.data as { elicitations?: unknown } | undefined)?.elicitations;
       if (Array.isArray(elicitations)) {
@@ -184,7 +191,11 @@ export class ClientSessionImpl implements ClientSession {
         }
       }
     }
-    throw error;
+  }
+
+  /** A tool's result checked against its `outputSchema` (throws when it does not match). */
+  checkOutput(name: string, result: CallToolResult): CallToolResult {
+    return this.validators.check(name, result);
   }
 
   onClosed(): void {
@@ -272,10 +283,10 @@ export class ClientSessionImpl implements ClientSession {
    * are complete and are returned as they come. Only an answer that needs more (`input_required`, a task, a
    * type this client does not know) goes on through the round driver, which takes it as its first round's.
    */
-  private call<R extends object>(method: string, params: JsonObject, options: PromiseRequestOptions = {}, mirror?: Readonly<Record<string, string>>): Promise<R> {
+  private call<R extends object>(method: string, params: JsonObject, options: PromiseRequestOptions = {}, mirror?: Readonly<Record<string, string>>, tool?: string): Promise<R> {
     if (!this.modern && mirror === undefined) return this.session.request<R>(method, params, options);
     return new Promise<R>((resolve, reject) => {
-      const round = new FirstRound<R>(this, method, params, options, mirror, resolve, reject);
+      const round = new FirstRound<R>(this, method, params, options, mirror, tool, resolve, reject);
       // The options as given: the Promise form asks for progress when there is an `onProgress` (as in the legacy era).
       // The sent id matters only to a task this call may become that reports progress (its token is that id).
       const noteSent = this.taskFollow !== undefined && method === 'tools/call' && (options.progress ?? options.onProgress !== undefined);
@@ -288,9 +299,12 @@ export class ClientSessionImpl implements ClientSession {
   afterFirstRound<R extends object>(round: FirstRound<R>, result: R): void {
     const type = (result as JsonObject)['resultType'];
     // Without an input answerer (or outside the modern era) there are no further rounds: the answer is the result.
-    if (type === undefined || type === 'complete' || !this.modern || this.inputs === undefined) return round.resolve(result);
+    if (type === undefined || type === 'complete' || !this.modern || this.inputs === undefined) return round.done(result);
     // Went on from here, where the answer was delivered: the next round keeps its context (one trace).
-    this.moreRounds<R>(round.method, round.params, round.options, round.mirror, result, round.sent).then(round.resolve, round.reject);
+    this.moreRounds<R>(round.method, round.params, round.options, round.mirror, result, round.sent).then(
+      (last) => round.done(last),
+      (error: unknown) => round.fail(error),
+    );
   }
 
   /** The rounds after a first answer that was not complete, through the round driver. */
@@ -349,11 +363,25 @@ export class ClientSessionImpl implements ClientSession {
     );
   }
 
-  async callTool(name: string, args: JsonObject = {}, options: CallToolOptions & PromiseRequestOptions = {}): Promise<CallToolResult> {
-    const mirror = this.modern ? this.paramHeaders.headersFor(name, args) : undefined;
+  /**
+   * In the modern era the call's first round settles the Promise itself (its sink checks the output and notes the
+   * elicitations an error names, see {@link FirstRound}): no async function, `catch` or `await` per call.
+   */
+  callTool(name: string, args: JsonObject = {}, options: CallToolOptions & PromiseRequestOptions = {}): Promise<CallToolResult> {
+    if (!this.modern) return this.legacyCallTool(name, args, options);
+    let mirror: Readonly<Record<string, string>> | undefined;
+    try {
+      mirror = this.paramHeaders.headersFor(name, args);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const envelope = this.envelopeInParams;
     const params = envelope === undefined ? { name, arguments: args } : { name, arguments: args, _meta: envelope };
-    const result = await this.call<CallToolResult>('tools/call', params, options, mirror).catch((error: unknown) => this.noteRequiredElicitations(error));
+    return this.call<CallToolResult>('tools/call', params, options, mirror, name);
+  }
+
+  private async legacyCallTool(name: string, args: JsonObject, options: CallToolOptions & PromiseRequestOptions): Promise<CallToolResult> {
+    const result = await this.session.request<CallToolResult>('tools/call', { name, arguments: args }, options).catch((error: unknown) => this.noteRequiredElicitations(error));
     return options.validateOutput === false ? result : this.validators.check(name, result);
   }
 
@@ -460,7 +488,7 @@ export class ClientSessionImpl implements ClientSession {
     if (this.modern) {
       // No session to remember it: every later request asks for this level itself.
       const core = this.core;
-      core.envelope = Object.freeze({ ...core.envelope, [MetaKey.logLevel]: level });
+      core.envelope = withJsonText({ ...core.envelope, [MetaKey.logLevel]: level });
       return;
     }
     await this.session.request('logging/setLevel', { level });
@@ -532,8 +560,10 @@ class FirstRound<R extends object> implements RequestSink<R> {
     readonly params: JsonObject,
     readonly options: PromiseRequestOptions,
     readonly mirror: Readonly<Record<string, string>> | undefined,
-    readonly resolve: (result: R) => void,
-    readonly reject: (error: Error) => void,
+    /** Set for `callTool`: the tool whose output is checked, and whose errors may name elicitations. */
+    private readonly tool: string | undefined,
+    private readonly resolve: (result: R) => void,
+    private readonly reject: (error: unknown) => void,
   ) {}
 
   progress(event: ProgressEvent): void {
@@ -545,6 +575,25 @@ class FirstRound<R extends object> implements RequestSink<R> {
   }
 
   error(error: Error): void {
+    this.fail(error);
+  }
+
+  /** The call failed (in its first round or a later one); a tool call's error may name elicitations to expect. */
+  fail(error: unknown): void {
+    if (this.tool !== undefined) this.client.noteElicitations(error);
     this.reject(error);
+  }
+
+  /** The call's final result (after any further rounds): a tool's is checked against its output schema first. */
+  done(result: R): void {
+    const tool = this.tool;
+    if (tool === undefined || (this.options as CallToolOptions).validateOutput === false) return this.resolve(result);
+    let checked: CallToolResult;
+    try {
+      checked = this.client.checkOutput(tool, result as CallToolResult);
+    } catch (error) {
+      return this.reject(error);
+    }
+    this.resolve(checked as R);
   }
 }

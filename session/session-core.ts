@@ -240,6 +240,14 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
     return this.sent.nextId();
   }
 
+  watchDeadline(deadline: number): void {
+    this.sent.watchDeadline(deadline, this.clock);
+  }
+
+  settleOutgoing(id: RequestId): void {
+    this.sent.settle(id);
+  }
+
   whenOutboundOpen(start: () => void): LocalError | undefined {
     if (!this.admits('defer-outbound')) {
       return this.admits('writable')

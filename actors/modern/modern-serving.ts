@@ -9,6 +9,7 @@ import { ErrorCode } from '../../core/error-codes.ts';
 import { WireError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
 import { copyOwn, withFields } from '../../core/objects.ts';
+import { withJsonText } from '../../core/codecs/json-text.ts';
 import type { Implementation, ServerCapabilities } from '../../core/protocol/capabilities.ts';
 import { CACHEABLE_METHODS, type CacheHints, INPUT_CAPABLE_METHODS, MODERN_CLIENT_REQUESTS, MODERN_SERVER_CAPABILITIES, MetaKey, type RequestEnvelope } from '../../core/protocol/modern.ts';
 import type { ModernRevision } from '../../core/protocol/versions.ts';
@@ -67,7 +68,8 @@ export class ModernServing {
     this.acceptsLegacy = options.acceptsLegacy;
     this.handlers = options.handlers;
     this.untimed = options.untimed;
-    this.serverMeta = Object.freeze({ [MetaKey.serverInfo]: options.serverInfo });
+    // Made with its JSON text: the JSON codec writes that on every result instead of encoding the info again.
+    this.serverMeta = withJsonText({ [MetaKey.serverInfo]: options.serverInfo as unknown as JsonObject });
   }
 
   capabilities(): ServerCapabilities {

@@ -5,6 +5,7 @@ import { LocalError } from '../errors.ts';
 import type { WirePayload } from '../jsonrpc.ts';
 import type { Codec } from './codec.ts';
 import { utf8Bytes, utf8Text } from '../bytes.ts';
+import { encodeWithKnownMeta } from './json-text.ts';
 
 export const jsonCodec: Codec = Object.freeze({
   name: 'json',
@@ -14,7 +15,8 @@ export const jsonCodec: Codec = Object.freeze({
   selfDelimiting: true,
 
   encode(payload: WirePayload): Uint8Array {
-    const text: string | undefined = JSON.stringify(payload);
+    // A modern message's repeated `_meta` (the client's envelope, the server's info) is written from its known text.
+    const text: string | undefined = encodeWithKnownMeta(payload) ?? JSON.stringify(payload);
     // JSON.stringify returns undefined (not a string) for values JSON cannot represent at the top level.
     if (text === undefined) throw new TypeError('the payload has no JSON representation');
     return utf8Bytes(text);

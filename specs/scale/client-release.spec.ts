@@ -61,12 +61,14 @@ describe('scale: client release', () => {
       if (round % 5 === 0) watched.watch(`client session ${round}`, session);
       const controller = new AbortController();
       const began = Array.from({ length: 10 }, () => next());
-      // Ten requests in flight, each with a request timeout armed (the default one, a long one, progress-reset).
+      // Ten requests in flight, each with a request timeout (the default one, a long one, progress-reset): one
+      // deadline timer of the session's times them all out (actors/request-deadlines.ts).
       const calls = Array.from({ length: 10 }, (_, i) =>
         session.callTool('hang', {}, i % 3 === 0 ? { signal: controller.signal } : i % 3 === 1 ? { timeoutMs: 3_600_000 } : { resetTimeoutOnProgress: true, onProgress: () => undefined }),
       );
       await Promise.all(began);
-      assert.ok(clock.live >= 10, 'the requests armed their timeouts');
+      assert.equal((session.session as unknown as { sent: { sweeping: boolean } }).sent.sweeping, true, 'the requests\' deadline timer is armed');
+      assert.ok(clock.live >= 2, 'the keepalive and the requests\' deadline timer are armed');
       // The server dies: its end of the link closes under the running requests.
       await serverEnd.close();
       const codes = await Promise.all(calls.map(failure));

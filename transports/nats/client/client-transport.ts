@@ -462,13 +462,16 @@ class NatsClientTransport implements Transport {
     // Read once (an answer asks up to five questions of them); a JSON answer usually has none at all.
     const headers = ReceivedHeaders.of(msg);
     if (headers.code === 503) return this.noResponders(token, entry);
-    entry.heardAt = this.clock.now();
+    // The request was heard from (its silence limit starts again): noted where it stays in flight, not for the
+    // answer that ends it (receiveReply), which would read the clock only to forget the entry.
     if (headers.get(NatsHeader.frame) === 'keepalive') {
+      entry.heardAt = this.clock.now();
       if (replyOf(msg) !== undefined) msg.respond(EMPTY);
       return;
     }
     const claim = headers.get(NatsHeader.claim);
     if (claim !== undefined) {
+      entry.heardAt = this.clock.now();
       const bucket = headers.get(NatsHeader.claimBucket) ?? '';
       redeemClaim(this.connection, bucket, claim, headers.get(NatsHeader.claimDigest)).then(
         (body) => this.receiveReply(token, entry, body, headers),
@@ -489,13 +492,16 @@ class NatsClientTransport implements Transport {
     try {
       payload = codec.decode(body, this.maxMessageBytes);
     } catch (error) {
+      entry.heardAt = this.clock.now();
       this.inbound.next({ type: 'malformed', error: error instanceof LocalError ? error : new LocalError('DecodeFailed', String(error)) });
       return;
     }
     const classified = classify(payload);
     // A reply subject belongs to one request: its answer, or an error without an id (the server refused the
     // request without using its id, say as a duplicate), ends it.
-    if (classified.kind === 'response' && (classified.message.id === entry.id || classified.message.id === undefined)) {
+    if (classified.kind !== 'response' || (classified.message.id !== entry.id && classified.message.id !== undefined)) {
+      entry.heardAt = this.clock.now();
+    } else {
       this.forget(token);
       // A msgpack answer decoded, so the codec is loaded: from now on this side sends msgpack too.
       if (codec !== jsonCodec && this.options.encoding === 'msgpack') this.sendCodec = codec;
