@@ -33,7 +33,7 @@ export class GatewaySessions {
   static async open(connection: NatsConnection, bucket: string, ttlMs: number, options: { readonly replicas?: number; readonly electionRetryMs?: number } = {}): Promise<GatewaySessions> {
     const electionRetryMs = options.electionRetryMs ?? DEFAULT_ELECTION_RETRY_MS;
     const config = { history: 1, ttl: ttlMs, ...(options.replicas === undefined ? {} : { replicas: options.replicas }) };
-    const kv = await retryWhileLeaderless(() => connection.jetstream().views.kv(bucket, config), { budgetMs: electionRetryMs, timeoutIsSafe: true });
+    const kv = await retryWhileLeaderless(() => connection.jetstream().views.kv(bucket, config), { budgetMs: electionRetryMs, timeoutIsSafe: true, opening: true });
     return new GatewaySessions(kv, electionRetryMs);
   }
 

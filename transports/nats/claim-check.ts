@@ -40,6 +40,7 @@ export async function openClaimStore(connection: NatsConnection, options: ClaimC
   return retryWhileLeaderless(() => connection.jetstream().views.os(options.bucket ?? DEFAULT_CLAIM_BUCKET, config), {
     ...(options.electionRetryMs === undefined ? {} : { budgetMs: options.electionRetryMs }),
     timeoutIsSafe: true,
+    opening: true,
   });
 }
 

@@ -219,7 +219,7 @@ export class JetStreamEventStore implements EventStore {
     const electionRetryMs = options.electionRetryMs ?? DEFAULT_ELECTION_RETRY_MS;
     // Creating the stream with the same configuration is idempotent, so a timeout is as safe to repeat as a
     // "temporarily unavailable" while a cluster has no JetStream leader (a gateway replica starting meanwhile).
-    const duringElection = <T>(call: () => Promise<T>): Promise<T> => retryWhileLeaderless(call, { budgetMs: electionRetryMs, timeoutIsSafe: true, ...(options.clock === undefined ? {} : { clock: options.clock }) });
+    const duringElection = <T>(call: () => Promise<T>): Promise<T> => retryWhileLeaderless(call, { budgetMs: electionRetryMs, timeoutIsSafe: true, opening: true, ...(options.clock === undefined ? {} : { clock: options.clock }) });
     // Making the manager asks JetStream for its account info: leaderless, that too waits for the election.
     const jsm = await duringElection(() => nc.jetstreamManager());
     try {

@@ -30,11 +30,25 @@ export function isLeaderless(error: unknown, timeoutIsSafe: boolean): boolean {
   return error.api_error?.code === 503;
 }
 
+/** JetStream's error code for "stream not found". */
+const STREAM_NOT_FOUND = 10059;
+
+/**
+ * Whether `error` is JetStream's "stream not found". Opening a bucket or stream that another process is creating
+ * at the same moment can get it while JetStream's meta layer settles (seen in a supercluster, a server of one
+ * cluster opening the bucket a server of the other cluster had just created): for an opening, a passing state.
+ */
+export function isStreamNotFound(error: unknown): boolean {
+  return error instanceof NatsError && error.api_error?.err_code === STREAM_NOT_FOUND;
+}
+
 interface ElectionRetry {
   /** The whole budget (default 15 s); 0 tries once. */
   readonly budgetMs?: number;
   /** Whether repeating the call after a timeout is harmless (it is idempotent, or deduplicated). */
   readonly timeoutIsSafe: boolean;
+  /** The call opens (or creates) a bucket or stream: "stream not found" is tried again too (see `isStreamNotFound`). */
+  readonly opening?: boolean;
   readonly clock?: Clock;
 }
 
@@ -46,7 +60,8 @@ export async function retryWhileLeaderless<T>(call: () => Promise<T>, options: E
     try {
       return await call();
     } catch (error) {
-      if (!isLeaderless(error, options.timeoutIsSafe) || clock.now() + pause > deadline) throw error;
+      const passing = isLeaderless(error, options.timeoutIsSafe) || (options.opening === true && isStreamNotFound(error));
+      if (!passing || clock.now() + pause > deadline) throw error;
     }
     await new Promise<void>((resolve) => clock.setTimeout(resolve, pause));
     pause = Math.min(pause * 2, LONGEST_PAUSE_MS);

@@ -183,6 +183,7 @@ export class JetStreamTaskStore implements TaskStore {
     const kv = await retryWhileLeaderless(() => options.connection.jetstream().views.kv(bucket, config), {
       ...(options.electionRetryMs === undefined ? {} : { budgetMs: options.electionRetryMs }),
       timeoutIsSafe: true,
+      opening: true,
     });
     return new JetStreamTaskStore(kv, options, bucket);
   }

@@ -96,7 +96,7 @@ export class SessionRecords {
     const electionRetryMs = options.electionRetryMs ?? DEFAULT_ELECTION_RETRY_MS;
     const config = { history: 1, ttl: options.ttlMs ?? 24 * 3_600_000, ...(options.replicas === undefined ? {} : { replicas: options.replicas }) };
     // Creating a bucket with the same configuration again is harmless, so even a timeout is tried again.
-    const kv = await retryWhileLeaderless(() => connection.jetstream().views.kv(bucket, config), { budgetMs: electionRetryMs, timeoutIsSafe: true });
+    const kv = await retryWhileLeaderless(() => connection.jetstream().views.kv(bucket, config), { budgetMs: electionRetryMs, timeoutIsSafe: true, opening: true });
     // The account check was made by the bucket's opening.
     const jsm = await connection.jetstreamManager({ checkAPI: false });
     return new SessionRecords(kv, electionRetryMs, jsm, bucket);
