@@ -95,6 +95,11 @@ interface Served {
   readonly connection: ServedConnection;
   readonly handle: { close(options?: GracefulCloseOptions): Promise<void> };
   readonly unsubscribe: () => void;
+  /**
+   * Leaves the session subject for good while passing on whatever NATS routed here before it heard so: a plain
+   * unsubscribe would drop a message already on its way to this process.
+   */
+  readonly handOn: () => void;
   /** Close ends the session for good (its record goes) unless the process is handing it over. */
   ending: boolean;
 }
@@ -421,7 +426,16 @@ export class LegacySessions {
       void connection.close();
       throw error;
     }
-    const served: Served = { connection, handle, unsubscribe: () => subscription.unsubscribe(), ending: false };
+    const served: Served = {
+      connection,
+      handle,
+      unsubscribe: () => subscription.unsubscribe(),
+      handOn: () => {
+        reservation.deliver = (msg) => this.passOn(sessionId, msg);
+        subscription.drain().catch(() => subscription.unsubscribe());
+      },
+      ending: false,
+    };
     made.served = served;
     this.sessions.set(sessionId, served);
     reservation.deliver = (msg) => {
@@ -638,7 +652,7 @@ export class LegacySessions {
     const served = this.sessions.get(sessionId);
     if (served === undefined) return;
     this.sessions.delete(sessionId);
-    served.unsubscribe();
+    served.handOn();
     // What it still runs here is answered (within a bound): those requests were delivered here, not to the owner.
     // Answers held for a state write under way (see ServedConnection.send) leave once it settles: then it closes.
     const close = (): void => {
