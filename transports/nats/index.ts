@@ -13,7 +13,8 @@ export { JetStreamTaskStore, type JetStreamTaskStoreOptions, createJetStreamTask
 export type { BodyEncoding } from './body-codec.ts';
 export type { ClaimCheckOptions } from './claim-check.ts';
 export type { SessionRecordOptions } from './server/session-records.ts';
-export type { LegacySessionOptions, SessionStateWarning } from './server/legacy-sessions.ts';
+export type { LegacySessionOptions } from './server/legacy-sessions.ts';
+export type { SessionStateWarning } from './server/session-state-warning.ts';
 export type { LaneOptions } from './server/lanes.ts';
 export { NatsHeader } from './headers.ts';
 export { serverSubjects } from './subjects.ts';

@@ -11,60 +11,17 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type KV, type NatsConnection, connect } from 'nats';
-import { createServer } from '../../../server/create-server.ts';
-import { type NatsServing, type SessionStateWarning, serveNats, serverSubjects } from '../../../transports/nats/index.ts';
-import { type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';
-import { type CuttableProxy, cuttableProxy } from './cuttable-proxy.ts';
-import { type NatsClient, answerOf, awaitGoneFromNats, connectClient, until } from './nats-processes.ts';
+import type { KV, NatsConnection } from 'nats';
+import { serverSubjects } from '../../../transports/nats/index.ts';
+import { startNatsServer } from '../../support/nats-server.ts';
+import { InProcessOwners, type Owner, sessionsOf, whoami } from './in-process-owners.ts';
+import { awaitGoneFromNats, until } from './nats-processes.ts';
 
 /** An owner id no process has: a record naming it names a dead owner. */
 const NOBODY = 'no-such-process';
 const encoder = new TextEncoder();
 
-let nats: NatsServerProcess;
-const connections: NatsConnection[] = [];
-const servings: NatsServing[] = [];
-const clients: NatsClient[] = [];
-const proxies: CuttableProxy[] = [];
-
-interface Served {
-  readonly serving: NatsServing;
-  readonly connection: NatsConnection;
-  readonly warnings: SessionStateWarning[];
-  readonly reconnections: () => number;
-}
-
-/** `electionRetryMs`: how long a record read keeps trying while the bucket does not answer. */
-async function serveAs(name: string, pid: number, url: string, electionRetryMs?: number): Promise<Served> {
-  const server = createServer({ name: `one-owner-${pid}`, version: '1.0.0' });
-  server.tool({ name: 'whoami' }, () => JSON.stringify({ pid }));
-  const connection = await connect({ servers: url, name: `${name}-${pid}`, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
-  connections.push(connection);
-  const warnings: SessionStateWarning[] = [];
-  const serving = await serveNats(server, { connection, name, keepaliveMs: 200, ...(electionRetryMs === undefined ? {} : { sessionRecords: { electionRetryMs } }), sessions: { ownerPingMs: 300, onStateWarning: (warning) => void warnings.push(warning) } });
-  servings.push(serving);
-  let reconnections = 0;
-  void (async () => {
-    for await (const status of connection.status()) if (status.type === 'reconnect') reconnections++;
-  })();
-  return { serving, connection, warnings, reconnections: () => reconnections };
-}
-
-async function legacyClient(name: string): Promise<{ readonly client: NatsClient; readonly connection: NatsConnection; readonly sessionId: string }> {
-  const connection = await connect({ servers: nats.url, name: `${name}-client` });
-  connections.push(connection);
-  const client = await connectClient(connection, name, 'legacy', 5000);
-  clients.push(client);
-  assert.equal(await whoami(client), 1, 'process 1, alone, owns the session');
-  const sessionId = client.transport.sessionId;
-  assert.ok(sessionId !== undefined);
-  return { client, connection, sessionId };
-}
-
-async function whoami(client: NatsClient): Promise<number> {
-  return answerOf(await client.session.callTool('whoami', {}, { timeoutMs: 5000 })).pid;
-}
+let owners: InProcessOwners;
 
 async function bucketOf(connection: NatsConnection, name: string): Promise<KV> {
   return connection.jetstream().views.kv(`mcp_sessions_${name}`);
@@ -78,30 +35,21 @@ async function recordOwner(kv: KV, sessionId: string, owner: string): Promise<vo
   await kv.update(sessionId, JSON.stringify({ ...record, owner }), entry.revision);
 }
 
-function sessionsOf(...served: readonly Served[]): number[] {
-  return served.map((s) => s.serving.counts().sessions);
-}
-
 describe('NATS: one owner per legacy session, in whatever order its processes learn of a takeover', { timeout: 60_000 }, () => {
   before(async () => {
-    nats = await startNatsServer();
+    owners = new InProcessOwners(await startNatsServer());
   });
 
   after(async () => {
-    await Promise.allSettled(clients.map((client) => client.session.close()));
-    await Promise.allSettled(servings.map((serving) => serving.close('end', { drainMs: 0 })));
-    await Promise.allSettled(connections.map((connection) => connection.close()));
-    await Promise.allSettled(proxies.map((proxy) => proxy.close()));
-    await nats.dispose();
+    await owners.dispose();
   });
 
   test('the process taking a session over tells the previous owner', async () => {
     const name = 'owner-told';
-    const proxy = await cuttableProxy(nats.port);
-    proxies.push(proxy);
-    const one = await serveAs(name, 1, proxy.url);
-    const { client, connection } = await legacyClient(name);
-    await serveAs(name, 2, nats.url);
+    const proxy = await owners.proxy();
+    const one = await owners.serve(name, 1, proxy.url);
+    const { client, connection } = await owners.legacyClient(name);
+    await owners.serve(name, 2, owners.url);
     const told: string[] = [];
     connection.subscribe(serverSubjects('mcp', name).taken(one.serving.processId), { callback: (_error, msg) => void told.push(msg.string()) });
     await connection.flush();
@@ -117,9 +65,9 @@ describe('NATS: one owner per legacy session, in whatever order its processes le
 
   test('an owner told of a takeover lets the session go once its record agrees, not before', async () => {
     const name = 'notice';
-    const one = await serveAs(name, 1, nats.url);
-    const { client, connection, sessionId } = await legacyClient(name);
-    const two = await serveAs(name, 2, nats.url);
+    const one = await owners.serve(name, 1, owners.url);
+    const { client, connection, sessionId } = await owners.legacyClient(name);
+    const two = await owners.serve(name, 2, owners.url);
     const taken = serverSubjects('mcp', name).taken(one.serving.processId);
 
     // A notice the record does not bear out (it still names process 1): nothing changes.
@@ -144,9 +92,9 @@ describe('NATS: one owner per legacy session, in whatever order its processes le
 
   test('an owner whose state write finds another owner steps down', async () => {
     const name = 'step-down';
-    const one = await serveAs(name, 1, nats.url);
-    const { client, connection, sessionId } = await legacyClient(name);
-    const two = await serveAs(name, 2, nats.url);
+    const one = await owners.serve(name, 1, owners.url);
+    const { client, connection, sessionId } = await owners.legacyClient(name);
+    const two = await owners.serve(name, 2, owners.url);
 
     await recordOwner(await bucketOf(connection, name), sessionId, NOBODY);
     // Setting the log level is a state write: the record names another owner, so process 1 steps down.
@@ -161,11 +109,10 @@ describe('NATS: one owner per legacy session, in whatever order its processes le
 
   test('an owner that could not read its record after a reconnection reads it again later', async (t) => {
     const name = 'recheck';
-    const proxy = await cuttableProxy(nats.port);
-    proxies.push(proxy);
+    const proxy = await owners.proxy();
     // A short election budget: its re-read after the reconnection gives up within a second.
-    const one = await serveAs(name, 1, proxy.url, 1000);
-    const { client, connection, sessionId } = await legacyClient(name);
+    const one = await owners.serve(name, 1, proxy.url, 1000);
+    const { client, connection, sessionId } = await owners.legacyClient(name);
     const kv = await bucketOf(connection, name);
     const record = (await kv.get(sessionId))?.json<Record<string, unknown>>();
     assert.ok(record !== undefined);
@@ -192,12 +139,11 @@ describe('NATS: one owner per legacy session, in whatever order its processes le
 
   test('a claim overtaken by a later write does not serve: the process the record names does', async () => {
     const name = 'overtaken';
-    const proxy = await cuttableProxy(nats.port);
-    proxies.push(proxy);
-    const one = await serveAs(name, 1, proxy.url);
-    const { client, connection, sessionId } = await legacyClient(name);
-    const two = await serveAs(name, 2, nats.url);
-    const three = await serveAs(name, 3, nats.url);
+    const proxy = await owners.proxy();
+    const one = await owners.serve(name, 1, proxy.url);
+    const { client, connection, sessionId } = await owners.legacyClient(name);
+    const two = await owners.serve(name, 2, owners.url);
+    const three = await owners.serve(name, 3, owners.url);
     const kv = await bucketOf(connection, name);
     // As soon as a process claims the session, another write lands after it (what a concurrent claim that a
     // cluster also accepted would do): the record names a process that no longer exists.
@@ -223,7 +169,7 @@ describe('NATS: one owner per legacy session, in whatever order its processes le
     assert.equal(holders.length, 1, 'one of the processes on NATS holds the session');
     const entry = await kv.get(sessionId);
     assert.equal(entry?.json<{ owner: string }>().owner, holders[0]?.serving.processId, 'the record names the process that serves it');
-    assert.equal(pid, [one, two, three].indexOf(holders[0] as Served) + 1, 'and that process answered');
+    assert.equal(pid, [one, two, three].indexOf(holders[0] as Owner) + 1, 'and that process answered');
     assert.ok(claims.length >= 1, 'a claim was overtaken');
     proxy.restore();
     await until(() => one.serving.counts().sessions === 0, 'process 1, back, let the session go', 10_000);

@@ -10,14 +10,12 @@
  * stored revision and capabilities, and handles the request. The client never initializes again. Requests that
  * were running on the dead process end with the client's silence error (no keepalive, no answer).
  *
- * One owner at a time: a process can be taken from while it is alive but cut off from NATS. The taker tells the
- * previous owner (its `taken` subject); an owner that hears it, that finds another owner in the record after a
- * reconnection or when it writes the session's state, lets the session go. A record that cannot be read after a
- * reconnection (the bucket electing a leader) is read again later, a bounded number of times.
+ * One owner at a time (session-ownership.ts): a process can be taken from while it is alive but cut off from
+ * NATS; an owner that learns another process owns the session (a `taken` notice, its record after a reconnection,
+ * a state write) lets the session go.
  */
 import { randomBytes } from 'node:crypto';
-import type { Msg, Subscription } from 'nats';
-import type { TimerHandle } from '../../../core/clock.ts';
+import type { Msg } from 'nats';
 import type { AuthInfo } from '../../../core/auth.ts';
 import type { Codec } from '../../../core/codecs/codec.ts';
 import { ErrorCode } from '../../../core/error-codes.ts';
@@ -25,28 +23,19 @@ import { type JsonObject, type RequestId, classify, isRequestId } from '../../..
 import type { LegacyRevision } from '../../../core/protocol/versions.ts';
 import type { GracefulCloseOptions, PortableSessionState, SessionAcceptorPort } from '../../../core/transport.ts';
 import { type BodyEncoding, answerCodec, codecOf, readsMsgpack } from '../body-codec.ts';
-import { headerOf, isNoRespondersError, NatsHeader, type ReceivedHeaders, replyOf } from '../headers.ts';
+import { headerOf, NatsHeader, type ReceivedHeaders, replyOf } from '../headers.ts';
 import { isPlainSubject, type ServerSubjects } from '../subjects.ts';
 import { type CallerIdentity, type IdentityGate, identityRefusal } from './identity-gate.ts';
 import { type CheckedRequest, decodeBody, malformedRefusal, refuse } from './inbound.ts';
 import { ServedConnection, type ServingHost } from './served-connection.ts';
+import { PortableStateWrites } from './portable-state-writes.ts';
+import { type OwnedSessions, SessionOwnership } from './session-ownership.ts';
 import type { SessionRecord, SessionRecords } from './session-records.ts';
+import { MAX_HELD, type Reservation, reserveSession } from './session-reservation.ts';
+import { type SessionStateWarning, stateWarner } from './session-state-warning.ts';
 
-/** Messages held for one session while its ownership is re-checked. */
-const MAX_HELD = 256;
-/** The wait before an owner that had no responders is pinged again (see `ownerAlive`). */
-const OWNER_RECHECK_MS = 250;
-/**
- * The pauses before a session's record is read again when it could not be read after a reconnection: about
- * half a minute in all, on top of each read's own retries through a leader election.
- */
-const RECORD_RECHECK_PAUSES_MS = [1000, 2000, 4000, 8000, 15_000] as const;
-/** How long a claimant waits for a concurrent claim to land before it reads whose claim came last. */
-const CLAIM_SETTLE_MS = 100;
 /** How long a session let go to its new owner may finish the requests it was running here. */
 const LET_GO_DRAIN_MS = 5000;
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 export interface LegacySessionOptions {
   /** A session nobody used for this long is closed and forgotten (default 30 min). */
@@ -59,36 +48,6 @@ export interface LegacySessionOptions {
    * session it no longer owns. Default: `process.emitWarning` (stderr), so an operator sees it.
    */
   readonly onStateWarning?: (warning: SessionStateWarning) => void;
-}
-
-export interface SessionStateWarning {
-  readonly sessionId: string;
-  /**
-   * `not-recorded`: the record did not take the new state (KV failed or kept conflicting), a takeover would miss
-   * it; `not-restored`: the process taking the session over restored less than the record held; `not-owner`:
-   * the state changed here after another process took the session over (the change stays here, the client's
-   * notifications come from the new owner; this process lets the session go); `not-confirmed`: the record could
-   * not be read for about half a minute when this process's ownership was to be confirmed (after a NATS
-   * reconnection, a claim, a takeover notice), so it serves the session on without knowing whether another
-   * process took it over meanwhile.
-   */
-  readonly kind: 'not-recorded' | 'not-restored' | 'not-owner' | 'not-confirmed';
-  readonly message: string;
-}
-
-function emitStateWarning(warning: SessionStateWarning): void {
-  process.emitWarning(`session ${warning.sessionId}: ${warning.message}`, { type: 'RxmcpSessionStateWarning', code: warning.kind });
-}
-
-/**
- * This process's subscription to a session's subject, made before it claims the session (so whoever reads the
- * record naming it finds it subscribed) and kept once it serves the session. Until then messages are held.
- */
-interface Reservation {
-  readonly subscription: Subscription;
-  readonly held: Msg[];
-  /** Where messages go once the session is served here; held until then. */
-  deliver: ((msg: Msg) => void) | undefined;
 }
 
 interface Served {
@@ -107,21 +66,14 @@ interface Served {
 export class LegacySessions {
   private readonly sessions = new Map<string, Served>();
   private readonly idleMs: number;
-  private readonly ownerPingMs: number;
   private readonly warn: (warning: SessionStateWarning) => void;
-  /** Per session, the state write under way: writes of one session go in order. */
-  private readonly stateWrites = new Map<string, Promise<void>>();
-  /** Sessions just taken over, with the state their record held, until the server says what it restored. */
-  private readonly restoring = new Map<string, PortableSessionState>();
+  private readonly ownership: SessionOwnership;
+  private readonly states: PortableStateWrites;
   private handingOver = false;
   /** Messages held per session while ownership is unconfirmed after a NATS disconnection. */
   private fence: Map<string, Msg[]> | undefined;
-  /** Sessions whose record is to be read again (it could not be read when it had to be), with their timer. */
-  private readonly rechecks = new Map<string, TimerHandle>();
   /** Takeovers under way in this process, by session: a session's other messages wait for its one attempt. */
   private readonly adopting = new Map<string, Promise<void>>();
-  /** Sessions whose ownership is being read after a `taken` notice: one read at a time each. */
-  private readonly confirming = new Set<string>();
 
   constructor(
     private readonly host: ServingHost,
@@ -134,16 +86,10 @@ export class LegacySessions {
     options: LegacySessionOptions,
   ) {
     this.idleMs = options.idleMs ?? 30 * 60_000;
-    this.ownerPingMs = options.ownerPingMs ?? 1000;
-    const warn = options.onStateWarning ?? emitStateWarning;
-    // A listener that throws must not break the session (its state writes and answers wait on this).
-    this.warn = (warning) => {
-      try {
-        warn(warning);
-      } catch {
-        // The operator's listener failed; nothing else to tell.
-      }
-    };
+    this.warn = stateWarner(options.onStateWarning);
+    const owned: OwnedSessions = { isServed: (sessionId) => this.sessions.has(sessionId), letGo: (sessionId) => this.letGo(sessionId), warn: this.warn };
+    this.ownership = new SessionOwnership(host, subjects, records, options.ownerPingMs ?? 1000, owned);
+    this.states = new PortableStateWrites(host.processId, records, owned);
   }
 
   get size(): number {
@@ -241,7 +187,7 @@ export class LegacySessions {
       if (reply !== undefined) refuse(this.host.connection, reply, decoded.codec, id, ErrorCode.InvalidRequest, 'Session not found: the session ended or was never recorded; initialize a new session');
       return;
     }
-    if (record.owner !== this.host.processId && (await this.ownerAlive(record.owner))) {
+    if (record.owner !== this.host.processId && (await this.ownership.ownerAlive(record.owner))) {
       // The owner lives: it did not serve the subject a moment ago (it was reconnecting to NATS, or is taking the
       // session back) and may well now. The request goes on to the session subject; should nobody serve it there,
       // the client hears "no responders" and comes back here (a bounded number of times).
@@ -267,7 +213,7 @@ export class LegacySessions {
       this.passOn(sessionId, msg);
       return;
     }
-    if (!(await this.confirmClaim(sessionId))) {
+    if (!(await this.ownership.confirmClaim(sessionId))) {
       this.release(sessionId, reservation);
       return 'adopt-again';
     }
@@ -281,12 +227,8 @@ export class LegacySessions {
           peerCapabilities: record.peerCapabilities,
           ...(record.peerInfo === undefined ? {} : { peerInfo: { name: record.peerInfo.name, version: record.peerInfo.version } }),
         }, caller.auth, record.state, reservation);
-    const unanswered = this.restoring.get(sessionId);
-    this.restoring.delete(sessionId);
-    if (served.ok && unanswered !== undefined && !isEmpty(unanswered)) {
-      // The server restored nothing (it reports no portable state): the client's subscriptions and level are gone.
-      this.warn({ sessionId, kind: 'not-restored', message: `taken over, but the server restored none of its state (${describe(unanswered)})` });
-    }
+    if (served.ok) this.states.served(sessionId);
+    else this.states.notRestoring(sessionId);
     if (!served.ok) {
       // Claimed but not served: the record goes back as it was, so another process takes the session over.
       reservation.subscription.unsubscribe();
@@ -299,7 +241,7 @@ export class LegacySessions {
     }
     // The previous owner may be alive, merely cut off from NATS a moment ago: should it still serve the session
     // when it hears this, it lets the session go.
-    if (record.owner !== this.host.processId) this.tellTaken(record.owner, sessionId);
+    if (record.owner !== this.host.processId) this.ownership.tellTaken(record.owner, sessionId);
     this.dispatch(served.served, msg);
     // Then what reached the session subject while the claim was under way, in order.
     const deliver = reservation.deliver;
@@ -312,41 +254,9 @@ export class LegacySessions {
     for (const held of reservation.held.splice(0)) this.passOn(sessionId, held);
   }
 
-  /**
-   * Whether this process's claim of `sessionId` stands. A JetStream cluster may accept two compare-and-sets made
-   * at once on one revision (nats-server checks the expected revision before the write's consensus, not in it:
-   * before 2.9.21 for any two writes in flight, later still across a change of the stream's leader); both are
-   * stored, and the record is whichever came last. So a claimant waits a moment for a concurrent write to land,
-   * then reads the record as the stream's leader holds it: only the process it names serves the session. A read
-   * that fails leaves the claim standing, to be read again later (`recheck`).
-   */
-  private async confirmClaim(sessionId: string): Promise<boolean> {
-    await new Promise<void>((resolve) => this.host.clock.setTimeout(resolve, CLAIM_SETTLE_MS));
-    try {
-      const found = await this.records!.getFromLeader(sessionId);
-      return found?.record.owner === this.host.processId;
-    } catch {
-      this.recheck(sessionId);
-      return true;
-    }
-  }
-
-  /**
-   * Another process says it took `sessionId` over (on this process's `taken` subject). Believed only when the
-   * record says so too: a notice proves nothing by itself.
-   */
-  async taken(data: Uint8Array): Promise<void> {
-    if (data.length > 256) return;
-    const sessionId = decoder.decode(data);
-    if (!this.sessions.has(sessionId) || this.confirming.has(sessionId)) return;
-    this.confirming.add(sessionId);
-    try {
-      const owned = await this.owns(sessionId);
-      if (owned === false) this.letGo(sessionId);
-      else if (owned === undefined) this.recheck(sessionId);
-    } finally {
-      this.confirming.delete(sessionId);
-    }
+  /** Another process says it took a session over (on this process's `taken` subject): see {@link SessionOwnership.taken}. */
+  taken(data: Uint8Array): Promise<void> {
+    return this.ownership.taken(data);
   }
 
   /** Closes idle sessions. */
@@ -364,8 +274,7 @@ export class LegacySessions {
    */
   async closeAll(handover: boolean, options?: GracefulCloseOptions): Promise<void> {
     this.handingOver = handover;
-    for (const timer of this.rechecks.values()) timer.cancel();
-    this.rechecks.clear();
+    this.ownership.forgetAll();
     await Promise.all(Array.from(this.sessions.keys(), (sessionId) => this.end(sessionId, options)));
   }
 
@@ -397,14 +306,13 @@ export class LegacySessions {
       inboxCodec: codecOf(encoding),
       ...(onNegotiated === undefined ? {} : { onNegotiated }),
       ...(auth === undefined ? {} : { auth }),
-      onPortableState: (state) => this.stateChanged(sessionId, state),
+      onPortableState: (state) => this.states.changed(sessionId, state),
       onClosed: () => {
         const served = made.served;
         if (served === undefined || this.sessions.get(sessionId) !== served) return;
         this.sessions.delete(sessionId);
         served.unsubscribe();
-        this.rechecks.get(sessionId)?.cancel();
-        this.rechecks.delete(sessionId);
+        this.ownership.forget(sessionId);
         if (!this.handingOver || served.ending) void this.records?.deleteIfOwner(sessionId, this.host.processId).catch(() => undefined);
       },
     });
@@ -412,14 +320,14 @@ export class LegacySessions {
     const subscription = reservation.subscription;
     let handle: Served['handle'];
     try {
-      if (restoredState !== undefined) this.restoring.set(sessionId, restoredState);
+      if (restoredState !== undefined) this.states.restoringFrom(sessionId, restoredState);
       handle = this.acceptor.accept(connection, preinitialized === undefined ? undefined : {
         preinitialized,
         restoredSessionId: sessionId,
         ...(restoredState === undefined ? {} : { restoredState }),
       });
     } catch (error) {
-      this.restoring.delete(sessionId);
+      this.states.notRestoring(sessionId);
       // A refused session leaves nothing behind: no subscription serves its subject, no connection waits (what
       // was held for it is the caller's to answer).
       subscription.unsubscribe();
@@ -447,61 +355,7 @@ export class LegacySessions {
 
   /** Subscribes to `sessionId`'s subject, holding its messages until the session is served here. */
   private reserve(sessionId: string): Reservation {
-    const held: Msg[] = [];
-    const reservation: { subscription?: Subscription; held: Msg[]; deliver: Reservation['deliver'] } = { held, deliver: undefined };
-    reservation.subscription = this.host.connection.subscribe(this.subjects.session(sessionId), {
-      // A queue group: while a session changes hands, a message still reaches one process only.
-      queue: 'mcp-session',
-      callback: (error, msg) => {
-        if (error !== null) return;
-        if (reservation.deliver !== undefined) return reservation.deliver(msg);
-        if (held.length < MAX_HELD) return void held.push(msg);
-        const reply = replyOf(msg);
-        if (reply !== undefined) refuse(this.host.connection, reply, decodeBody(msg, this.maxMessageBytes).codec, undefined, ErrorCode.InternalError, 'The session is being taken over; retry the request');
-      },
-    });
-    return reservation as Reservation;
-  }
-
-  /**
-   * The server changed a session's portable state (or says what it restored after a takeover): it goes into the
-   * session's record, in order, while this process owns it; whatever cannot be kept is told (`onStateWarning`).
-   */
-  private stateChanged(sessionId: string, state: PortableSessionState): Promise<void> {
-    const expected = this.restoring.get(sessionId);
-    if (expected !== undefined) {
-      this.restoring.delete(sessionId);
-      const lost = lostState(expected, state);
-      if (lost !== undefined) this.warn({ sessionId, kind: 'not-restored', message: `taken over, but not all of its state was restored: ${lost}` });
-    }
-    const records = this.records;
-    if (records === undefined) return Promise.resolve();
-    const previous = this.stateWrites.get(sessionId) ?? Promise.resolve();
-    const write = previous.then(async () => {
-      let outcome: 'saved' | 'not-owner' | 'gone' | 'conflict' | 'failed';
-      try {
-        outcome = await records.saveState(sessionId, this.host.processId, state);
-      } catch {
-        outcome = 'failed';
-      }
-      if (outcome === 'not-owner') {
-        // Another process owns the session now (it took it over while this one was cut off): this one steps down.
-        if (this.sessions.has(sessionId)) {
-          this.warn({ sessionId, kind: 'not-owner', message: 'its state changed on a process that no longer owns it; the change was not recorded, and this process let the session go to its owner' });
-          this.letGo(sessionId);
-        }
-      } else if (outcome === 'gone') {
-        // The record expired (a session ending here deletes its record, and then is no longer served here).
-        if (this.sessions.has(sessionId)) this.warn({ sessionId, kind: 'not-recorded', message: `its record is gone (expired?), so its state was not recorded; a takeover would not find the session` });
-      } else if (outcome !== 'saved') {
-        this.warn({ sessionId, kind: 'not-recorded', message: `its state could not be recorded (${outcome === 'conflict' ? 'concurrent writes' : 'the session store failed'}); a takeover would not restore ${describe(state)}` });
-      }
-    });
-    this.stateWrites.set(sessionId, write);
-    void write.finally(() => {
-      if (this.stateWrites.get(sessionId) === write) this.stateWrites.delete(sessionId);
-    });
-    return write;
+    return reserveSession(this.host.connection, this.subjects.session(sessionId), this.maxMessageBytes);
   }
 
   /**
@@ -578,9 +432,9 @@ export class LegacySessions {
   async reconnected(): Promise<void> {
     const fence = (this.fence ??= new Map());
     const checks = await Promise.all(Array.from(this.sessions.keys(), async (sessionId) => {
-      const owned = await this.owns(sessionId);
+      const owned = await this.ownership.owns(sessionId);
       // Cannot tell: keep serving rather than drop a session that may well be ours, and read the record again later.
-      if (owned === undefined) this.recheck(sessionId);
+      if (owned === undefined) this.ownership.recheck(sessionId);
       return { sessionId, ours: owned !== false };
     }));
     if (this.fence !== fence) return;
@@ -608,47 +462,11 @@ export class LegacySessions {
   }
 
   /**
-   * Whether this process owns `sessionId` by its record: `false` when another process does or the record is gone,
-   * `undefined` when it cannot be read.
-   */
-  private async owns(sessionId: string): Promise<boolean | undefined> {
-    if (this.records === undefined) return true;
-    try {
-      return (await this.records.get(sessionId))?.record.owner === this.host.processId;
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** Reads `sessionId`'s record again after a pause (the `attempt`-th), and lets the session go if it is not ours. */
-  private recheck(sessionId: string, attempt = 0): void {
-    if (attempt === 0 && this.rechecks.has(sessionId)) return;
-    const pause = RECORD_RECHECK_PAUSES_MS[attempt];
-    if (pause === undefined) {
-      this.rechecks.delete(sessionId);
-      this.warn({ sessionId, kind: 'not-confirmed', message: 'its record could not be read when its ownership was to be confirmed (after a NATS reconnection, a claim or a takeover notice); it is still served here, though another process may have taken it over meanwhile' });
-      return;
-    }
-    this.rechecks.set(sessionId, this.host.clock.setTimeout(() => {
-      void (async () => {
-        if (!this.sessions.has(sessionId)) return void this.rechecks.delete(sessionId);
-        const owned = await this.owns(sessionId);
-        // Let go (or closed) meanwhile: its timer is gone with it.
-        if (!this.rechecks.has(sessionId)) return;
-        if (owned === undefined) return this.recheck(sessionId, attempt + 1);
-        this.rechecks.delete(sessionId);
-        if (!owned) this.letGo(sessionId);
-      })();
-    }, pause));
-  }
-
-  /**
    * Stops serving a session another process owns now (its record untouched): the session subject's subscription
    * goes, so its messages reach the owner only, and what was held here for it goes on to the owner.
    */
   private letGo(sessionId: string): void {
-    this.rechecks.get(sessionId)?.cancel();
-    this.rechecks.delete(sessionId);
+    this.ownership.forget(sessionId);
     const served = this.sessions.get(sessionId);
     if (served === undefined) return;
     this.sessions.delete(sessionId);
@@ -659,22 +477,13 @@ export class LegacySessions {
       served.connection.answerOpenRequestsOnClose();
       void served.handle.close({ drainMs: LET_GO_DRAIN_MS });
     };
-    const writing = this.stateWrites.get(sessionId);
+    const writing = this.states.pending(sessionId);
     if (writing === undefined) close();
     else void writing.then(close);
     const held = this.fence?.get(sessionId);
     if (held === undefined) return;
     this.fence?.delete(sessionId);
     for (const msg of held) this.passOn(sessionId, msg);
-  }
-
-  /** Tells `owner` that this process took `sessionId` over from it. */
-  private tellTaken(owner: string, sessionId: string): void {
-    try {
-      this.host.connection.publish(this.subjects.taken(owner), encoder.encode(sessionId));
-    } catch {
-      // The connection went away: the owner, if alive, finds the record naming this process when it reconnects.
-    }
   }
 
   private hold(fence: Map<string, Msg[]>, sessionId: string, msg: Msg): void {
@@ -712,28 +521,6 @@ export class LegacySessions {
     }
   }
 
-  /** Only "no responders" proves the owner gone; a slow answer is not a death. */
-  /**
-   * Whether the owner is alive. "No responders" is believed only when a second ping, `OWNER_RECHECK_MS` later,
-   * says it again: right after a NATS restart every process reconnects at once, and an owner whose subscriptions
-   * are not back yet would otherwise be taken from although it is about to confirm its sessions (both would then
-   * serve one session).
-   */
-  private async ownerAlive(owner: string): Promise<boolean> {
-    if (await this.ownerAnswers(owner)) return true;
-    await new Promise<void>((resolve) => this.host.clock.setTimeout(resolve, OWNER_RECHECK_MS));
-    return this.ownerAnswers(owner);
-  }
-
-  private async ownerAnswers(owner: string): Promise<boolean> {
-    try {
-      await this.host.connection.request(this.subjects.ping(owner), new Uint8Array(0), { timeout: this.ownerPingMs });
-      return true;
-    } catch (error) {
-      return !isNoRespondersError(error);
-    }
-  }
-
   private async end(sessionId: string, options?: GracefulCloseOptions): Promise<void> {
     const served = this.sessions.get(sessionId);
     if (served === undefined) return;
@@ -741,25 +528,6 @@ export class LegacySessions {
     if (options !== undefined) served.connection.answerOpenRequestsOnClose();
     await served.handle.close(options);
   }
-}
-
-function isEmpty(state: PortableSessionState): boolean {
-  return (state.subscriptions?.length ?? 0) === 0 && state.logLevel === undefined;
-}
-
-function describe(state: PortableSessionState): string {
-  return `${state.subscriptions?.length ?? 0} resource subscription(s), log level ${state.logLevel ?? 'unset'}`;
-}
-
-/** What `restored` lacks of `expected`, in words, or `undefined` when it lacks nothing. */
-function lostState(expected: PortableSessionState, restored: PortableSessionState): string | undefined {
-  const kept = new Set(restored.subscriptions ?? []);
-  const missing = (expected.subscriptions ?? []).filter((uri) => !kept.has(uri)).length;
-  const lost = [
-    ...(missing === 0 ? [] : [`${missing} resource subscription(s)`]),
-    ...(expected.logLevel !== undefined && restored.logLevel !== expected.logLevel ? [`log level ${expected.logLevel}`] : []),
-  ];
-  return lost.length === 0 ? undefined : lost.join(', ');
 }
 
 function idOf(value: unknown): RequestId | undefined {
