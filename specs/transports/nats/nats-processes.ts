@@ -163,8 +163,8 @@ export interface NatsClient {
 }
 
 /** A client of `name` over NATS whose transport records every request method it sends. */
-export async function connectClient(connection: NatsConnection, name: string, era: 'legacy' | 'modern', silenceMs: number): Promise<NatsClient> {
-  const transport = natsClientTransport({ connection, name, silenceMs });
+export async function connectClient(connection: NatsConnection, name: string, era: 'legacy' | 'modern', silenceMs: number, reconnectWaitMs?: number): Promise<NatsClient> {
+  const transport = natsClientTransport({ connection, name, silenceMs, ...(reconnectWaitMs === undefined ? {} : { reconnectWaitMs }) });
   const sent: string[] = [];
   const spy: Transport & { readonly sessionId: string | undefined } = {
     kind: transport.kind,

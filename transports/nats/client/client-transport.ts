@@ -9,6 +9,9 @@
  *   subject. The session's server requests and notifications arrive on the session inbox. What the client sends
  *   while its `initialize` is in flight waits (bounded) and goes, in order, on the session subject once the
  *   answer names it; should the `initialize` fail, the requests that waited fail with its reason.
+ * - A brief NATS reconnection loses nothing sent meanwhile: what the client sends while its connection is down
+ *   waits (bounded in count and by `reconnectWaitMs`) and goes once the connection is back; a request that waited
+ *   too long fails saying it was not sent.
  * - Nothing hangs: a request whose subject has no responders fails at once (or, for a legacy session whose
  *   process died, goes to the adopt subject so another process takes the session over); a request that hears
  *   nothing at all (answer, notification or keepalive) for `silenceMs` fails with a clear error; a request too
@@ -65,6 +68,12 @@ export interface NatsClientTransportOptions {
    * vouching for the caller it authenticated (docs/nats-binding.md, "Identity across NATS"). Undefined: none.
    */
   readonly identity?: () => string | undefined;
+  /**
+   * How long a message sent while the NATS connection is down (nats.js reconnecting, to the same server or another
+   * node of a cluster) waits for it to come back before a request fails with `TransportFailed` (default 2 s; 0:
+   * fail at once). nats.js itself would drop such a message, so the transport keeps it meanwhile.
+   */
+  readonly reconnectWaitMs?: number;
   /** The silence check, its clock and the adoption backoff run on this clock (default: the system clock). */
   readonly clock?: Clock;
 }
@@ -100,6 +109,7 @@ const MAX_NOTICES = 1024;
 /** Frames that may wait for the `initialize` answer (the runtime's outbound queue bound). */
 const MAX_HELD = defaultLimits.maxOutboundQueue;
 const ADOPT_BACKOFF_MS = 50;
+const DEFAULT_RECONNECT_WAIT_MS = 2000;
 const EMPTY = new Uint8Array(0);
 
 export function natsClientTransport(options: NatsClientTransportOptions): Transport & { readonly sessionId: string | undefined } {
@@ -147,6 +157,11 @@ class NatsClientTransport implements Transport {
   private held: Array<{ readonly message: JsonRpcMessage; readonly mirror: Readonly<Record<string, string>> | undefined }> = [];
   private closed = false;
   private readonly stopRefusals: () => void;
+  private readonly stopReconnects: () => void;
+  private readonly reconnectWaitMs: number;
+  /** Frames sent while the NATS connection was down, with when they were sent, until it is back (oldest first). */
+  private waitingForNats: Array<{ readonly message: JsonRpcMessage; readonly mirror: Readonly<Record<string, string>> | undefined; readonly at: number }> = [];
+  private waitTimer: TimerHandle | undefined;
 
   constructor(private readonly options: NatsClientTransportOptions) {
     this.connection = options.connection;
@@ -165,6 +180,10 @@ class NatsClientTransport implements Transport {
     this.sessionId = options.resumeSession;
     this.state = connectionState(this.connection);
     this.stopRefusals = this.state.onRefused((refusal) => this.refused(refusal));
+    this.reconnectWaitMs = Math.max(0, options.reconnectWaitMs ?? DEFAULT_RECONNECT_WAIT_MS);
+    this.stopReconnects = this.state.on((event) => {
+      if (event === 'reconnect') this.sendWaiting();
+    });
     this.incoming$ = this.inbound.asObservable();
     this.replies = new ReplyTokens(`${this.inbox}.r.`);
     const noticePrefix = `${this.inbox}.n.`;
@@ -206,6 +225,10 @@ class NatsClientTransport implements Transport {
     this.closed = true;
     this.timer.cancel();
     this.stopRefusals();
+    this.stopReconnects();
+    this.waitTimer?.cancel();
+    this.waitTimer = undefined;
+    this.waitingForNats = [];
     const sessionId = this.sessionId;
     if (sessionId !== undefined && this.options.keepSessionOnClose !== true && !this.connection.isClosed()) {
       const frame = this.stamped(natsHeaders());
@@ -239,6 +262,7 @@ class NatsClientTransport implements Transport {
 
   private sendOne(message: JsonRpcMessage, mirror: Readonly<Record<string, string>> | undefined): void {
     if (this.initializing !== undefined) return this.hold(message, mirror);
+    if (this.state.down && this.reconnectWaitMs > 0) return this.waitForNats(message, mirror);
     const classified = classify(message);
     if (classified.kind === 'request') return this.sendRequest(classified.message, mirror);
     if (classified.kind === 'notification') return this.sendNotification(message, classified.message.method, classified.message.params);
@@ -417,6 +441,53 @@ class NatsClientTransport implements Transport {
       throw error;
     }
     this.held.push({ message, mirror });
+  }
+
+  /**
+   * Keeps a frame sent while the NATS connection is down until it is back (nats.js would drop it), within the
+   * outbound bound and for at most `reconnectWaitMs`.
+   */
+  private waitForNats(message: JsonRpcMessage, mirror: Readonly<Record<string, string>> | undefined): void {
+    if (this.waitingForNats.length >= MAX_HELD) {
+      const error = new LocalError('QueueFull', `${MAX_HELD} messages already wait for the NATS connection to come back; this one was not sent`);
+      if (classify(message).kind === 'request') return this.undeliverable(message, error);
+      throw error;
+    }
+    this.waitingForNats.push({ message, mirror, at: this.clock.now() });
+    this.waitTimer ??= this.clock.setTimeout(() => this.waitedTooLong(), this.reconnectWaitMs);
+  }
+
+  /** The NATS connection is back: what waited for it goes, in order. */
+  private sendWaiting(): void {
+    this.waitTimer?.cancel();
+    this.waitTimer = undefined;
+    const waiting = this.waitingForNats;
+    this.waitingForNats = [];
+    for (const { message, mirror } of waiting) {
+      if (this.closed) return;
+      try {
+        this.sendOne(message, mirror);
+      } catch {
+        // A notification that no longer fits (the outbound bound): its sender is gone; nothing to fail.
+      }
+    }
+  }
+
+  /**
+   * The oldest frames waited `reconnectWaitMs` and the connection is still down: their requests fail (nothing was
+   * sent), and the timer moves on to the next frame's turn.
+   */
+  private waitedTooLong(): void {
+    this.waitTimer = undefined;
+    const now = this.clock.now();
+    while (this.waitingForNats.length > 0 && (this.waitingForNats[0] as { readonly at: number }).at + this.reconnectWaitMs <= now) {
+      const { message } = this.waitingForNats.shift() as { readonly message: JsonRpcMessage };
+      const what = classify(message);
+      const name = what.kind === 'request' || what.kind === 'notification' ? `the ${what.message.method} ${what.kind}` : 'the answer';
+      this.undeliverable(message, new LocalError('TransportFailed', `The NATS connection is down (reconnecting): ${name} was not sent (it waited ${this.reconnectWaitMs} ms for the connection to come back)`));
+    }
+    const next = this.waitingForNats[0];
+    if (next !== undefined) this.waitTimer = this.clock.setTimeout(() => this.waitedTooLong(), Math.max(1, next.at + this.reconnectWaitMs - now));
   }
 
   /**
