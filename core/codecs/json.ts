@@ -5,6 +5,7 @@ import { LocalError } from '../errors.ts';
 import type { WirePayload } from '../jsonrpc.ts';
 import type { Codec } from './codec.ts';
 import { utf8Bytes, utf8Text } from '../bytes.ts';
+import { parseJsonMessage } from './json-known-meta.ts';
 import { encodeWithKnownMeta } from './json-text.ts';
 
 export const jsonCodec: Codec = Object.freeze({
@@ -30,7 +31,8 @@ export const jsonCodec: Codec = Object.freeze({
     // grammar is still checked in full by JSON.parse.
     const text = utf8Text(bytes);
     try {
-      return JSON.parse(text) as unknown;
+      // A modern message's repeated `_meta` text, seen before, is not parsed again.
+      return parseJsonMessage(text);
     } catch (error) {
       throw new LocalError('DecodeFailed', `malformed JSON in a ${bytes.byteLength}-byte frame`, { cause: error });
     }
