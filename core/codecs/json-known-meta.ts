@@ -50,8 +50,9 @@ export function parseJsonMessage(text: string): unknown {
   for (let index = 0; index < known.length; index++) {
     const entry = known[index] as Known;
     const tailLength = entry.tail.length;
-    // The first character and the length rule out almost every other text before the comparison of the whole tail.
-    if (length > tailLength && text.charCodeAt(length - tailLength) === QUOTE && text.endsWith(entry.tail)) {
+    // The length and the first character rule out almost every other text before the whole tail is compared (a
+    // slice and `===`, which V8 compares as memory: less than half of what `endsWith` costs here).
+    if (length > tailLength && text.charCodeAt(length - tailLength) === QUOTE && text.slice(length - tailLength) === entry.tail) {
       const read = readWithKnown(text, length - tailLength, entry.meta);
       if (read !== undefined) return read;
       break;
