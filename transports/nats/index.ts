@@ -7,7 +7,8 @@
  * processes").
  */
 export { type NatsServeOptions, type NatsServing, serveNats } from './server/serve-nats.ts';
-export { type NatsClientTransportOptions, natsClientTransport } from './client/client-transport.ts';
+export { natsClientTransport } from './client/client-transport.ts';
+export type { NatsClientTransportOptions } from './client/transport-options.ts';
 export { JetStreamEventStore, type JetStreamEventStoreOptions } from './jetstream-event-store.ts';
 export { JetStreamTaskStore, type JetStreamTaskStoreOptions, createJetStreamTaskStore } from './jetstream-task-store.ts';
 export type { BodyEncoding } from './body-codec.ts';

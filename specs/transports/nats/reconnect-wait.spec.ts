@@ -39,6 +39,15 @@ async function cuttableClient(era: 'legacy' | 'modern', reconnectWaitMs?: number
   return { client, proxy, down: () => down };
 }
 
+/** A client of `era` that was answered, then cut off: its connection is down now. */
+async function cutOffClient(era: 'legacy' | 'modern', reconnectWaitMs?: number): ReturnType<typeof cuttableClient> {
+  const cut = await cuttableClient(era, reconnectWaitMs);
+  assert.equal(await echo(cut.client, 'before'), 'before');
+  cut.proxy.cut();
+  await until(cut.down, 'the client saw its connection drop', 5000);
+  return cut;
+}
+
 async function echo(client: NatsClient, text: string): Promise<string> {
   return String(answerOf(await client.session.callTool('echo', { text }, { timeoutMs: 10_000 }))['text']);
 }
@@ -63,10 +72,7 @@ describe('NATS client: requests sent while its connection is reconnecting', { ti
 
   for (const era of ['legacy', 'modern'] as const) {
     test(`${era}: what is sent while the connection is down waits, and is answered once it is back, in order`, async () => {
-      const { client, proxy, down } = await cuttableClient(era);
-      assert.equal(await echo(client, 'before'), 'before');
-      proxy.cut();
-      await until(down, 'the client saw its connection drop', 5000);
+      const { client, proxy } = await cutOffClient(era);
       const settled: string[] = [];
       const calls = ['one', 'two', 'three'].map((text) => echo(client, text).then((answer) => void settled.push(answer)));
       await new Promise((resolve) => setTimeout(resolve, 500));
@@ -79,10 +85,7 @@ describe('NATS client: requests sent while its connection is reconnecting', { ti
   }
 
   test('a request that waits longer than reconnectWaitMs fails saying it was not sent; the session goes on', async () => {
-    const { client, proxy, down } = await cuttableClient('legacy', 300);
-    assert.equal(await echo(client, 'before'), 'before');
-    proxy.cut();
-    await until(down, 'the client saw its connection drop', 5000);
+    const { client, proxy, down } = await cutOffClient('legacy', 300);
     const started = Date.now();
     await assert.rejects(echo(client, 'lost'), (error: Error) => {
       assert.match(error.message, /NATS connection is down \(reconnecting\): the tools\/call request was not sent \(it waited 300 ms/);
@@ -96,10 +99,7 @@ describe('NATS client: requests sent while its connection is reconnecting', { ti
   });
 
   test('with reconnectWaitMs 0 a request made while the connection is down fails at once', async () => {
-    const { client, proxy, down } = await cuttableClient('modern', 0);
-    assert.equal(await echo(client, 'before'), 'before');
-    proxy.cut();
-    await until(down, 'the client saw its connection drop', 5000);
+    const { client, proxy, down } = await cutOffClient('modern', 0);
     const started = Date.now();
     await assert.rejects(echo(client, 'lost'), /NATS connection is down \(reconnecting\): the tools\/call request was not sent$/);
     assert.ok(Date.now() - started < 250, 'at once');

@@ -27,56 +27,17 @@ import { LocalError } from '../../../core/errors.ts';
 import { type JsonRpcMessage, type RequestId, classify } from '../../../core/jsonrpc.ts';
 import { defaultLimits } from '../../../core/limits.ts';
 import type { InboundFrame, OutboundFrame, Transport } from '../../../core/transport.ts';
-import { type BodyEncoding, codecOfMessage } from '../body-codec.ts';
+import { codecOfMessage } from '../body-codec.ts';
 import { redeemClaim } from '../claim-check.ts';
 import { fitsPayload, maxPayloadOf } from '../payload-limit.ts';
 import { msgpackCodecIfLoaded, msgpackUnavailableReason } from '../msgpack-codec.ts';
 import { type ConnectionState, type PermissionRefusal, connectionState } from '../connection-state.ts';
 import { MSGPACK_CONTENT_TYPE, NatsHeader, ReceivedHeaders, replyOf, traceContextOf } from '../headers.ts';
+import { ReconnectWait } from './reconnect-wait.ts';
 import { ReplyTokens } from './reply-token.ts';
 import { RequestHeaders } from './request-headers.ts';
+import type { NatsClientTransportOptions } from './transport-options.ts';
 import { DEFAULT_PREFIX, type ServerSubjects, isPlainSubject, serverSubjects } from '../subjects.ts';
-
-export interface NatsClientTransportOptions {
-  /** A connected `nats` client; the transport never closes it. */
-  readonly connection: NatsConnection;
-  /** The server's name (one subject token). */
-  readonly name: string;
-  /** Subject prefix (default `mcp`). */
-  readonly prefix?: string;
-  /** Ask for msgpack bodies (used once the server answers in msgpack; default JSON). */
-  readonly encoding?: BodyEncoding;
-  /** A request that hears nothing for this long fails (default 30 s; servers send keepalives every 5 s). */
-  readonly silenceMs?: number;
-  /** Accept oversized answers through the JetStream object store (default false). */
-  readonly claimCheck?: boolean;
-  /** Largest decoded message accepted (default 4 MiB). */
-  readonly maxMessageBytes?: number;
-  /** Inbox prefix (default `_INBOX`), for deployments whose permissions name the inboxes. */
-  readonly inboxPrefix?: string;
-  /**
-   * Where the server sends a legacy session's own requests and notifications (default: under this
-   * connection's inbox). A gateway names one subject per HTTP session so any replica can serve it.
-   */
-  readonly clientInbox?: string;
-  /** Continue a legacy session that already exists (a gateway replica picking up another's session). */
-  readonly resumeSession?: string;
-  /** On close, keep the legacy session open on the server (another transport will resume it). */
-  readonly keepSessionOnClose?: boolean;
-  /**
-   * The identity assertion to send with every message (the `Mcp-Identity` header), asked for each one: a gateway
-   * vouching for the caller it authenticated (docs/nats-binding.md, "Identity across NATS"). Undefined: none.
-   */
-  readonly identity?: () => string | undefined;
-  /**
-   * How long a message sent while the NATS connection is down (nats.js reconnecting, to the same server or another
-   * node of a cluster) waits for it to come back before a request fails with `TransportFailed` (default 2 s; 0:
-   * fail at once). nats.js itself would drop such a message, so the transport keeps it meanwhile.
-   */
-  readonly reconnectWaitMs?: number;
-  /** The silence check, its clock and the adoption backoff run on this clock (default: the system clock). */
-  readonly clock?: Clock;
-}
 
 interface Pending {
   readonly id: RequestId;
@@ -158,10 +119,8 @@ class NatsClientTransport implements Transport {
   private closed = false;
   private readonly stopRefusals: () => void;
   private readonly stopReconnects: () => void;
-  private readonly reconnectWaitMs: number;
-  /** Frames sent while the NATS connection was down, with when they were sent, until it is back (oldest first). */
-  private waitingForNats: Array<{ readonly message: JsonRpcMessage; readonly mirror: Readonly<Record<string, string>> | undefined; readonly at: number }> = [];
-  private waitTimer: TimerHandle | undefined;
+  /** Frames sent while the NATS connection was down, until it is back. */
+  private readonly waitingForNats: ReconnectWait<{ readonly message: JsonRpcMessage; readonly mirror: Readonly<Record<string, string>> | undefined }>;
 
   constructor(private readonly options: NatsClientTransportOptions) {
     this.connection = options.connection;
@@ -180,7 +139,7 @@ class NatsClientTransport implements Transport {
     this.sessionId = options.resumeSession;
     this.state = connectionState(this.connection);
     this.stopRefusals = this.state.onRefused((refusal) => this.refused(refusal));
-    this.reconnectWaitMs = Math.max(0, options.reconnectWaitMs ?? DEFAULT_RECONNECT_WAIT_MS);
+    this.waitingForNats = new ReconnectWait(this.clock, Math.max(0, options.reconnectWaitMs ?? DEFAULT_RECONNECT_WAIT_MS), MAX_HELD, ({ message }) => this.waitedTooLong(message));
     this.stopReconnects = this.state.on((event) => {
       if (event === 'reconnect') this.sendWaiting();
     });
@@ -226,9 +185,7 @@ class NatsClientTransport implements Transport {
     this.timer.cancel();
     this.stopRefusals();
     this.stopReconnects();
-    this.waitTimer?.cancel();
-    this.waitTimer = undefined;
-    this.waitingForNats = [];
+    this.waitingForNats.clear();
     const sessionId = this.sessionId;
     if (sessionId !== undefined && this.options.keepSessionOnClose !== true && !this.connection.isClosed()) {
       const frame = this.stamped(natsHeaders());
@@ -262,7 +219,7 @@ class NatsClientTransport implements Transport {
 
   private sendOne(message: JsonRpcMessage, mirror: Readonly<Record<string, string>> | undefined): void {
     if (this.initializing !== undefined) return this.hold(message, mirror);
-    if (this.state.down && this.reconnectWaitMs > 0) return this.waitForNats(message, mirror);
+    if (this.state.down && this.waitingForNats.waitMs > 0) return this.waitForNats(message, mirror);
     const classified = classify(message);
     if (classified.kind === 'request') return this.sendRequest(classified.message, mirror);
     if (classified.kind === 'notification') return this.sendNotification(message, classified.message.method, classified.message.params);
@@ -448,22 +405,15 @@ class NatsClientTransport implements Transport {
    * outbound bound and for at most `reconnectWaitMs`.
    */
   private waitForNats(message: JsonRpcMessage, mirror: Readonly<Record<string, string>> | undefined): void {
-    if (this.waitingForNats.length >= MAX_HELD) {
-      const error = new LocalError('QueueFull', `${MAX_HELD} messages already wait for the NATS connection to come back; this one was not sent`);
-      if (classify(message).kind === 'request') return this.undeliverable(message, error);
-      throw error;
-    }
-    this.waitingForNats.push({ message, mirror, at: this.clock.now() });
-    this.waitTimer ??= this.clock.setTimeout(() => this.waitedTooLong(), this.reconnectWaitMs);
+    if (this.waitingForNats.add({ message, mirror })) return;
+    const error = new LocalError('QueueFull', `${MAX_HELD} messages already wait for the NATS connection to come back; this one was not sent`);
+    if (classify(message).kind === 'request') return this.undeliverable(message, error);
+    throw error;
   }
 
   /** The NATS connection is back: what waited for it goes, in order. */
   private sendWaiting(): void {
-    this.waitTimer?.cancel();
-    this.waitTimer = undefined;
-    const waiting = this.waitingForNats;
-    this.waitingForNats = [];
-    for (const { message, mirror } of waiting) {
+    for (const { message, mirror } of this.waitingForNats.takeAll()) {
       if (this.closed) return;
       try {
         this.sendOne(message, mirror);
@@ -473,21 +423,11 @@ class NatsClientTransport implements Transport {
     }
   }
 
-  /**
-   * The oldest frames waited `reconnectWaitMs` and the connection is still down: their requests fail (nothing was
-   * sent), and the timer moves on to the next frame's turn.
-   */
-  private waitedTooLong(): void {
-    this.waitTimer = undefined;
-    const now = this.clock.now();
-    while (this.waitingForNats.length > 0 && (this.waitingForNats[0] as { readonly at: number }).at + this.reconnectWaitMs <= now) {
-      const { message } = this.waitingForNats.shift() as { readonly message: JsonRpcMessage };
-      const what = classify(message);
-      const name = what.kind === 'request' || what.kind === 'notification' ? `the ${what.message.method} ${what.kind}` : 'the answer';
-      this.undeliverable(message, new LocalError('TransportFailed', `The NATS connection is down (reconnecting): ${name} was not sent (it waited ${this.reconnectWaitMs} ms for the connection to come back)`));
-    }
-    const next = this.waitingForNats[0];
-    if (next !== undefined) this.waitTimer = this.clock.setTimeout(() => this.waitedTooLong(), Math.max(1, next.at + this.reconnectWaitMs - now));
+  /** A frame waited `reconnectWaitMs` and the connection is still down: its request fails (nothing was sent). */
+  private waitedTooLong(message: JsonRpcMessage): void {
+    const what = classify(message);
+    const name = what.kind === 'request' || what.kind === 'notification' ? `the ${what.message.method} ${what.kind}` : 'the answer';
+    this.undeliverable(message, new LocalError('TransportFailed', `The NATS connection is down (reconnecting): ${name} was not sent (it waited ${this.waitingForNats.waitMs} ms for the connection to come back)`));
   }
 
   /**
