@@ -61,9 +61,25 @@ export async function retryWhileLeaderless<T>(call: () => Promise<T>, options: E
       return await call();
     } catch (error) {
       const passing = isLeaderless(error, options.timeoutIsSafe) || (options.opening === true && isStreamNotFound(error));
-      if (!passing || clock.now() + pause > deadline) throw error;
+      if (!passing) throw error;
+      if (clock.now() + pause > deadline) throw options.opening === true ? unansweredOpening(error, options.budgetMs ?? DEFAULT_ELECTION_RETRY_MS) : error;
     }
     await new Promise<void>((resolve) => clock.setTimeout(resolve, pause));
     pause = Math.min(pause * 2, LONGEST_PAUSE_MS);
   }
+}
+
+/**
+ * An opening's last error once its budget is spent, said so that an operator knows what to check. "No responders"
+ * on the JetStream API for the whole budget means JetStream is not there (a nats-server started without `-js`, or
+ * an account without JetStream) or a cluster has no JetStream leader; nats.js says only "503". Still a NatsError
+ * with the same code (callers may tell a leaderless answer by it), the original as its cause.
+ */
+function unansweredOpening(error: unknown, budgetMs: number): unknown {
+  if (!(error instanceof NatsError) || error.code !== ErrorCode.NoResponders) return error;
+  return new NatsError(
+    `JetStream did not answer for ${budgetMs} ms (no responders on its API): JetStream is not enabled on this NATS server or account (start nats-server with -js, or give the account JetStream), or the cluster has no JetStream leader (too few nodes up)`,
+    error.code,
+    error,
+  );
 }

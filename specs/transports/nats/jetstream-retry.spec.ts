@@ -54,6 +54,17 @@ describe('JetStream calls across an election (retryWhileLeaderless)', () => {
     assert.ok(Date.now() - started < 2000, 'gave up soon after the budget');
   });
 
+  test('an opening that JetStream never answers fails saying what to check, as a NATS error with the same code', async () => {
+    const { call } = failing(Array.from({ length: 100 }, () => () => new NatsError('503', ErrorCode.NoResponders)));
+    await assert.rejects(retryWhileLeaderless(call, { budgetMs: 200, timeoutIsSafe: true, opening: true }), (error: unknown) => {
+      assert.ok(error instanceof NatsError && error.code === ErrorCode.NoResponders, String(error));
+      assert.match(error.message, /JetStream did not answer for 200 ms .*JetStream is not enabled on this NATS server or account \(start nats-server with -js/);
+      return true;
+    });
+    const other = failing(Array.from({ length: 100 }, () => () => new NatsError('503', ErrorCode.NoResponders)));
+    await assert.rejects(retryWhileLeaderless(other.call, { budgetMs: 200, timeoutIsSafe: true }), (error: unknown) => error instanceof NatsError && error.message === '503');
+  });
+
   test('no responders and a timeout (when safe) are tried again; a timeout that is not safe, or another error, is not', async () => {
     const retried = failing([() => new NatsError('no responders', ErrorCode.NoResponders), () => new NatsError('timeout', ErrorCode.Timeout)]);
     assert.equal(await retryWhileLeaderless(retried.call, { budgetMs: 5000, timeoutIsSafe: true }), 'done');
