@@ -108,8 +108,9 @@ class NatsClientTransport implements Transport {
   private sendCodec: Codec = jsonCodec;
   private readonly requestHeaders = new RequestHeaders();
   private readonly state: ConnectionState;
+  /** The next token of a notice's reply subject (`<inbox>.n.<token>`). */
   private nextToken = 0;
-  /** Reads the token of an answer's subject (`<inbox>.r.<token>`). */
+  /** Hands out and reads the tokens of the requests' reply subjects (`<inbox>.r.<token>`). */
   private readonly replies: ReplyTokens;
   /** The session subject, made once per session rather than per message. */
   private sessionSubjectOf: { readonly sessionId: string; readonly subject: string } | undefined;
@@ -238,7 +239,7 @@ class NatsClientTransport implements Transport {
     if (subject === undefined) {
       return this.undeliverable(message, new LocalError('TransportFailed', `The method ${JSON.stringify(message.method)} cannot be named in a NATS subject`));
     }
-    const token = this.nextToken++;
+    const token = this.replies.take();
     const trace = traceContextOf(message.params);
     const initialize = message.method === 'initialize' ? { [NatsHeader.clientInbox]: this.clientInbox } : undefined;
     // Headers of this request's own, on top of the set it shares with the connection's other requests.
@@ -514,6 +515,8 @@ class NatsClientTransport implements Transport {
       entry.heardAt = this.clock.now();
     } else {
       this.forget(token);
+      // Its own answer (not an id-less refusal) to a request sent once: nothing more comes to its subject.
+      if (classified.message.id === entry.id && entry.adoptions === 0 && entry.cancelled !== true) this.replies.release(token);
       // A msgpack answer decoded, so the codec is loaded: from now on this side sends msgpack too.
       if (codec !== jsonCodec && this.options.encoding === 'msgpack') this.sendCodec = codec;
       if (entry.method === 'initialize') {
