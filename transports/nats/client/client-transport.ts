@@ -29,6 +29,7 @@ import { defaultLimits } from '../../../core/limits.ts';
 import type { InboundFrame, OutboundFrame, Transport } from '../../../core/transport.ts';
 import { codecOfMessage } from '../body-codec.ts';
 import { redeemClaim } from '../claim-check.ts';
+import { publishedOn } from '../early-flush.ts';
 import { fitsPayload, maxPayloadOf } from '../payload-limit.ts';
 import { msgpackCodecIfLoaded, msgpackUnavailableReason } from '../msgpack-codec.ts';
 import { type ConnectionState, type PermissionRefusal, connectionState } from '../connection-state.ts';
@@ -383,6 +384,7 @@ class NatsClientTransport implements Transport {
   private publishRaw(subject: string, body: Uint8Array, headers: MsgHdrs, reply: string | undefined, message: JsonRpcMessage): void {
     try {
       this.connection.publish(subject, body, reply === undefined ? { headers } : { headers, reply });
+      publishedOn(this.connection);
     } catch (error) {
       this.undeliverable(message, new LocalError('TransportFailed', `NATS refused the message: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
     }

@@ -23,6 +23,7 @@ import type { LegacyRevision } from '../../../core/protocol/versions.ts';
 import type { AuthInfo } from '../../../core/auth.ts';
 import type { ExchangeKey, FrameOrigin, InboundFrame, OutboundFrame, PortableSessionState, Transport } from '../../../core/transport.ts';
 import { depositClaim } from '../claim-check.ts';
+import { publishedOn } from '../early-flush.ts';
 import type { HeaderBlocks } from '../header-blocks.ts';
 import { MSGPACK_CONTENT_TYPE, NatsHeader, newHeaders, SealedHeaders } from '../headers.ts';
 import { fitsPayload, maxPayloadOf } from '../payload-limit.ts';
@@ -338,6 +339,7 @@ export class ServedConnection implements Transport {
       : (own ? newHeaders({ ...headers, [NatsHeader.contentType]: MSGPACK_CONTENT_TYPE }) : MSGPACK_HEADERS);
     try {
       this.host.connection.publish(subject, body, sent === undefined ? (reply === undefined ? undefined : { reply }) : (reply === undefined ? { headers: sent } : { headers: sent, reply }));
+      publishedOn(this.host.connection);
     } catch (error) {
       // The NATS connection itself is closed: this connection is over.
       void this.close(new LocalError('ConnectionClosed', 'The NATS connection closed', { cause: error }));
