@@ -17,20 +17,41 @@ import type { NatsConnection } from 'nats';
  */
 const FLUSH_EVERY = 32;
 
+/** Counts what is published on one connection; one per connection, shared by everything publishing on it. */
+export interface EarlyFlush {
+  /** Notes one message published; every {@link FLUSH_EVERY}th sends what is buffered. */
+  published(): void;
+}
+
 /** The part of nats.js 2.x's connection this needs (not in its public types). */
 interface RawConnection {
   readonly protocol?: { flushPending?: () => void };
 }
 
-const counters = new WeakMap<NatsConnection, { count: number }>();
+class CountingFlush implements EarlyFlush {
+  private count = 0;
 
-/** Notes one message published on `connection`; every {@link FLUSH_EVERY}th sends what is buffered. */
-export function publishedOn(connection: NatsConnection): void {
-  let counter = counters.get(connection);
-  if (counter === undefined) counters.set(connection, (counter = { count: 0 }));
-  if (++counter.count < FLUSH_EVERY) return;
-  counter.count = 0;
-  const protocol = (connection as unknown as RawConnection).protocol;
-  // Another nats.js (or a stand-in connection) without it: its own end-of-turn write stands.
-  if (typeof protocol?.flushPending === 'function') protocol.flushPending();
+  constructor(private readonly protocol: { flushPending(): void }) {}
+
+  published(): void {
+    if (++this.count < FLUSH_EVERY) return;
+    this.count = 0;
+    this.protocol.flushPending();
+  }
+}
+
+/** Another nats.js (or a stand-in connection) without `flushPending`: its own end-of-turn write stands. */
+const NO_EARLY_FLUSH: EarlyFlush = { published: () => undefined };
+
+const flushes = new WeakMap<NatsConnection, EarlyFlush>();
+
+/** The early flush of `connection` (looked up once by each publisher, not per message). */
+export function earlyFlushOf(connection: NatsConnection): EarlyFlush {
+  let flush = flushes.get(connection);
+  if (flush === undefined) {
+    const protocol = (connection as unknown as RawConnection).protocol;
+    flush = typeof protocol?.flushPending === 'function' ? new CountingFlush(protocol as { flushPending(): void }) : NO_EARLY_FLUSH;
+    flushes.set(connection, flush);
+  }
+  return flush;
 }

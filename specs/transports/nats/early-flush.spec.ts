@@ -6,12 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type Msg, type NatsConnection, headers } from 'nats';
+import { type NatsConnection, headers } from 'nats';
 import { createServer } from '../../../server/create-server.ts';
-import { publishedOn } from '../../../transports/nats/early-flush.ts';
+import { earlyFlushOf } from '../../../transports/nats/early-flush.ts';
 import { natsClientTransport, serveNats } from '../../../transports/nats/index.ts';
 import { eventually } from '../../support/harness.ts';
-import { SERVER_NAME, demoTools, natsFixture } from './nats-fixture.ts';
+import { SERVER_NAME, demoTools, handAnswered, natsFixture } from './nats-fixture.ts';
 
 const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 const call = (id: number): Record<string, unknown> => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: `t${id}` }, _meta: envelope } });
@@ -36,24 +36,22 @@ test('early flush - every 32nd message on a connection sends what is buffered; o
   const fake = (name: string): NatsConnection => ({ protocol: { flushPending: () => flushed.set(name, (flushed.get(name) ?? 0) + 1) } }) as unknown as NatsConnection;
   const a = fake('a');
   const b = fake('b');
-  for (let i = 0; i < 31; i++) publishedOn(a);
+  assert.equal(earlyFlushOf(a), earlyFlushOf(a), 'one counter per connection, shared by its publishers');
+  for (let i = 0; i < 31; i++) earlyFlushOf(a).published();
   assert.equal(flushed.get('a'), undefined);
-  publishedOn(a);
+  earlyFlushOf(a).published();
   assert.equal(flushed.get('a'), 1);
-  for (let i = 0; i < 32; i++) publishedOn(b);
-  for (let i = 0; i < 32; i++) publishedOn(a);
+  for (let i = 0; i < 32; i++) earlyFlushOf(b).published();
+  for (let i = 0; i < 32; i++) earlyFlushOf(a).published();
   assert.deepEqual([flushed.get('a'), flushed.get('b')], [2, 1]);
   // A connection without nats.js's internals keeps its own end-of-turn write, and nothing throws.
-  const bare = {} as NatsConnection;
-  for (let i = 0; i < 64; i++) publishedOn(bare);
+  const bare = earlyFlushOf({} as NatsConnection);
+  for (let i = 0; i < 64; i++) bare.published();
 });
 
 test('early flush - a client sending 100 requests in one turn writes them in parts as it goes', async () => {
   await using fixture = await natsFixture({ jetstream: false });
-  const responder = await fixture.connection();
-  const seen: Msg[] = [];
-  responder.subscribe(`mcp.${SERVER_NAME}.call.>`, { callback: (error, msg) => void (error === null && seen.push(msg)) });
-  await responder.flush();
+  const seen = await handAnswered(await fixture.connection());
   const connection = await fixture.connection();
   const transport = natsClientTransport({ connection, name: SERVER_NAME });
   try {

@@ -2,10 +2,11 @@
  * One real nats-server per spec file, and helpers to serve an rxmcp server on it and connect rxmcp clients,
  * every NATS connection closed when the fixture is disposed.
  */
-import { type ConnectionOptions, type NatsConnection, connect } from 'nats';
+import { type ConnectionOptions, type Msg, type NatsConnection, connect } from 'nats';
 import { z } from 'zod';
 import { type ClientOptions, createClient } from '../../../client/create-client.ts';
 import type { ClientSession } from '../../../client/session-api.ts';
+import type { InboundFrame } from '../../../core/transport.ts';
 import { type McpServer, type ServerOptions, createServer } from '../../../server/create-server.ts';
 import { type NatsClientTransportOptions, type NatsServeOptions, type NatsServing, natsClientTransport, serveNats } from '../../../transports/nats/index.ts';
 import { type NatsServerOptions, type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';
@@ -73,4 +74,22 @@ export async function natsFixture(options: NatsServerOptions = {}): Promise<Nats
     },
     [Symbol.asyncDispose]: dispose,
   };
+}
+
+/**
+ * A stand-in for a server process that a spec answers by hand: every request (a message with a reply subject)
+ * published on `subject`, in the order it came; by default the call subjects of the fixture's server name.
+ */
+export async function handAnswered(connection: NatsConnection, subject = `mcp.${SERVER_NAME}.call.>`): Promise<Msg[]> {
+  const seen: Msg[] = [];
+  connection.subscribe(subject, { callback: (error, msg) => void (error === null && msg.reply !== undefined && msg.reply !== '' && seen.push(msg)) });
+  await connection.flush();
+  return seen;
+}
+
+/** Every frame a transport delivers, and the JSON-RPC messages among them. */
+export function watchFrames(transport: ReturnType<typeof natsClientTransport>): { readonly frames: InboundFrame[]; messages(): Array<Record<string, unknown>> } {
+  const frames: InboundFrame[] = [];
+  transport.incoming$.subscribe((frame) => frames.push(frame));
+  return { frames, messages: () => frames.flatMap((frame) => (frame.type === 'message' ? [frame.payload as Record<string, unknown>] : [])) };
 }

@@ -10,11 +10,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type Msg, headers } from 'nats';
-import type { InboundFrame } from '../../../core/transport.ts';
 import { ReplyTokens } from '../../../transports/nats/client/reply-token.ts';
 import { natsClientTransport } from '../../../transports/nats/index.ts';
 import { eventually } from '../../support/harness.ts';
-import { SERVER_NAME, natsFixture } from './nats-fixture.ts';
+import { SERVER_NAME, handAnswered, natsFixture, watchFrames } from './nats-fixture.ts';
 
 const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 const call = (id: number | string): Record<string, unknown> => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: {}, _meta: envelope } });
@@ -36,14 +35,9 @@ test('reply tokens - fresh ones count up, given-back ones are reused last first,
 
 test('nats client - a request answered in full gives its reply subject to the next; one that ended otherwise does not', async () => {
   await using fixture = await natsFixture({ jetstream: false });
-  const responder = await fixture.connection();
-  const seen: Msg[] = [];
-  responder.subscribe(`mcp.${SERVER_NAME}.call.>`, { callback: (error, msg) => void (error === null && seen.push(msg)) });
-  await responder.flush();
+  const seen = await handAnswered(await fixture.connection());
   const transport = natsClientTransport({ connection: await fixture.connection(), name: SERVER_NAME, silenceMs: 300 });
-  const frames: InboundFrame[] = [];
-  transport.incoming$.subscribe((frame) => frames.push(frame));
-  const messages = (): Array<Record<string, unknown>> => frames.flatMap((frame) => (frame.type === 'message' ? [frame.payload as Record<string, unknown>] : []));
+  const { frames, messages } = watchFrames(transport);
   const request = async (id: number): Promise<Msg> => {
     const before = seen.length;
     await transport.send({ payload: call(id) as never });
@@ -93,13 +87,9 @@ test('nats client - a request answered in full gives its reply subject to the ne
 
 test('nats client - a cancelled modern request keeps its reply subject out of use', async () => {
   await using fixture = await natsFixture({ jetstream: false });
-  const responder = await fixture.connection();
-  const seen: Msg[] = [];
-  responder.subscribe(`mcp.${SERVER_NAME}.call.>`, { callback: (error, msg) => void (error === null && seen.push(msg)) });
-  await responder.flush();
+  const seen = await handAnswered(await fixture.connection());
   const transport = natsClientTransport({ connection: await fixture.connection(), name: SERVER_NAME });
-  const frames: InboundFrame[] = [];
-  transport.incoming$.subscribe((frame) => frames.push(frame));
+  const { messages } = watchFrames(transport);
   try {
     await transport.send({ payload: call('a') as never });
     await eventually(() => seen.length === 1, 2000, 'request a at the responder');
@@ -112,8 +102,8 @@ test('nats client - a cancelled modern request keeps its reply subject out of us
     // ended by it.
     first.respond(answer('a', 'answered after the cancel'));
     second.respond(answer('b', 'answer b'));
-    await eventually(() => frames.some((frame) => frame.type === 'message' && (frame.payload as { id?: unknown }).id === 'b'), 2000, 'the answer to b');
-    assert.equal(frames.some((frame) => frame.type === 'message' && (frame.payload as { id?: unknown }).id === 'a'), false);
+    await eventually(() => messages().some((message) => message['id'] === 'b'), 2000, 'the answer to b');
+    assert.equal(messages().some((message) => message['id'] === 'a'), false);
   } finally {
     await transport.close();
   }
@@ -121,14 +111,9 @@ test('nats client - a cancelled modern request keeps its reply subject out of us
 
 test('nats client - a request ended by an id-less refusal, or cancelled in a legacy session, keeps its reply subject out of use', async () => {
   await using fixture = await natsFixture({ jetstream: false });
-  const responder = await fixture.connection();
-  const seen: Msg[] = [];
-  responder.subscribe(`mcp.${SERVER_NAME}.>`, { callback: (error, msg) => void (error === null && msg.reply !== undefined && msg.reply !== '' && seen.push(msg)) });
-  await responder.flush();
+  const seen = await handAnswered(await fixture.connection(), `mcp.${SERVER_NAME}.>`);
   const transport = natsClientTransport({ connection: await fixture.connection(), name: SERVER_NAME });
-  const frames: InboundFrame[] = [];
-  transport.incoming$.subscribe((frame) => frames.push(frame));
-  const messages = (): Array<Record<string, unknown>> => frames.flatMap((frame) => (frame.type === 'message' ? [frame.payload as Record<string, unknown>] : []));
+  const { messages } = watchFrames(transport);
   const requests = (): Msg[] => seen.filter((msg) => msg.reply?.includes('.r.') === true);
   try {
     // A legacy session: the responder answers initialize with a session id, and requests go to its subject.

@@ -29,7 +29,7 @@ import { defaultLimits } from '../../../core/limits.ts';
 import type { InboundFrame, OutboundFrame, Transport } from '../../../core/transport.ts';
 import { codecOfMessage } from '../body-codec.ts';
 import { redeemClaim } from '../claim-check.ts';
-import { publishedOn } from '../early-flush.ts';
+import { type EarlyFlush, earlyFlushOf } from '../early-flush.ts';
 import { fitsPayload, maxPayloadOf } from '../payload-limit.ts';
 import { msgpackCodecIfLoaded, msgpackUnavailableReason } from '../msgpack-codec.ts';
 import { type ConnectionState, type PermissionRefusal, connectionState } from '../connection-state.ts';
@@ -37,6 +37,7 @@ import { MSGPACK_CONTENT_TYPE, NatsHeader, ReceivedHeaders, replyOf, traceContex
 import { ReconnectWait } from './reconnect-wait.ts';
 import { ReplyTokens } from './reply-token.ts';
 import { RequestHeaders } from './request-headers.ts';
+import { SessionNotices } from './session-notices.ts';
 import type { NatsClientTransportOptions } from './transport-options.ts';
 import { DEFAULT_PREFIX, type ServerSubjects, isPlainSubject, serverSubjects } from '../subjects.ts';
 
@@ -53,21 +54,7 @@ interface Pending {
   cancelled?: boolean;
 }
 
-/** A legacy session's notification, kept until NATS would have said nobody took it (see `notices`). */
-interface Notice {
-  readonly message: JsonRpcMessage;
-  readonly method: string;
-  readonly body: Uint8Array;
-  readonly headers: MsgHdrs;
-  readonly sentAt: number;
-  adoptions: number;
-}
-
 const MAX_ADOPTIONS = 4;
-/** How long a notification's "no responders" may take to come back (a round trip to nats-server) before it is let go. */
-const NOTICE_WATCH_MS = 5000;
-/** Notifications watched at once; past it the oldest is let go (it only loses the re-route, not the send). */
-const MAX_NOTICES = 1024;
 /** Frames that may wait for the `initialize` answer (the runtime's outbound queue bound). */
 const MAX_HELD = defaultLimits.maxOutboundQueue;
 const ADOPT_BACKOFF_MS = 50;
@@ -94,12 +81,8 @@ class NatsClientTransport implements Transport {
   private readonly tokenById = new Map<RequestId, number>();
   /** Reply subjects of the server's own requests, by id. */
   private readonly serverRequests = new Map<RequestId, string>();
-  /**
-   * A legacy session's notifications sent a moment ago, by the token of their reply subject: only NATS writes
-   * there (a "no responders" status, when the session's process is gone), so each is kept just long enough for
-   * that to come back, and then goes to the adopt subject instead of being lost.
-   */
-  private readonly notices = new Map<number, Notice>();
+  /** A legacy session's notifications sent a moment ago, until NATS would have said nobody took them. */
+  private readonly notices: SessionNotices;
   private readonly inbound = new Subject<InboundFrame>();
   private readonly subscriptions: Subscription[] = [];
   private readonly silenceMs: number;
@@ -109,8 +92,8 @@ class NatsClientTransport implements Transport {
   private sendCodec: Codec = jsonCodec;
   private readonly requestHeaders = new RequestHeaders();
   private readonly state: ConnectionState;
-  /** The next token of a notice's reply subject (`<inbox>.n.<token>`). */
-  private nextToken = 0;
+  /** Writes what the connection buffered every few messages within a turn (see early-flush.ts). */
+  private readonly flush: EarlyFlush;
   /** Hands out and reads the tokens of the requests' reply subjects (`<inbox>.r.<token>`). */
   private readonly replies: ReplyTokens;
   /** The session subject, made once per session rather than per message. */
@@ -126,6 +109,7 @@ class NatsClientTransport implements Transport {
 
   constructor(private readonly options: NatsClientTransportOptions) {
     this.connection = options.connection;
+    this.flush = earlyFlushOf(this.connection);
     this.subjects = serverSubjects(options.prefix ?? DEFAULT_PREFIX, options.name);
     this.remote = `nats:${this.subjects.base}`;
     this.silenceMs = options.silenceMs ?? 30_000;
@@ -147,7 +131,7 @@ class NatsClientTransport implements Transport {
     });
     this.incoming$ = this.inbound.asObservable();
     this.replies = new ReplyTokens(`${this.inbox}.r.`);
-    const noticePrefix = `${this.inbox}.n.`;
+    this.notices = new SessionNotices(`${this.inbox}.n.`);
     this.subscriptions.push(
       this.connection.subscribe(`${this.inbox}.>`, {
         callback: (error, msg) => {
@@ -155,7 +139,8 @@ class NatsClientTransport implements Transport {
           // Answers first, read from the subject's bytes; the inbox's other subjects are rare.
           const token = this.replies.of(msg);
           if (token >= 0) return this.onReply(token, msg);
-          if (msg.subject.startsWith(noticePrefix)) this.onNotice(tokenOf(msg.subject.slice(noticePrefix.length)), msg);
+          const notice = this.notices.tokenOf(msg);
+          if (notice >= 0) this.onNotice(notice, msg);
           else if (msg.subject === this.clientInbox) this.onSessionInbox(msg);
         },
       }),
@@ -301,10 +286,8 @@ class NatsClientTransport implements Transport {
     if (!fitsPayload(this.connection, body.byteLength)) {
       return this.undeliverable(message, new LocalError('FrameTooLarge', `A ${body.byteLength}-byte message does not fit the NATS max_payload of ${maxPayloadOf(this.connection)} bytes`));
     }
-    if (this.notices.size >= MAX_NOTICES) this.notices.delete(this.notices.keys().next().value as number);
-    const token = this.nextToken++;
-    this.notices.set(token, { message, method, body, headers, sentAt: this.clock.now(), adoptions: 0 });
-    this.publishRaw(this.subjects.session(sessionId), body, headers, `${this.inbox}.n.${token}`, message);
+    const token = this.notices.watch({ message, method, body, headers, sentAt: this.clock.now(), adoptions: 0 });
+    this.publishRaw(this.subjects.session(sessionId), body, headers, this.notices.subject(token), message);
   }
 
   /** What came back to a notification's reply subject: "no responders" re-routes it; a refusal reports it. */
@@ -331,7 +314,7 @@ class NatsClientTransport implements Transport {
     }
     // The session's process is gone: another one takes the session over with this notification.
     notice.adoptions++;
-    this.toAdopt(notice, `${this.inbox}.n.${token}`, () => this.notices.get(token) === notice);
+    this.toAdopt(notice, this.notices.subject(token), () => this.notices.get(token) === notice);
   }
 
   /**
@@ -384,7 +367,7 @@ class NatsClientTransport implements Transport {
   private publishRaw(subject: string, body: Uint8Array, headers: MsgHdrs, reply: string | undefined, message: JsonRpcMessage): void {
     try {
       this.connection.publish(subject, body, reply === undefined ? { headers } : { headers, reply });
-      publishedOn(this.connection);
+      this.flush.published();
     } catch (error) {
       this.undeliverable(message, new LocalError('TransportFailed', `NATS refused the message: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
     }
@@ -589,12 +572,7 @@ class NatsClientTransport implements Transport {
   }
 
   private checkSilence(): void {
-    // Notifications whose "no responders" would have come back by now were taken: let them go (oldest first).
-    const noticeCutoff = this.clock.now() - NOTICE_WATCH_MS;
-    for (const [token, notice] of this.notices) {
-      if (notice.sentAt > noticeCutoff) break;
-      this.notices.delete(token);
-    }
+    this.notices.expire(this.clock.now());
     const cutoff = this.clock.now() - this.silenceMs;
     for (const [token, entry] of this.pending) {
       if (entry.heardAt > cutoff) continue;
@@ -605,9 +583,4 @@ class NatsClientTransport implements Transport {
     }
   }
 
-}
-
-/** The token of a notice's reply subject (as this client wrote it), or -1. */
-function tokenOf(text: string): number {
-  return /^(0|[1-9][0-9]{0,14})$/.test(text) ? Number(text) : -1;
 }

@@ -12,6 +12,7 @@ import { defaultLimits } from '../../../core/limits.ts';
 import type { GracefulCloseOptions, SessionAcceptorPort } from '../../../core/transport.ts';
 import { answerCodec } from '../body-codec.ts';
 import { type ClaimCheckOptions, DEFAULT_CLAIM_BUCKET, openClaimStore } from '../claim-check.ts';
+import { earlyFlushOf } from '../early-flush.ts';
 import { HeaderBlocks } from '../header-blocks.ts';
 import { headerOf, NatsHeader, type ReceivedHeaders, replyOf } from '../headers.ts';
 import { DEFAULT_PREFIX, DEFAULT_QUEUE, serverSubjects } from '../subjects.ts';
@@ -101,6 +102,7 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
     exchanges: new Map<string, OpenExchange>(),
     claims: claimOptions === undefined ? undefined : { bucket: claimOptions.bucket ?? DEFAULT_CLAIM_BUCKET, store: openClaimStore(connection, claimOptions) },
     headers: new HeaderBlocks(),
+    flush: earlyFlushOf(connection),
   };
   if (host.claims !== undefined) await host.claims.store;
   const identity = options.identity;

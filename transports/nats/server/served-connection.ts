@@ -23,7 +23,7 @@ import type { LegacyRevision } from '../../../core/protocol/versions.ts';
 import type { AuthInfo } from '../../../core/auth.ts';
 import type { ExchangeKey, FrameOrigin, InboundFrame, OutboundFrame, PortableSessionState, Transport } from '../../../core/transport.ts';
 import { depositClaim } from '../claim-check.ts';
-import { publishedOn } from '../early-flush.ts';
+import type { EarlyFlush } from '../early-flush.ts';
 import type { HeaderBlocks } from '../header-blocks.ts';
 import { MSGPACK_CONTENT_TYPE, NatsHeader, newHeaders, SealedHeaders } from '../headers.ts';
 import { fitsPayload, maxPayloadOf } from '../payload-limit.ts';
@@ -57,6 +57,8 @@ export interface ServingHost {
   readonly claims: { readonly bucket: string; readonly store: Promise<ObjectStore> } | undefined;
   /** The header blocks read so far, shared by the requests that carry the same ones. */
   readonly headers: HeaderBlocks;
+  /** Writes what the connection buffered every few messages within a turn (see early-flush.ts). */
+  readonly flush: EarlyFlush;
 }
 
 export interface ServedConnectionOptions {
@@ -339,7 +341,7 @@ export class ServedConnection implements Transport {
       : (own ? newHeaders({ ...headers, [NatsHeader.contentType]: MSGPACK_CONTENT_TYPE }) : MSGPACK_HEADERS);
     try {
       this.host.connection.publish(subject, body, sent === undefined ? (reply === undefined ? undefined : { reply }) : (reply === undefined ? { headers: sent } : { headers: sent, reply }));
-      publishedOn(this.host.connection);
+      this.host.flush.published();
     } catch (error) {
       // The NATS connection itself is closed: this connection is over.
       void this.close(new LocalError('ConnectionClosed', 'The NATS connection closed', { cause: error }));
