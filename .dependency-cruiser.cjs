@@ -103,6 +103,15 @@ module.exports = {
       to: { path: '^auth/' },
     },
     {
+      name: 'apps-behind-their-entry-points',
+      severity: 'error',
+      comment:
+        'MCP Apps (rxmcp/apps in server/apps/, rxmcp/apps/client in client/apps/) are extensions a user plugs in: ' +
+        'nothing of the engine or the root API imports them, so `import "rxmcp"` loads none of them.',
+      from: { path: SHIPPED, pathNot: '^(server|client)/apps/' },
+      to: { path: '^(server|client)/apps/' },
+    },
+    {
       name: 'transports-only-core',
       severity: 'error',
       comment:
