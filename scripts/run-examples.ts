@@ -10,11 +10,14 @@
  * - sources (`exports` points at .ts files, before the build exists): tsc checks them against the sources
  *   (`--noEmit --allowImportingTsExtensions`), and each runs with `node --import tsx`.
  *
+ * A folder beside an example (examples/apps/ for apps.ts) holds its browser half, bundled by the example when it
+ * starts: it is type-checked with its own tsconfig.json (DOM types), and copied beside the compiled examples.
+ *
  * Examples that need NATS get NATS_URL: a nats-server this script starts on a free port of 127.0.0.1 (the one a
  * developer may run on 4222 is never used). Usage: `npm run examples [-- name...]` (names without `.ts`).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startNatsServer, type NatsServerProcess } from '../specs/support/nats-server.ts';
 
@@ -115,6 +118,11 @@ async function main(): Promise<void> {
     await mustSucceed('type-checking and compiling the examples', process.execPath, [tsc, '-p', join(examplesDir, 'tsconfig.json'), '--rootDir', examplesDir, '--outDir', outDir]);
   } else {
     await mustSucceed('type-checking the examples', process.execPath, [tsc, '-p', join(examplesDir, 'tsconfig.json'), '--noEmit', '--allowImportingTsExtensions']);
+  }
+
+  for (const folder of readdirSync(examplesDir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort()) {
+    await mustSucceed(`type-checking examples/${folder}`, process.execPath, [tsc, '-p', join(examplesDir, folder, 'tsconfig.json')]);
+    if (mode === 'built') cpSync(join(examplesDir, folder), join(outDir, folder), { recursive: true });
   }
 
   let nats: NatsServerProcess | undefined;
