@@ -22,6 +22,11 @@ export interface FaultRecord {
   recoveredAtMs: number | undefined;
   /** The processes signalled, or the connections dropped. */
   readonly targets: number;
+  /**
+   * How the calls in flight when it struck ended (they were due before it, so their window is the one before):
+   * those lost to a kill or a drop show here.
+   */
+  readonly inFlight: { calls: number; ok: number; errors: number; wrong: number; hung: number };
   /** Why nothing was done, if nothing was. */
   readonly skipped?: string;
 }
@@ -33,6 +38,8 @@ export interface FaultContext {
   readonly pools: readonly SessionPool[];
   readonly accounts: Accounts;
   readonly say: (line: string) => void;
+  /** Marks the calls in flight now as the fault's: their ends are counted in its record too. */
+  readonly markInFlight: (record: FaultRecord) => number;
 }
 
 export class FaultPlan {
@@ -84,14 +91,14 @@ export class FaultPlan {
         const targets = pids();
         for (const pool of pools) pool.hold(fault.restartAfterMs ?? 0);
         for (const pid of targets) signal(pid, 'SIGKILL');
-        record = { kind: 'kill', label, atMs: at, releasedAtMs: at, recoveredAtMs: undefined, targets: targets.length, ...(targets.length === 0 ? { skipped: 'no server process was up' } : {}) };
+        record = { kind: 'kill', label, atMs: at, releasedAtMs: at, recoveredAtMs: undefined, inFlight: { calls: 0, ok: 0, errors: 0, wrong: 0, hung: 0 }, targets: targets.length, ...(targets.length === 0 ? { skipped: 'no server process was up' } : {}) };
         say(`${label}: SIGKILL to ${targets.join(', ') || 'no process'}`);
         break;
       }
       case 'pause': {
         const targets = pids();
         for (const pid of targets) if (signal(pid, 'SIGSTOP')) this.paused.add(pid);
-        record = { kind: 'pause', label, atMs: at, releasedAtMs: undefined, recoveredAtMs: undefined, targets: targets.length, ...(targets.length === 0 ? { skipped: 'no server process was up' } : {}) };
+        record = { kind: 'pause', label, atMs: at, releasedAtMs: undefined, recoveredAtMs: undefined, inFlight: { calls: 0, ok: 0, errors: 0, wrong: 0, hung: 0 }, targets: targets.length, ...(targets.length === 0 ? { skipped: 'no server process was up' } : {}) };
         say(`${label}: SIGSTOP to ${targets.join(', ') || 'no process'} for ${formatMs(fault.forMs)}`);
         const paused = record;
         this.later(() => {
@@ -103,11 +110,12 @@ export class FaultPlan {
       }
       case 'drop': {
         const dropped = pools.reduce((total, pool) => total + pool.dropAll(), 0);
-        record = { kind: 'drop', label, atMs: at, releasedAtMs: at, recoveredAtMs: undefined, targets: dropped };
+        record = { kind: 'drop', label, atMs: at, releasedAtMs: at, recoveredAtMs: undefined, inFlight: { calls: 0, ok: 0, errors: 0, wrong: 0, hung: 0 }, targets: dropped };
         say(`${label}: dropped ${dropped} connection${dropped === 1 ? '' : 's'}`);
         break;
       }
     }
+    record.inFlight.calls = this.context.markInFlight(record);
     this.records.push(record);
     this.recovering = record;
   }

@@ -6,6 +6,7 @@
  */
 import { LocalError, WireError } from '../core/errors.ts';
 import type { Accounts, CallScopes } from './accounts.ts';
+import type { FaultRecord } from './faults.ts';
 import type { PreparedOperation } from './operations.ts';
 import type { Schedule } from './schedule.ts';
 import type { SelfWatch } from './self-watch.ts';
@@ -37,6 +38,8 @@ export interface LaneSettings {
 
 class Call implements CallValues {
   settled = false;
+  /** The fault that struck while this call was in flight, if one did. */
+  fault: FaultRecord | undefined;
 
   constructor(
     private readonly lane: Lane,
@@ -93,6 +96,12 @@ export class Lane {
     return this.operations.map((operation) => operation.label);
   }
 
+  /** Marks every call in flight as struck by `fault`; returns how many there are. */
+  markInFlight(fault: FaultRecord): number {
+    for (const call of this.inFlight) call.fault = fault;
+    return this.inFlight.size;
+  }
+
   get calls(): number {
     return this.inFlight.size;
   }
@@ -147,6 +156,7 @@ export class Lane {
     const now = this.settings.now();
     this.accounts.settled(call.scopes, outcome, now - call.dueAt, now - call.sentAt);
     this.pool.settled(call.slot);
+    if (call.fault !== undefined) call.fault.inFlight[outcome.kind === 'error' ? 'errors' : outcome.kind]++;
     if (outcome.kind === 'wrong' && this.wrongSamples.length < WRONG_SAMPLES) {
       this.wrongSamples.push({ operation: call.operation.label, reason: outcome.reason, expected: outcome.expected, got: outcome.got });
     }

@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { Accounts } from './accounts.ts';
 import { connectorFor } from './connector.ts';
-import { FaultPlan } from './faults.ts';
+import { type FaultRecord, FaultPlan } from './faults.ts';
 import { Lane } from './lane.ts';
 import { encodeHistogram, spectrum, summarize } from './latency.ts';
 import { type LiveStatus, type LoadOptions, type ResolvedOptions, resolveOptions, targetLabel } from './options.ts';
@@ -59,14 +59,17 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   );
   const pids = (): number[] => [...pools.flatMap((pool) => pool.livePids), ...(resolved.pid === undefined ? [] : [resolved.pid])];
   const rssBaseline = resolved.pid === undefined ? undefined : serverWatch.sample([resolved.pid])?.rssBytes;
-  const faults = new FaultPlan(resolved.faults, { now, pids, pools, accounts, say });
   const lanes: Lane[] = [];
+  const markInFlight = (record: FaultRecord): number => lanes.reduce((total, lane) => total + lane.markInFlight(record), 0);
+  const faults = new FaultPlan(resolved.faults, { now, pids, pools, accounts, say, markInFlight });
   try {
     await Promise.all(pools.map((pool) => (resolved.sessionRate === undefined ? pool.start() : pool.startAtRate(resolved.sessionRate))));
     for (const [index, pool] of pools.entries()) {
       if (pool.up === 0) {
         const cause = pool.firstFailure;
-        throw new Error(`could not open a session to ${targetLabel(resolved.target)}${cause === undefined ? '' : `: ${causeOf(cause)}`}`, { cause });
+        const era = resolved.eras[index];
+        const hint = era === 'modern' ? ' (the modern era, 2026-07-28, was asked for: a server that speaks only the legacy one refuses it; try --era legacy or auto)' : '';
+        throw new Error(`could not open a session to ${targetLabel(resolved.target)}${cause === undefined ? '' : `: ${causeOf(cause)}`}${hint}`, { cause });
       }
       const schedule = new Schedule({ warmupMs: resolved.warmupMs, rampMs: resolved.rampMs, steps: resolved.steps });
       const lane = new Lane(
@@ -182,7 +185,24 @@ async function drive(resolved: ResolvedOptions, options: LoadOptions, parts: Par
       slipP99Ms: mine.slipP99Ms,
       testerBound: mine.bound,
     };
-    points.push(point);
+    const previous = points[points.length - 1];
+    if (phase === 'draining' && previous !== undefined && wall < resolved.intervalMs / 2) {
+      // A short last interval is folded into the one before, so its rate is not read off a sliver of time.
+      const ended = previous.rate * ((previous.atMs - (points[points.length - 2]?.atMs ?? 0)) / 1000) + (point.ok + point.errors + point.wrong);
+      points[points.length - 1] = {
+        ...previous,
+        atMs,
+        sent: previous.sent + point.sent,
+        ok: previous.ok + point.ok,
+        errors: previous.errors + point.errors,
+        wrong: previous.wrong + point.wrong,
+        hung: previous.hung + point.hung,
+        rate: (ended * 1000) / Math.max(1, atMs - (points[points.length - 2]?.atMs ?? 0)),
+        maxMs: Math.max(previous.maxMs ?? 0, point.maxMs ?? 0) || undefined,
+      };
+    } else {
+      points.push(point);
+    }
     interval.reset();
     if (mine.bound && measured) self.reasons.add(mine.reason ?? 'cpu');
     const total = accounts.total;

@@ -67,7 +67,9 @@ export function renderSummary(result: LoadResult): string {
   }
   for (const fault of result.faults) {
     const recovered = fault.recoveredAtMs === undefined ? 'not answered again within the run' : `answered again ${formatMs(fault.recoveredAtMs - fault.atMs)} after it began`;
-    lines.push(`fault ${fault.label}: ${fault.skipped ?? `${fault.targets} ${fault.kind === 'drop' ? 'connection(s)' : 'process(es)'}`}; ${recovered}`);
+    const struck = fault.inFlight;
+    const inFlight = `${struck.calls} in flight when it struck (${struck.ok} ok, ${struck.errors} errors, ${struck.wrong} wrong, ${struck.hung} hung)`;
+    lines.push(`fault ${fault.label}: ${fault.skipped ?? `${fault.targets} ${fault.kind === 'drop' ? 'connection(s)' : 'process(es)'}`}; ${inFlight}; ${recovered}`);
   }
   lines.push('');
   if (result.errors > 0) lines.push(`errors by code: ${byCode(result.errorsByCode)}`);

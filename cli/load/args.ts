@@ -99,7 +99,7 @@ exit codes: 0 every budget kept and every answer right; 1 a budget broken, a wro
 not be made (the target unreachable); 2 a mistake on the command line; 130 interrupted (Ctrl-C: the result
 so far is still written)`;
 
-const loadCommand = {
+export const loadCommand = {
   command: COMMAND,
   usage: loadUsage,
   positionals: true,

@@ -143,9 +143,11 @@ function faultsTable(result: LoadResult): string {
   if (result.faults.length === 0) return '';
   const rows = result.faults.map((fault) => {
     const recovered = fault.recoveredAtMs === undefined ? 'not within the run' : `after ${formatMs(fault.recoveredAtMs - fault.atMs)}`;
-    return `<tr><td>${escapeXml(fault.label)}</td><td>${escapeXml(fault.skipped ?? String(fault.targets))}</td><td>${escapeXml(recovered)}</td></tr>`;
+    const struck = fault.inFlight;
+    const inFlight = `${struck.calls}: ${struck.ok} ok, ${struck.errors} errors, ${struck.wrong} wrong, ${struck.hung} hung`;
+    return `<tr><td>${escapeXml(fault.label)}</td><td>${escapeXml(fault.skipped ?? String(fault.targets))}</td><td>${escapeXml(inFlight)}</td><td>${escapeXml(recovered)}</td></tr>`;
   });
-  return `<h2>Faults</h2><table><tr><th>fault</th><th>processes / connections</th><th>answered again</th></tr>${rows.join('')}</table>`;
+  return `<h2>Faults</h2><table><tr><th>fault</th><th>processes / connections</th><th>calls in flight when it struck</th><th>answered again</th></tr>${rows.join('')}</table>`;
 }
 
 export function renderReport(result: LoadResult): string {
