@@ -9,3 +9,7 @@ export type { Counts } from './tally.ts';
 export type { FaultRecord } from './faults.ts';
 export type { AnswerAnomalies } from './wire-check.ts';
 export type { WrongSample } from './lane.ts';
+export { renderSummary } from './summary.ts';
+export { renderReport } from './report/html.ts';
+export { type Bound, type BudgetVerdict, type Budgets, checkBudgets, errorRate, readPreviousResult } from './budgets.ts';
+export { type Workload, parseWorkload } from './workload.ts';

@@ -16,6 +16,11 @@ import type { CallValues } from './templates.ts';
 
 /** Calls sent in one tick at most: a backlog after a stall goes out over a few ticks, not in one long turn. */
 const MAX_PER_TICK = 2000;
+/**
+ * A session with this many frames waiting for its transport is not sent more until they drain: the server is
+ * not reading as fast as the schedule sends, which shows as lateness (the server's doing, not the tester's).
+ */
+const CONGESTED_FRAMES = 256;
 /** Wrong answers kept as examples. */
 const WRONG_SAMPLES = 5;
 
@@ -122,7 +127,7 @@ export class Lane {
         this.self.heldBack = true;
         return;
       }
-      const slot = this.pool.pick();
+      const slot = this.writable();
       if (slot === undefined) {
         this.self.heldBack = true;
         return;
@@ -182,9 +187,18 @@ export class Lane {
     const wanted = Math.min(this.schedule.concurrencyAt(now), this.settings.maxInFlight);
     if (now >= this.schedule.endMs) return;
     while (this.inFlight.size < wanted) {
-      const slot = this.pool.pick();
+      const slot = this.writable();
       if (slot === undefined || !this.send(slot, now, now)) return;
     }
+  }
+
+  /** The next session up whose transport keeps up, round robin, or undefined when none does. */
+  private writable(): Slot | undefined {
+    for (let tries = this.pool.up; tries > 0; tries--) {
+      const slot = this.pool.pick();
+      if (slot?.session !== undefined && slot.session.session.queuedFrames < CONGESTED_FRAMES) return slot;
+    }
+    return undefined;
   }
 
   /** Sends one call on `slot`; false when the slot has no session after all. */

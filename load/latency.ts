@@ -34,7 +34,9 @@ export interface LatencySummary {
 export function summarize(histogram: LatencyHistogram): LatencySummary {
   const count = histogram.totalCount;
   if (count === 0) return { count, minMs: undefined, meanMs: undefined, p50Ms: undefined, p90Ms: undefined, p99Ms: undefined, p999Ms: undefined, maxMs: undefined };
-  const at = (percentile: number): number => histogram.getValueAtPercentile(percentile) / 1000;
+  const maxMs = histogram.maxValue / 1000;
+  // A percentile is read as the top of its bucket, which may lie above the largest value recorded.
+  const at = (percentile: number): number => Math.min(maxMs, histogram.getValueAtPercentile(percentile) / 1000);
   return {
     count,
     minMs: histogram.minNonZeroValue / 1000,
@@ -43,7 +45,7 @@ export function summarize(histogram: LatencyHistogram): LatencySummary {
     p90Ms: at(90),
     p99Ms: at(99),
     p999Ms: at(99.9),
-    maxMs: histogram.maxValue / 1000,
+    maxMs,
   };
 }
 
@@ -58,8 +60,4 @@ export function spectrum(histogram: LatencyHistogram): { readonly percentile: nu
 
 export function encodeHistogram(histogram: LatencyHistogram): string {
   return hdr.encodeIntoCompressedBase64(histogram);
-}
-
-export function decodeHistogram(text: string): LatencyHistogram {
-  return hdr.decodeFromCompressedBase64(text);
 }

@@ -44,7 +44,7 @@ export interface EraResult extends Counts {
   readonly era: string;
   readonly latency: LatencySummary;
   readonly sessions: { readonly opened: number; readonly lost: number; readonly churned: number; readonly failedOpens: number };
-  readonly answers: AnswerAnomalies;
+  readonly answers: Readonly<AnswerAnomalies>;
   readonly wrongSamples: readonly WrongSample[];
 }
 
@@ -69,7 +69,7 @@ export interface LoadResult extends Counts {
   /** Calls that got no answer: hung, or failed because their connection went away. */
   readonly lost: number;
   /** Answers that did not belong: duplicates, unknown ids (late ones are allowed and counted apart). */
-  readonly answers: AnswerAnomalies;
+  readonly answers: Readonly<AnswerAnomalies>;
   /** Latency from the time each call was due (open loop) or sent (closed loop). */
   readonly latency: LatencySummary;
   /** From the time each call left. */
@@ -86,7 +86,7 @@ export interface LoadResult extends Counts {
   };
   readonly warmup: Counts;
   readonly windows: readonly WindowResult[];
-  readonly faults: readonly FaultRecord[];
+  readonly faults: readonly Readonly<FaultRecord>[];
   readonly series: { readonly intervalMs: number; readonly points: readonly SeriesPoint[] };
   /** The server's process, when known (a stdio child, or --pid). */
   readonly server:

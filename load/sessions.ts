@@ -71,7 +71,7 @@ export class SessionPool {
       era: options.era,
       probeTimeoutMs: options.connectTimeoutMs,
       // The run's own limit on calls in flight is the one that binds, not the session's.
-      session: { limits: { maxOutgoingInFlight: options.maxInFlight + 64, requestTimeoutMs: 3_600_000 } },
+      session: { limits: { maxOutgoingInFlight: options.maxInFlight + 64, maxOutboundQueue: options.maxInFlight + 64, requestTimeoutMs: 3_600_000 } },
     });
     this.slots = Array.from({ length: options.sessions }, (_, index) => ({
       index,

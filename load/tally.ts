@@ -83,24 +83,6 @@ export class Tally {
   }
 }
 
-/** Sums counts (of eras, say). */
-export function addCounts(a: Counts, b: Counts): Counts {
-  const merge = (x: Readonly<Record<string, number>>, y: Readonly<Record<string, number>>): Record<string, number> => {
-    const out: Record<string, number> = { ...x };
-    for (const [key, value] of Object.entries(y)) out[key] = (out[key] ?? 0) + value;
-    return out;
-  };
-  return {
-    sent: a.sent + b.sent,
-    ok: a.ok + b.ok,
-    errors: a.errors + b.errors,
-    wrong: a.wrong + b.wrong,
-    hung: a.hung + b.hung,
-    errorsByCode: merge(a.errorsByCode, b.errorsByCode),
-    wrongByReason: merge(a.wrongByReason, b.wrongByReason),
-  };
-}
-
 /** Local error codes that mean the request never got an answer: the connection went away under it. */
 export const LOST_CODES: ReadonlySet<string> = new Set(['ConnectionClosed', 'TransportFailed', 'RequestAborted']);
 
