@@ -79,3 +79,15 @@ test('load - an rxmcp stdio child in the modern era (2026-07-28), open loop', as
   assert.deepEqual(result.plan.operations, ['tools/call echo'], 'the server\'s echo tool by default');
   assert.ok(result.sent >= 49 && result.ok === result.sent, `${result.ok} of ${result.sent} ok`);
 });
+
+test('load - churned sessions (replaced every 25 calls, once their calls are answered) and sessions opened at a rate lose nothing', async () => {
+  const result = await runLoad({ target: { url }, era: 'legacy', rate: 100, durationMs: 1500, sessions: 2, sessionRate: 4, churn: { calls: 25 }, hangMs: 5000 });
+  assertBooks(result);
+  const sessions = result.byEra[0]?.sessions;
+  assert.ok(sessions !== undefined && sessions.churned >= 3, `sessions churned: ${JSON.stringify(sessions)}`);
+  // Each churned session was replaced: the two first ones, plus a new one per churn (the last may still be opening).
+  assert.ok(sessions.opened >= sessions.churned + 1 && sessions.opened <= sessions.churned + 2, `each churned session replaced: ${JSON.stringify(sessions)}`);
+  assert.equal(sessions.lost, 0);
+  assert.equal(result.ok, result.sent);
+  assert.equal(result.lost, 0);
+});
