@@ -20,15 +20,18 @@
 //   auth/                                rxmcp/auth (the resource-server kit) and rxmcp/auth/client (the OAuth
 //                                        client): core, actors/ for interceptor types, the HTTP transports' ports;
 //                                        oauth4webapi and jose. Only the rxmcp command imports it.
+//   load/                                rxmcp/load (the load, soak and chaos tester): core, client/ (with the session
+//                                        types it drives) and transports/; a Node tool, so Node's modules too.
+//                                        Only the rxmcp command (`rxmcp load`) imports it.
 //
 // specs/ and bench/ may import anything; nothing else imports them. No cycles anywhere (specs and bench included).
-// Node's modules only in transports/ and cli/; effect only in its bridge and schema adapter; msgpackr only in its
+// Node's modules only in transports/, load/ and cli/; effect only in its bridge and schema adapter; msgpackr only in its
 // codec; nats only in the NATS transport, rxmcp/limits/nats and the commands built on it; @opentelemetry/api only
 // in rxmcp/otel.
 // Run by `npm run layers`; any `error` violation makes depcruise exit non-zero.
 
 /** Paths of shipped (non-test) code, relative to the repo root. */
-const SHIPPED = '^(core|actors|machines|session|server|client|transports|limits|otel|auth|cli)/|^index\\.ts$';
+const SHIPPED = '^(core|actors|machines|session|server|client|transports|limits|otel|auth|load|cli)/|^index\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -45,7 +48,7 @@ module.exports = {
       severity: 'error',
       comment: 'core/ is pure and depends on nothing of ours above it.',
       from: { path: '^core/' },
-      to: { path: '^(actors|machines|session|server|client|transports|limits|otel|auth|cli)/|^index\\.ts$' },
+      to: { path: '^(actors|machines|session|server|client|transports|limits|otel|auth|load|cli)/|^index\\.ts$' },
     },
     {
       name: 'limits-is-an-add-on',
@@ -112,6 +115,22 @@ module.exports = {
       to: { path: '^(server|client)/apps/' },
     },
     {
+      name: 'load-builds-on-the-client',
+      severity: 'error',
+      comment:
+        'load/ (rxmcp/load) drives servers through rxmcp\'s own client over the transports: it may use core/, client/, ' +
+        'the session types the client hands out (session/) and transports/, never the server side, the add-ons or the command.',
+      from: { path: '^load/' },
+      to: { path: '^(actors|machines|server|limits|otel|auth|cli)/|^index\\.ts$' },
+    },
+    {
+      name: 'only-the-command-imports-load',
+      severity: 'error',
+      comment: 'load/ is a tool: only itself, the rxmcp command (cli/), specs/, bench/ and scripts/ import it.',
+      from: { pathNot: '^(load|cli|specs|bench|scripts)/' },
+      to: { path: '^load/' },
+    },
+    {
       name: 'transports-only-core',
       severity: 'error',
       comment:
@@ -167,9 +186,9 @@ module.exports = {
       name: 'node-only-in-transports-and-cli',
       severity: 'error',
       comment:
-        'Everything but transports/ and cli/ runs in browsers, Deno, Bun and edge workers as in Node: no node:* module ' +
-        'and no Node builtin (Web Crypto, core/crypto/ and core/bytes.ts instead).',
-      from: { path: SHIPPED, pathNot: '^(transports|cli)/' },
+        'Everything but transports/, load/ (a Node tool) and cli/ runs in browsers, Deno, Bun and edge workers as in Node: ' +
+        'no node:* module and no Node builtin (Web Crypto, core/crypto/ and core/bytes.ts instead).',
+      from: { path: SHIPPED, pathNot: '^(transports|load|cli)/' },
       to: { dependencyTypes: ['core'] },
     },
     {

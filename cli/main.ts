@@ -11,6 +11,7 @@ import { promptUsage, runPrompt } from './client/prompt.ts';
 import { readUsage, runRead } from './client/read.ts';
 import { demoUsage, runDemoCommand } from './demo.ts';
 import { gatewayUsage, parseGatewayArgs, runGateway } from './gateway/command.ts';
+import { loadUsage, runLoadCommand } from './load/command.ts';
 import { parseServeArgs, serve, serveUsage } from './serve.ts';
 
 /** Where a command's words go: `out` is stdout (results, help), `err` is stderr (diagnostics, mistakes). */
@@ -45,6 +46,7 @@ function commandsFor({ out, err }: CliOutput): Readonly<Record<string, Command>>
     read: { usage: readUsage, run: (argv) => runRead(argv, out), oneShot: true },
     prompt: { usage: promptUsage, run: (argv) => runPrompt(argv, out), oneShot: true },
     logout: { usage: logoutUsage, run: (argv) => runLogout(argv, out) },
+    load: { usage: loadUsage, run: (argv) => runLoadCommand(argv, { out, err }), oneShot: true },
     bridge: { usage: bridgeUsage, run: (argv) => runBridge(argv, (line) => err(`rxmcp bridge: ${line}`), out) },
     gateway: {
       usage: gatewayUsage,
@@ -78,6 +80,9 @@ using a server (<target>: http(s)://host:port/mcp, nats://host:port/<name>, or -
                                   get a prompt
   logout <url>                    forget the OAuth login kept for an HTTP server (inspect/call/read/prompt log
                                   in when a server asks: browser, loopback redirect, tokens kept per server)
+  load <target> [--rate N|--concurrency N] [--duration D] ...
+                                  load, soak and chaos test any MCP server: every answer checked, latency from
+                                  HDR histograms, --json, --report FILE.html, budgets for CI
 
 exit codes: 0 ok, 1 failure, 2 usage error, 130 interrupted (Ctrl-C)`;
 

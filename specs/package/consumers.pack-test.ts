@@ -4,7 +4,7 @@
  * tarball and use it the ways users do: plain Node ESM and CommonJS with no loader (memory and HTTP on
  * 127.0.0.1), without the optional peers (effect, nats, msgpackr), with nats but not msgpackr (over a real nats-server on
  * 127.0.0.1), TypeScript with `tsc --init` defaults, esbuild
- * bundles, and the `rxmcp` command run from an unrelated directory.
+ * bundles, the `rxmcp` command run from an unrelated directory, and rxmcp/load (`runLoad`, `npx rxmcp load`).
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
@@ -75,7 +75,7 @@ describe('package: the packed tarball in throwaway projects', () => {
     const packed = JSON.parse(await ok('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], REPO)) as [{ filename: string; files: { path: string }[] }];
     tarball = join(work, packed[0].filename);
     packedFiles = packed[0].files.map((file) => file.path);
-    plain = project(join(work, 'plain'), { name: 'plain-consumer' }, ['esm.mjs', 'cjs.cjs', 'no-peers.mjs', 'types-no-peers.mts', 'browser.mjs']);
+    plain = project(join(work, 'plain'), { name: 'plain-consumer' }, ['esm.mjs', 'cjs.cjs', 'no-peers.mjs', 'types-no-peers.mts', 'browser.mjs', 'load.mjs', 'load-server.mjs']);
     typed = project(join(work, 'typed'), { name: 'typed-consumer', type: 'module' }, ['typed/server.ts', 'typed/client.ts', 'effect-present.mjs']);
     natsOnly = project(join(work, 'nats-only'), { name: 'nats-only-consumer', type: 'module' }, ['nats-only.mjs']);
     // One after the other: two npm installs at once would share (and race on) the npm cache.
@@ -142,6 +142,15 @@ describe('package: the packed tarball in throwaway projects', () => {
     } finally {
       await nats.dispose();
     }
+  });
+
+  test('package - rxmcp/load with no loader: runLoad over HTTP, and npx rxmcp load against a stdio server, with its report', async () => {
+    assert.match(await ok(process.execPath, ['load.mjs'], plain), /load: sent \d+, ok \d+, wrong 0, lost 0/);
+    assert.match(await ok('npx', ['rxmcp', 'load', '--help'], plain), /usage: rxmcp load <target> \[options\]/);
+    const report = join(work, 'load-report.html');
+    const loaded = await ok('npx', ['rxmcp', 'load', '--rate', '50', '--duration', '1s', '-q', '--expect', 'Echo: {{token}}', '--call', 'echo message={{token}}', '--report', report, '--max-error-rate', '0%', '--', process.execPath, 'load-server.mjs'], plain);
+    assert.match(loaded, /nothing lost: every one of the \d+ calls sent was answered/);
+    assert.match(readFileSync(report, 'utf8'), /<figure class="chart" data-chart="latency">/);
   });
 
   test('package - an esbuild bundle for node runs from a directory without node_modules', async () => {

@@ -42,6 +42,7 @@ const helpCases: ReadonlyArray<{ readonly args: readonly string[]; readonly usag
   { args: ['call', '-h'], usage: /^usage: rxmcp call <target> <tool>/ },
   { args: ['read', '--help'], usage: /^usage: rxmcp read <target> <uri>/ },
   { args: ['prompt', '--help'], usage: /^usage: rxmcp prompt <target> <name>/ },
+  { args: ['load', '--help'], usage: /^usage: rxmcp load <target>/ },
 ];
 
 test('rxmcp - --help (or -h) on every command and subcommand prints its usage to stdout and exits 0, whatever else is on the line', async () => {
