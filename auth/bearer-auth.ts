@@ -55,7 +55,10 @@ export interface BearerAuthOptions {
   readonly dpop?: DpopOptions;
   /** The verified-token cache (defaults: 10 000 tokens, each for at most 5 minutes, 1 with introspection; 0 turns it off). */
   readonly cache?: { readonly maxEntries?: number; readonly maxAgeMs?: number };
-  /** Allows plain http to loopback authorization servers (tests, local development). Default false. */
+  /**
+   * Allows plain http to loopback authorization servers (tests, local development): their metadata, keys and
+   * introspection endpoint. Default false. Anything else than https or loopback http is refused either way.
+   */
   readonly allowLoopbackHttp?: boolean;
   /** More members of the protected-resource metadata (`resource_name`, `resource_documentation`, ...). */
   readonly metadata?: Partial<ProtectedResourceMetadata>;

@@ -11,7 +11,7 @@ import { insecureUrlReason } from './policy/secure-url.ts';
 export interface IssuerOptions {
   /** Where the keys are, when not discovered (only with a single authorization server). */
   readonly jwksUri?: string | undefined;
-  /** Lets metadata and keys be fetched over plain http from loopback hosts (tests, local development). */
+  /** Lets metadata, keys and introspection use plain http to loopback hosts (tests, local development). */
   readonly allowLoopbackHttp: boolean;
 }
 
