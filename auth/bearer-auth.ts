@@ -3,16 +3,16 @@
  * `authenticate` hook and its protected-resource metadata (spread both into `createStreamableHttpServer` or
  * `createStreamableHttpFetchHandler`):
  * - the token comes from `Authorization: Bearer` (or `DPoP`) only, never from the query or the body;
- * - a JWT is verified with jose against its issuer's JWKS (issuer among the trusted ones, audience = this
- *   resource per RFC 8707, allowed algorithms only, expiry with a small tolerance); an opaque token is
- *   introspected (RFC 7662) when so configured;
+ * - a JWT is verified with jose against its issuer's JWKS, as RFC 9068 profiles it (jwt-access-token.ts: `typ`
+ *   `at+jwt`, issuer among the trusted ones, audience = this resource per RFC 8707, allowed algorithms only,
+ *   `exp`, `nbf` and `iat` within a small tolerance); an opaque token is introspected (RFC 7662) when so configured;
  * - a verified token is remembered (bounded, until it expires or `cache.maxAgeMs` passed), so a caller's next
  *   request costs a map lookup;
  * - refusals are `AuthRefusal`s the endpoint answers 401 (with `WWW-Authenticate: Bearer resource_metadata=...`,
  *   and `error="invalid_token"` when a token was sent) or 403 `insufficient_scope`.
  * The token is never logged, never put in an error, and never handed on: handlers get the verified claims.
  */
-import { decodeJwt, errors, jwtVerify } from 'jose';
+import { decodeJwt } from 'jose';
 import { type AuthInfo, AuthRefusal, hasScopes } from '../core/auth.ts';
 import type { HttpRequestInfo } from '../transports/http/server/http-exchange.ts';
 import type { ChallengeDetails, ProtectedResourceMetadata, ProtectedResourceOptions } from '../transports/http/server/protected-resource.ts';
@@ -21,6 +21,7 @@ import { authInfoOf } from './claims.ts';
 import { type DpopOptions, DpopProofError, DpopVerifier } from './dpop.ts';
 import { type IntrospectionOptions, IntrospectionProblem, Introspector } from './introspection.ts';
 import { TrustedIssuer } from './issuers.ts';
+import { TokenProblem, verifyAccessToken } from './jwt-access-token.ts';
 import { TokenCache } from './token-cache.ts';
 
 export interface BearerAuthOptions {
@@ -34,8 +35,14 @@ export interface BearerAuthOptions {
   readonly audience?: string | readonly string[];
   /** JWS algorithms accepted (default RS256, PS256, ES256, ES384, EdDSA; never `none` or HMAC). */
   readonly algorithms?: readonly string[];
-  /** Seconds of clock skew tolerated on `exp`, `nbf` and `iat` (default 30). */
+  /** Seconds of clock skew tolerated on `exp`, `nbf` and `iat` (default 30): a token issued further ahead is refused. */
   readonly clockToleranceSec?: number;
+  /**
+   * The `typ` header a JWT access token must have: `at+jwt` (the default, RFC 9068; `application/at+jwt` is the
+   * same), which keeps other JWTs of the same issuer (ID tokens, logout tokens) from passing as access tokens;
+   * `any` for issuers that label theirs otherwise (`JWT`, or nothing).
+   */
+  readonly accessTokenType?: 'at+jwt' | 'any';
   /** Scopes every request needs (a token without one of them is refused 403 `insufficient_scope`). */
   readonly requiredScopes?: readonly string[];
   /** The scopes this resource knows, published in its metadata and suggested in 401 challenges. */
@@ -48,7 +55,10 @@ export interface BearerAuthOptions {
   readonly dpop?: DpopOptions;
   /** The verified-token cache (defaults: 10 000 tokens, each for at most 5 minutes, 1 with introspection; 0 turns it off). */
   readonly cache?: { readonly maxEntries?: number; readonly maxAgeMs?: number };
-  /** Allows plain http to loopback authorization servers (tests, local development). Default false. */
+  /**
+   * Allows plain http to loopback authorization servers (tests, local development): their metadata, keys and
+   * introspection endpoint. Default false. Anything else than https or loopback http is refused either way.
+   */
   readonly allowLoopbackHttp?: boolean;
   /** More members of the protected-resource metadata (`resource_name`, `resource_documentation`, ...). */
   readonly metadata?: Partial<ProtectedResourceMetadata>;
@@ -77,6 +87,8 @@ export function bearerAuth(options: BearerAuthOptions): BearerAuth {
   const audience = options.audience === undefined ? [options.resource] : typeof options.audience === 'string' ? [options.audience] : [...options.audience];
   const algorithms = [...(options.algorithms ?? DEFAULT_ALGORITHMS)];
   if (algorithms.some((alg) => alg === 'none' || alg.startsWith('HS'))) throw new TypeError('bearerAuth accepts only asymmetric signature algorithms');
+  const accessTokenType = options.accessTokenType ?? 'at+jwt';
+  if (accessTokenType !== 'at+jwt' && accessTokenType !== 'any') throw new TypeError(`accessTokenType is 'at+jwt' or 'any', got ${JSON.stringify(accessTokenType)}`);
   const allowLoopbackHttp = options.allowLoopbackHttp ?? false;
   const issuers = new Map(options.authorizationServers.map((issuer) => [issuer, new TrustedIssuer(issuer, { jwksUri: options.jwksUri, allowLoopbackHttp })]));
   const qualify = issuers.size > 1;
@@ -111,12 +123,7 @@ export function bearerAuth(options: BearerAuthOptions): BearerAuth {
     const issuer = typeof claims.iss === 'string' ? issuers.get(claims.iss) : undefined;
     if (issuer === undefined) throw new TokenProblem('the token was not issued by an authorization server this resource trusts');
     const keys = await issuer.keySet();
-    let payload: Awaited<ReturnType<typeof jwtVerify>>['payload'];
-    try {
-      ({ payload } = await jwtVerify(token, keys, { issuer: issuer.issuer, audience, algorithms, clockTolerance: tolerance, requiredClaims: ['exp'], currentDate: new Date(now()) }));
-    } catch (error) {
-      throw new TokenProblem(reasonOf(error));
-    }
+    const payload = await verifyAccessToken(token, keys, { issuer: issuer.issuer, audience, algorithms, toleranceSec: tolerance, type: accessTokenType, now });
     const auth = authInfoOf(payload, qualify);
     if (auth === undefined) throw new TokenProblem('the token names neither a subject nor a client');
     return auth;
@@ -160,9 +167,6 @@ export function bearerAuth(options: BearerAuthOptions): BearerAuth {
   return { authenticate, protectedResource };
 }
 
-/** A verification failure whose message is safe to show the caller (it never quotes the token). */
-class TokenProblem extends Error {}
-
 function readAuthorization(header: string | undefined): { readonly scheme: 'bearer' | 'dpop'; readonly token: string } | 'malformed' | undefined {
   if (header === undefined) return undefined;
   const match = /^\s*(\S+)\s+(\S+)\s*$/.exec(header);
@@ -180,29 +184,4 @@ function boundKey(auth: AuthInfo): string | undefined {
   if (typeof cnf !== 'object' || cnf === null) return undefined;
   const jkt = (cnf as { jkt?: unknown }).jkt;
   return typeof jkt === 'string' && jkt.length > 0 ? jkt : undefined;
-}
-
-/** A clear reason for a failed JWT check, from jose's error classes. */
-function reasonOf(error: unknown): string {
-  if (!(error instanceof errors.JOSEError)) return 'the token could not be verified (the issuer keys were not available)';
-  if (error instanceof errors.JWTExpired) return 'the token expired';
-  if (error instanceof errors.JWTClaimValidationFailed) {
-    switch (error.claim) {
-      case 'aud':
-        return 'the token is not for this resource (audience)';
-      case 'iss':
-        return 'the token was not issued by an authorization server this resource trusts';
-      case 'nbf':
-        return 'the token is not valid yet';
-      case 'exp':
-        return 'the token has no expiry';
-      default:
-        return `the token's "${error.claim}" claim is not acceptable`;
-    }
-  }
-  if (error instanceof errors.JOSEAlgNotAllowed) return 'the token is signed with an algorithm not accepted here';
-  if (error instanceof errors.JWSSignatureVerificationFailed) return 'the token signature is invalid';
-  if (error instanceof errors.JWKSNoMatchingKey) return 'the token is signed by a key its issuer does not publish';
-  if (error instanceof errors.JWKSTimeout) return 'the token could not be verified (the issuer keys were not available)';
-  return 'the token is invalid';
 }

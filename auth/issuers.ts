@@ -6,11 +6,12 @@
  */
 import { type JWTVerifyGetKey, createRemoteJWKSet } from 'jose';
 import * as oauth from 'oauth4webapi';
+import { insecureUrlReason } from './policy/secure-url.ts';
 
 export interface IssuerOptions {
   /** Where the keys are, when not discovered (only with a single authorization server). */
   readonly jwksUri?: string | undefined;
-  /** Lets metadata and keys be fetched over plain http from loopback hosts (tests, local development). */
+  /** Lets metadata, keys and introspection use plain http to loopback hosts (tests, local development). */
   readonly allowLoopbackHttp: boolean;
 }
 
@@ -60,14 +61,9 @@ export class TrustedIssuer {
     throw new Error(`the metadata of the authorization server ${this.issuer} could not be read`, { cause: lastError });
   }
 
-  private checkTransport(url: URL): void {
-    if (url.protocol === 'https:') return;
-    if (url.protocol === 'http:' && this.options.allowLoopbackHttp && isLoopback(url.hostname)) return;
-    throw new Error(`${url.origin} is not https (plain http is allowed only for loopback hosts, with allowLoopbackHttp)`);
+  /** Metadata, keys and the introspection endpoint follow the kit's one transport rule (auth/policy). */
+  checkTransport(url: URL): void {
+    const problem = insecureUrlReason(url, this.options.allowLoopbackHttp);
+    if (problem !== undefined) throw new Error(problem);
   }
 }
-
-export function isLoopback(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
-}
-

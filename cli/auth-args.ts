@@ -4,7 +4,7 @@
  * checked here, so a mistake is a usage error at start rather than every caller refused later.
  */
 import { type BearerAuth, bearerAuth } from '../auth/index.ts';
-import { isLoopback } from '../auth/issuers.ts';
+import { isLoopbackHost } from '../auth/policy/secure-url.ts';
 import { UsageError } from './args.ts';
 
 export const authFlags = {
@@ -14,6 +14,7 @@ export const authFlags = {
   'auth-jwks': { type: 'string' },
   'auth-audience': { type: 'string', multiple: true },
   'auth-allow-loopback-http': { type: 'boolean' },
+  'auth-any-token-type': { type: 'boolean' },
 } as const;
 
 export const authHelp = `authorization (OAuth 2.1 resource server; docs/auth.md, "From the command line"):
@@ -24,7 +25,9 @@ export const authHelp = `authorization (OAuth 2.1 resource server; docs/auth.md,
   --auth-scope S        a scope every request needs (repeatable; a token without it is answered 403)
   --auth-jwks URL       the issuer's JWKS (one issuer only; default: discovered from its metadata)
   --auth-audience A     the audience tokens must name instead of the resource URI (repeatable)
-  --auth-allow-loopback-http  accept plain http issuer and JWKS URLs on loopback hosts (local development)`;
+  --auth-allow-loopback-http  accept plain http issuer and JWKS URLs on loopback hosts (local development)
+  --auth-any-token-type  accept JWT access tokens whatever their typ header (default: at+jwt only, RFC 9068;
+                        for issuers that label theirs JWT)`;
 
 /** The flags as checked; `resource` undefined means the URL the command listens on. */
 export interface AuthArgs {
@@ -34,6 +37,8 @@ export interface AuthArgs {
   readonly jwksUri: string | undefined;
   readonly audiences: readonly string[];
   readonly allowLoopbackHttp: boolean;
+  /** `any`: JWTs of any `typ` (`--auth-any-token-type`); else RFC 9068's `at+jwt`. */
+  readonly accessTokenType: 'at+jwt' | 'any';
 }
 
 type AuthValues = {
@@ -43,6 +48,7 @@ type AuthValues = {
   readonly 'auth-jwks'?: string | undefined;
   readonly 'auth-audience'?: string[] | undefined;
   readonly 'auth-allow-loopback-http'?: boolean | undefined;
+  readonly 'auth-any-token-type'?: boolean | undefined;
 };
 
 /** RFC 6749 section 3.3 scope-token: printable ASCII except space, `"` and `\`. */
@@ -83,7 +89,8 @@ export function authArgsOf(command: string, values: AuthValues): AuthArgs | unde
   for (const scope of scopes) if (!SCOPE_TOKEN.test(scope)) throw new UsageError(command, `--auth-scope takes one scope (printable, no spaces or quotes; repeat the flag for more), got ${JSON.stringify(scope)}`);
   const audiences = values['auth-audience'] ?? [];
   for (const audience of audiences) if (audience.trim() === '') throw new UsageError(command, '--auth-audience must not be empty');
-  return { issuers: [...issuers], resource, scopes: [...new Set(scopes)], jwksUri, audiences: [...audiences], allowLoopbackHttp };
+  const accessTokenType = values['auth-any-token-type'] === true ? 'any' : 'at+jwt';
+  return { issuers: [...issuers], resource, scopes: [...new Set(scopes)], jwksUri, audiences: [...audiences], allowLoopbackHttp, accessTokenType };
 }
 
 /**
@@ -107,6 +114,7 @@ export function bearerAuthOf(auth: AuthArgs, resource: string): BearerAuth {
     ...(auth.audiences.length === 0 ? {} : { audience: auth.audiences }),
     ...(auth.scopes.length === 0 ? {} : { requiredScopes: auth.scopes, scopesSupported: auth.scopes }),
     allowLoopbackHttp: auth.allowLoopbackHttp,
+    accessTokenType: auth.accessTokenType,
   });
 }
 
@@ -131,6 +139,6 @@ function fetchableOrExplain(command: string, flag: string, url: URL, allowLoopba
   if (url.protocol === 'https:') return;
   const shown = JSON.stringify(url.href);
   if (url.protocol !== 'http:') throw new UsageError(command, `${flag} must be an https URL, got ${shown}`);
-  if (!isLoopback(url.hostname)) throw new UsageError(command, `${flag} must be https (plain http only to a loopback host, with --auth-allow-loopback-http), got ${shown}`);
+  if (!isLoopbackHost(url.hostname)) throw new UsageError(command, `${flag} must be https (plain http only to a loopback host, with --auth-allow-loopback-http), got ${shown}`);
   if (!allowLoopbackHttp) throw new UsageError(command, `${flag} ${shown} is plain http: add --auth-allow-loopback-http to allow it for a loopback authorization server (local development), or use https`);
 }

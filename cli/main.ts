@@ -6,6 +6,7 @@ import { EXIT_FAILURE, EXIT_USAGE, UsageError, closestFlag } from './args.ts';
 import { bridgeUsage, runBridge } from './bridge/index.ts';
 import { callUsage, runCall } from './client/call.ts';
 import { inspectUsage, runInspect } from './client/inspect.ts';
+import { loginUsage, runLogin } from './client/login-command.ts';
 import { logoutUsage, runLogout } from './client/logout.ts';
 import { promptUsage, runPrompt } from './client/prompt.ts';
 import { readUsage, runRead } from './client/read.ts';
@@ -45,6 +46,7 @@ function commandsFor({ out, err }: CliOutput): Readonly<Record<string, Command>>
     call: { usage: callUsage, run: (argv) => runCall(argv, out), oneShot: true },
     read: { usage: readUsage, run: (argv) => runRead(argv, out), oneShot: true },
     prompt: { usage: promptUsage, run: (argv) => runPrompt(argv, out), oneShot: true },
+    login: { usage: loginUsage, run: (argv) => runLogin(argv, out), oneShot: true },
     logout: { usage: logoutUsage, run: (argv) => runLogout(argv, out) },
     load: { usage: loadUsage, run: (argv) => runLoadCommand(argv, { out, err }), oneShot: true },
     bridge: { usage: bridgeUsage, run: (argv) => runBridge(argv, (line) => err(`rxmcp bridge: ${line}`), out) },
@@ -78,8 +80,9 @@ using a server (<target>: http(s)://host:port/mcp, nats://host:port/<name>, or -
   read <target> <uri>             read a resource
   prompt <target> <name> [key=value ...]
                                   get a prompt
-  logout <url>                    forget the OAuth login kept for an HTTP server (inspect/call/read/prompt log
+  login <url>                     log in to an HTTP server ahead of a script (inspect/call/read/prompt also log
                                   in when a server asks: browser, loopback redirect, tokens kept per server)
+  logout <url>                    forget (and revoke) the OAuth login kept for an HTTP server
   load <target> [--rate N|--concurrency N] [--duration D] ...
                                   load, soak and chaos test any MCP server: every answer checked, latency from
                                   HDR histograms, --json, --report FILE.html, budgets for CI

@@ -1,14 +1,13 @@
 /**
- * A refusal's `WWW-Authenticate` challenges, parsed by oauth4webapi: its parser is reached through
- * `protectedResourceRequest`, which turns a challenged response into a `WWWAuthenticateChallengeError` holding
- * them. The response handed to it is the transport's, replayed (status and the challenge header only): nothing
- * goes on the network here.
+ * A refusal's `WWW-Authenticate` challenges, as the OAuth client reads them (the kit's own parser,
+ * auth/policy/www-authenticate.ts): where the protected-resource metadata is, the scopes asked for, the error.
  */
-import * as oauth from 'oauth4webapi';
 import type { AuthResponse } from '../../transports/http/client/auth-port.ts';
+import { parseWwwAuthenticate } from '../policy/www-authenticate.ts';
 
 /** What the client reads from a Bearer (or DPoP) challenge. */
 export interface Challenge {
+  /** Lower case. */
   readonly scheme: string;
   /** RFC 9728 §5.1: where the protected-resource metadata is. */
   readonly resourceMetadata: string | undefined;
@@ -19,32 +18,19 @@ export interface Challenge {
   readonly parameters: Readonly<Record<string, string>>;
 }
 
-export async function parseChallenges(response: AuthResponse): Promise<readonly Challenge[]> {
+export function parseChallenges(response: AuthResponse): readonly Challenge[] {
   const header = response.header('www-authenticate');
   if (header === undefined || header === '') return [];
-  const replay = (): Promise<Response> => Promise.resolve(new Response(null, { status: response.status, headers: { 'www-authenticate': header } }));
-  try {
-    await oauth.protectedResourceRequest('-', 'GET', new URL('https://challenge.invalid/'), undefined, undefined, { [oauth.customFetch]: replay });
-  } catch (error) {
-    if (error instanceof oauth.WWWAuthenticateChallengeError) return error.cause.map(toChallenge);
-  }
-  return [];
+  return parseWwwAuthenticate(header).map(({ scheme, parameters }) => ({
+    scheme,
+    resourceMetadata: parameters['resource_metadata'],
+    scope: parameters['scope'],
+    error: parameters['error'],
+    parameters,
+  }));
 }
 
 /** The challenge this client answers: Bearer first, else DPoP (sender-constrained tokens), else none. */
 export function pickChallenge(challenges: readonly Challenge[]): Challenge | undefined {
   return challenges.find((challenge) => challenge.scheme === 'bearer') ?? challenges.find((challenge) => challenge.scheme === 'dpop');
-}
-
-function toChallenge(challenge: oauth.WWWAuthenticateChallenge): Challenge {
-  const parameters = challenge.parameters as Readonly<Record<string, string | undefined>>;
-  const clean: Record<string, string> = {};
-  for (const [name, value] of Object.entries(parameters)) if (typeof value === 'string') clean[name] = value;
-  return {
-    scheme: challenge.scheme.toLowerCase(),
-    resourceMetadata: clean['resource_metadata'],
-    scope: clean['scope'],
-    error: clean['error'],
-    parameters: clean,
-  };
 }

@@ -1,9 +1,10 @@
 /**
  * How the OAuth client speaks HTTP to metadata, registration and token endpoints: through oauth4webapi, with a
- * fetch of ours under it that refuses any URL neither HTTPS nor loopback, never follows redirects, bounds every
- * body (a huge metadata document is refused, not parsed) and times out.
+ * fetch of ours under it that refuses any URL neither HTTPS nor loopback (the kit's one rule, auth/policy),
+ * never follows redirects, bounds every body (a huge metadata document is refused, not parsed) and times out.
  */
 import * as oauth from 'oauth4webapi';
+import { insecureUrlReason } from '../policy/secure-url.ts';
 import { AuthorizationError } from './errors.ts';
 
 export interface OAuthHttpOptions {
@@ -18,13 +19,7 @@ export interface OAuthHttpOptions {
 /** What every oauth4webapi call of the client gets: our fetch, the time limit. Any body type passes through it. */
 export type OAuthRequestOptions = oauth.HttpRequestOptions<'GET' | 'POST', oauth.ProtectedResourceRequestBody>;
 
-/** 127.0.0.0/8, ::1 and localhost: where plain http is allowed (a local authorization server, a test). */
-export function isLoopback(url: URL): boolean {
-  const host = url.hostname.toLowerCase();
-  return host === 'localhost' || host === '[::1]' || /^127(?:\.\d{1,3}){3}$/.test(host);
-}
-
-/** HTTPS, or http on loopback; anything else is refused before a request is made. */
+/** HTTPS, or http on loopback (auth/policy/secure-url.ts); anything else is refused before a request is made. */
 export function assertSecureUrl(value: string | URL, what: string): URL {
   let url: URL;
   try {
@@ -32,8 +27,9 @@ export function assertSecureUrl(value: string | URL, what: string): URL {
   } catch {
     throw new AuthorizationError('insecure-server', `${what} is not a URL`);
   }
-  if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url))) return url;
-  throw new AuthorizationError('insecure-server', `${what} (${url.origin}) is neither HTTPS nor loopback`);
+  const problem = insecureUrlReason(url, true);
+  if (problem === undefined) return url;
+  throw new AuthorizationError('insecure-server', `${what}: ${problem}`);
 }
 
 // Called through globalThis: a browser's fetch called without its global as `this` throws "Illegal invocation".

@@ -168,7 +168,7 @@ class McpOAuthClient implements OAuthClient {
 
   /** One answer to a refusal: true when new credentials are there to retry with. */
   private async cure(state: ServerState, response: AuthResponse): Promise<boolean> {
-    const challenge = pickChallenge(await parseChallenges(response));
+    const challenge = pickChallenge(parseChallenges(response));
     const stepUp = response.status === 403;
     if (stepUp && challenge?.error !== 'insufficient_scope') return false;
     const limit = this.options.maxAuthorizations ?? 3;

@@ -9,7 +9,9 @@ import * as oauth from 'oauth4webapi';
 import { AuthorizationError } from './errors.ts';
 import type { OAuthRequestOptions } from './http.ts';
 import type { ClientRegistration, OAuthStore } from './store.ts';
-import { clientSecretBasic, preferredSecretMethod } from './grants/client-auth.ts';
+import { clientSecretBasic } from '../policy/client-secret-basic.ts';
+import { isLoopbackHost } from '../policy/secure-url.ts';
+import { preferredSecretMethod } from './grants/client-auth.ts';
 
 type Http = OAuthRequestOptions;
 
@@ -126,7 +128,7 @@ function applicationType(redirectUris: readonly string[]): 'native' | 'web' {
   return redirectUris.every((uri) => {
     try {
       const url = new URL(uri);
-      return url.protocol !== 'https:' && (url.protocol !== 'http:' || ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname));
+      return url.protocol !== 'https:' && (url.protocol !== 'http:' || isLoopbackHost(url.hostname));
     } catch {
       return false;
     }

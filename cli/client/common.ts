@@ -111,6 +111,9 @@ export async function withConnection<T>(context: ClientCommandContext, body: (co
   });
   try {
     return await body(connection);
+  } catch (error) {
+    // A step-up login the user did not finish: said as such, not as the call's failure.
+    throw connection.login?.failure ?? error;
   } finally {
     await connection.close();
   }

@@ -6,7 +6,8 @@ import { isLocalError } from '../../core/errors.ts';
 import type { ClientSession } from '../../client/session-api.ts';
 import { createClient } from '../../client/create-client.ts';
 import { elicitationAnswerer } from './elicit-prompt.ts';
-import { cliLogin } from './login/cli-login.ts';
+import type { CredentialFiles } from './login/credential-files.ts';
+import { type CliLogin, cliLogin } from './login/cli-login.ts';
 import { type Target, openTarget } from './target.ts';
 
 export interface ConnectCliOptions {
@@ -22,10 +23,14 @@ export interface ConnectCliOptions {
   readonly say: (line: string) => void;
   /** Logging in to an HTTP server that asks for OAuth (undefined: never). */
   readonly login?: { readonly browser: boolean; readonly timeoutMs: number } | undefined;
+  /** Where logins are kept (default: the user's credential files). */
+  readonly files?: CredentialFiles;
 }
 
 export interface CliConnection {
   readonly session: ClientSession;
+  /** The OAuth login of an HTTP target (undefined: none was possible). */
+  readonly login: CliLogin | undefined;
   /** Closes the session, the transport and whatever the target needed (a NATS connection). */
   close(): Promise<void>;
 }
@@ -46,9 +51,10 @@ export async function connectTarget(target: Target, options: ConnectCliOptions):
     ...(target.kind === 'stdio' ? { probeTimeoutMs: options.timeoutMs } : {}),
     elicitation: { form: elicitationAnswerer({ input: process.stdin, output: process.stderr, interactive, onInterrupt: options.onInterrupt }, options.say) },
   });
+  const login = loginFor(target, options);
   let opened: Awaited<ReturnType<typeof openTarget>>;
   try {
-    opened = await openTarget(options.command, target, { prefix: options.prefix, ...(options.headers === undefined ? {} : { headers: options.headers }), auth: loginFor(target, options) });
+    opened = await openTarget(options.command, target, { prefix: options.prefix, ...(options.headers === undefined ? {} : { headers: options.headers }), auth: login?.auth });
   } catch (error) {
     if (error instanceof Error && error.name === 'UsageError') throw error;
     throw new TargetUnreachable(`cannot reach ${target.label}: ${causeOf(error)}`, { cause: error });
@@ -61,10 +67,11 @@ export async function connectTarget(target: Target, options: ConnectCliOptions):
   } catch (error) {
     await opened.transport.close().catch(() => undefined);
     await opened.release();
-    throw new TargetUnreachable(`cannot reach ${target.label}: ${causeOf(error)}`, { cause: error });
+    throw connectFailure(target, error, login);
   }
   return {
     session,
+    login,
     async close() {
       await session.close().catch(() => undefined);
       await opened.transport.close().catch(() => undefined);
@@ -74,10 +81,34 @@ export async function connectTarget(target: Target, options: ConnectCliOptions):
 }
 
 /** The OAuth login of an HTTP target, unless the user brought an Authorization header of their own. */
-function loginFor(target: Target, options: ConnectCliOptions): ReturnType<typeof cliLogin> | undefined {
+function loginFor(target: Target, options: ConnectCliOptions): CliLogin | undefined {
   if (target.kind !== 'http' || options.login === undefined) return undefined;
   if (Object.keys(options.headers ?? {}).some((name) => name.toLowerCase() === 'authorization')) return undefined;
-  return cliLogin({ server: target.url, browser: options.login.browser, timeoutMs: options.login.timeoutMs, say: options.say });
+  return cliLogin({ server: target.url, browser: options.login.browser, timeoutMs: options.login.timeoutMs, ...(options.files === undefined ? {} : { files: options.files }), say: options.say });
+}
+
+/**
+ * Why connecting failed, in the user's terms: a login not completed says so (the server answered: it was
+ * reached), a refusal of the credentials too; only a target that never answered is "cannot reach".
+ */
+function connectFailure(target: Target, error: unknown, login: CliLogin | undefined): Error {
+  if (login?.failure !== undefined) return login.failure;
+  if (refusedCredentials(error)) return new TargetUnreachable(`${target.label} refused the request: ${causeOf(error)}`, { cause: error });
+  return new TargetUnreachable(`cannot reach ${target.label}: ${causeOf(error)}`, { cause: error });
+}
+
+/**
+ * Whether the server refused the credentials (it answered): the auth layer's `Unauthorized`, or, with no OAuth
+ * client in the way (an Authorization header of the user's own), the transport's report of a 401 or 403 answer.
+ */
+function refusedCredentials(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    if (isLocalError(current, 'Unauthorized')) return true;
+    if (isLocalError(current, 'TransportFailed') && /^The server (answered|refused) .* with HTTP 40[13]\b/.test(current.message)) return true;
+    current = current.cause;
+  }
+  return false;
 }
 
 /** The innermost useful message: a transport failure usually wraps the socket's error. */

@@ -24,12 +24,19 @@ export interface TestAuthorizationServer extends AsyncDisposable {
   readonly hits: Map<string, number>;
   /** Tokens the introspection endpoint calls active, with their answer. */
   readonly introspected: Map<string, Record<string, unknown>>;
-  mint(claims: JWTPayload, options?: { key?: SigningKey; alg?: string; typ?: string }): Promise<string>;
+  /** The Authorization headers the introspection and revocation endpoints received, in order. */
+  readonly authorizations: string[];
+  /** Members that replace the metadata's own (an endpoint elsewhere). */
+  readonly metadata: Record<string, unknown>;
+  /** `typ` null: a JWT without a `typ` header (default `at+jwt`). */
+  mint(claims: JWTPayload, options?: { key?: SigningKey; alg?: string; typ?: string | null }): Promise<string>;
 }
 
 export async function startAuthorizationServer(keys: readonly SigningKey[], introspectionClient = { id: 'rs', secret: 'rs-secret' }): Promise<TestAuthorizationServer> {
   const hits = new Map<string, number>();
   const introspected = new Map<string, Record<string, unknown>>();
+  const authorizations: string[] = [];
+  const metadata: Record<string, unknown> = {};
   let issuer = '';
   const http: Server = createHttpServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
@@ -39,7 +46,12 @@ export async function startAuthorizationServer(keys: readonly SigningKey[], intr
       res.end(JSON.stringify(body));
     };
     if (path === '/.well-known/oauth-authorization-server') {
-      return json(200, { issuer, jwks_uri: `${issuer}/jwks`, introspection_endpoint: `${issuer}/introspect`, token_endpoint: `${issuer}/token`, response_types_supported: ['code'] });
+      return json(200, { issuer, jwks_uri: `${issuer}/jwks`, introspection_endpoint: `${issuer}/introspect`, revocation_endpoint: `${issuer}/revoke`, token_endpoint: `${issuer}/token`, response_types_supported: ['code'], ...metadata });
+    }
+    if ((path === '/introspect' || path === '/revoke') && req.method === 'POST') authorizations.push(req.headers.authorization ?? '');
+    if (path === '/revoke' && req.method === 'POST') {
+      req.resume();
+      return json(200, {});
     }
     if (path === '/jwks') return json(200, { keys: keys.map((key) => key.publicJwk) });
     if (path === '/introspect' && req.method === 'POST') {
@@ -64,9 +76,12 @@ export async function startAuthorizationServer(keys: readonly SigningKey[], intr
     issuer,
     hits,
     introspected,
+    authorizations,
+    metadata,
     async mint(claims, options = {}) {
       const key = options.key ?? first;
-      return new SignJWT(claims).setProtectedHeader({ alg: options.alg ?? key.alg, kid: key.kid, typ: options.typ ?? 'at+jwt' }).sign(key.privateKey);
+      const typ = options.typ === undefined ? 'at+jwt' : options.typ;
+      return new SignJWT(claims).setProtectedHeader({ alg: options.alg ?? key.alg, kid: key.kid, ...(typ === null ? {} : { typ }) }).sign(key.privateKey);
     },
     async [Symbol.asyncDispose]() {
       http.closeAllConnections();

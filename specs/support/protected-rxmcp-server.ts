@@ -34,6 +34,8 @@ export async function startProtectedRxmcpServer(
     readonly path?: string;
     /** Legacy-era answers: `json` lets a handler's -32043 become a 403 step-up challenge; `sse` (the default) streams it. */
     readonly responseMode?: 'sse' | 'json';
+    /** The eras the server speaks (default both). */
+    readonly eras?: 'both' | 'legacy' | 'modern';
   } = {},
 ): Promise<ProtectedRxmcpServer> {
   const port = await freePort();
@@ -44,7 +46,7 @@ export async function startProtectedRxmcpServer(
   });
 
   const notes: Array<{ text: string; principal: string | undefined }> = [];
-  const server = createServer({ name: 'protected', version: '1.0.0', eras: 'both' });
+  const server = createServer({ name: 'protected', version: '1.0.0', eras: options.eras ?? 'both' });
   server.tool({ name: 'whoami', description: 'the caller, as the server verified it' }, (_args, ctx) =>
     JSON.stringify({
       principal: ctx.auth?.principal,

@@ -98,7 +98,7 @@ export function dpop(options: DPoPOptions = {}): DPoPBinding {
     async challenged(response) {
       const nonce = response.header('dpop-nonce');
       if (response.status !== 401 || nonce === undefined || nonce === '') return false;
-      if (!(await isNonceChallenge(response.status, response.header('www-authenticate'), response.url))) return false;
+      if (!isNonceChallenge(response.header('www-authenticate'))) return false;
       remember(nonces, response.url.origin, nonce);
       // A server naming the nonce our last proof already carried is refusing for another reason: no retry for that.
       return sent.get(response.url.origin) !== nonce;

@@ -4,6 +4,7 @@
  * oauth4webapi: iss = sub = client_id, aud = the server's issuer), or nothing but its `client_id` (`none`).
  */
 import * as oauth from 'oauth4webapi';
+import { clientSecretBasic } from '../../policy/client-secret-basic.ts';
 import { type ClientKey, importClientKey } from './private-key.ts';
 
 export interface ClientSecretCredentials {
@@ -39,28 +40,6 @@ export function clientAuthentication(
     }
     return oauth.None();
   };
-}
-
-/**
- * `client_secret_basic` with the id and secret form-urlencoded as RFC 6749 §2.3.1 asks, by the WHATWG encoder:
- * unreserved characters stay as they are. oauth4webapi's own encoder also escapes `-`, `.`, `_` and `*`, which
- * servers that compare the decoded Basic credentials without form-decoding them (the conformance suite's mocks
- * among them) then refuse; both forms decode to the same credentials.
- */
-export function clientSecretBasic(clientSecret: string): oauth.ClientAuth {
-  return (_as, client, _body, headers) => {
-    const credentials = `${formEncode(client.client_id)}:${formEncode(clientSecret)}`;
-    headers.set('authorization', `Basic ${base64(credentials)}`);
-  };
-}
-
-function formEncode(value: string): string {
-  return new URLSearchParams({ v: value }).toString().slice(2);
-}
-
-/** Base64 of an ASCII string (form encoding leaves nothing else). */
-function base64(ascii: string): string {
-  return btoa(ascii);
 }
 
 function secretMethod(options: ClientSecretCredentials, as: oauth.AuthorizationServer): 'client_secret_basic' | 'client_secret_post' {

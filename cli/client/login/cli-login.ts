@@ -8,6 +8,7 @@
  * has the authorization server accept any port on a loopback redirect, so one registration serves every login.
  */
 import {
+  AuthorizationError,
   type AuthorizationResult,
   type HttpClientAuth,
   authorizationCodeGrant,
@@ -15,7 +16,7 @@ import {
 } from '../../../auth/client/index.ts';
 import { CredentialFiles } from './credential-files.ts';
 import { fileOAuthStore } from './file-oauth-store.ts';
-import { listenForRedirect } from './loopback-redirect.ts';
+import { LoginTimeout, listenForRedirect } from './loopback-redirect.ts';
 import { openBrowser } from './open-browser.ts';
 
 export interface CliLoginOptions {
@@ -35,9 +36,30 @@ export interface CliLoginOptions {
 const CALLBACK_PATH = '/callback';
 const REGISTERED_REDIRECT = `http://127.0.0.1${CALLBACK_PATH}`;
 
-export function cliLogin(options: CliLoginOptions): HttpClientAuth {
+/**
+ * A command's logins: the OAuth client the transport uses, and what its logins came to. One login is asked at a
+ * time, and a login not completed is asked no more: the era probing of a command (the modern probe, then the
+ * legacy fallback) meets the server's 401 twice, and the second must not print a second URL and wait a second
+ * `--login-timeout` for a user who did not finish the first.
+ */
+export interface CliLogin {
+  readonly auth: HttpClientAuth;
+  /** Why the command's login did not complete, once one did not. */
+  readonly failure: LoginNotCompleted | undefined;
+  /** Logins completed (a step-up for a wider scope is a second one). */
+  readonly completed: number;
+}
+
+/** A login the user did not finish (timed out, refused, or its token request failed): the command gives up. */
+export class LoginNotCompleted extends Error {
+  override readonly name = 'LoginNotCompleted';
+}
+
+export function cliLogin(options: CliLoginOptions): CliLogin {
   const files = options.files ?? new CredentialFiles();
-  return oauthClient({
+  let failure: LoginNotCompleted | undefined;
+  let completed = 0;
+  const auth = oauthClient({
     store: fileOAuthStore(files, options.server),
     clientMetadata: {
       client_name: 'rxmcp command line',
@@ -46,6 +68,7 @@ export function cliLogin(options: CliLoginOptions): HttpClientAuth {
       token_endpoint_auth_method: 'none',
     },
     grant: async (context) => {
+      if (failure !== undefined) throw failure;
       const listener = await listenForRedirect(CALLBACK_PATH);
       try {
         const grant = authorizationCodeGrant({
@@ -58,11 +81,35 @@ export function cliLogin(options: CliLoginOptions): HttpClientAuth {
           },
         });
         const tokens = await grant(context);
+        completed += 1;
         options.say('logged in');
         return tokens;
+      } catch (error) {
+        failure = new LoginNotCompleted(`login not completed: ${notCompletedReason(error, options.timeoutMs)}`, { cause: error });
+        throw failure;
       } finally {
         await listener.close();
       }
     },
   });
+  return {
+    auth,
+    get failure() {
+      return failure;
+    },
+    get completed() {
+      return completed;
+    },
+  };
+}
+
+/** What went wrong, in the user's terms, with what to do about it. */
+function notCompletedReason(error: unknown, timeoutMs: number): string {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : undefined;
+  if (cause instanceof LoginTimeout) {
+    return `the browser did not come back within ${Math.round(timeoutMs / 1000)} s (--login-timeout); open the printed URL in a browser on this machine and sign in before that, or give more time with --login-timeout`;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof AuthorizationError && error.failure === 'authorization-response') return `${message}; run the command again to sign in again`;
+  return message;
 }

@@ -8,6 +8,7 @@ import * as oauth from 'oauth4webapi';
 import { describe } from '../../../auth/client/authorization-code.ts';
 import { discoverAuthorizationServer } from '../../../auth/client/discovery.ts';
 import { oauthHttp } from '../../../auth/client/http.ts';
+import { clientSecretBasic } from '../../../auth/policy/client-secret-basic.ts';
 import type { CredentialRecord } from './credential-files.ts';
 
 export interface RevocationOutcome {
@@ -58,5 +59,5 @@ export async function revokeStored(entries: Readonly<Record<string, CredentialRe
 function clientAuthOf(registration: CredentialRecord | undefined): oauth.ClientAuth {
   const secret = registration?.['clientSecret'];
   if (typeof secret !== 'string') return oauth.None();
-  return registration?.['tokenEndpointAuthMethod'] === 'client_secret_post' ? oauth.ClientSecretPost(secret) : oauth.ClientSecretBasic(secret);
+  return registration?.['tokenEndpointAuthMethod'] === 'client_secret_post' ? oauth.ClientSecretPost(secret) : clientSecretBasic(secret);
 }

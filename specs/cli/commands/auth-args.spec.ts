@@ -21,8 +21,9 @@ test('auth flags - none given: no protection; each flag parsed as given, scopes 
       'auth-jwks': 'https://as.example.com/keys',
       'auth-audience': ['api://mcp'],
     }),
-    { issuers: [AS], resource: 'https://mcp.example.com/mcp', scopes: ['mcp:read', 'mcp:write'], jwksUri: 'https://as.example.com/keys', audiences: ['api://mcp'], allowLoopbackHttp: false },
+    { issuers: [AS], resource: 'https://mcp.example.com/mcp', scopes: ['mcp:read', 'mcp:write'], jwksUri: 'https://as.example.com/keys', audiences: ['api://mcp'], allowLoopbackHttp: false, accessTokenType: 'at+jwt' },
   );
+  assert.equal(authArgsOf('rxmcp x', { 'auth-issuer': [AS], 'auth-any-token-type': true })?.accessTokenType, 'any');
   assert.deepEqual(authArgsOf('rxmcp x', { 'auth-issuer': ['http://127.0.0.1:9000', 'http://localhost:9001/realm'], 'auth-allow-loopback-http': true })?.issuers, ['http://127.0.0.1:9000', 'http://localhost:9001/realm']);
 });
 
@@ -40,7 +41,7 @@ test('auth flags - the resource defaults to the URL the command listens on; a wi
 
 test('auth flags - serve and gateway take them, with the default resource of each', () => {
   const served = parseServeArgs(['--port', '4100', '--auth-issuer', AS, '--auth-scope', 'mcp']);
-  assert.deepEqual(served?.auth, { args: { issuers: [AS], resource: undefined, scopes: ['mcp'], jwksUri: undefined, audiences: [], allowLoopbackHttp: false }, resource: 'http://127.0.0.1:4100/mcp' });
+  assert.deepEqual(served?.auth, { args: { issuers: [AS], resource: undefined, scopes: ['mcp'], jwksUri: undefined, audiences: [], allowLoopbackHttp: false, accessTokenType: 'at+jwt' }, resource: 'http://127.0.0.1:4100/mcp' });
   assert.equal(parseServeArgs(['--port', '4100'])?.auth, undefined);
   const gateway = parseGatewayArgs(['--name', 'weather', '--port', '4200', '--path', '/weather', '--auth-issuer', AS, '--identity-key', 'k.jwk']);
   assert.equal(gateway?.auth?.resource, 'http://127.0.0.1:4200/weather');

@@ -89,6 +89,9 @@ describe('rxmcp serve and gateway with --auth-issuer', () => {
     const elsewhere = await post(resource, await as.mint({ iss: as.issuer, aud: 'http://127.0.0.1:1/mcp', sub: 'alice', scope: 'mcp:use', exp: hour() }));
     assert.equal(elsewhere.status, 401);
     assert.match(elsewhere.headers.get('www-authenticate') ?? '', /error="invalid_token", error_description="the token is not for this resource \(audience\)"/);
+    const untyped = await post(resource, await as.mint({ iss: as.issuer, aud: resource, sub: 'alice', scope: 'mcp:use', exp: hour() }, { typ: 'JWT' }));
+    assert.equal(untyped.status, 401);
+    assert.match(untyped.headers.get('www-authenticate') ?? '', /its typ header is not at\+jwt/, 'RFC 9068 by default (--auth-any-token-type is the way out)');
     const unscoped = await post(resource, await as.mint({ iss: as.issuer, aud: resource, sub: 'alice', scope: 'other', exp: hour() }));
     assert.equal(unscoped.status, 403);
     assert.match(unscoped.headers.get('www-authenticate') ?? '', /error="insufficient_scope"/);

@@ -43,6 +43,8 @@ const helpCases: ReadonlyArray<{ readonly args: readonly string[]; readonly usag
   { args: ['read', '--help'], usage: /^usage: rxmcp read <target> <uri>/ },
   { args: ['prompt', '--help'], usage: /^usage: rxmcp prompt <target> <name>/ },
   { args: ['load', '--help'], usage: /^usage: rxmcp load <target>/ },
+  { args: ['login', '--help'], usage: /^usage: rxmcp login <url>[\s\S]*rxmcp logout <url> removes/ },
+  { args: ['logout', '-h'], usage: /^usage: rxmcp logout <url>/ },
 ];
 
 test('rxmcp - --help (or -h) on every command and subcommand prints its usage to stdout and exits 0, whatever else is on the line', async () => {
@@ -76,6 +78,11 @@ const mistakes: ReadonlyArray<{ readonly args: readonly string[]; readonly says:
   { args: ['call', 'http://127.0.0.1:9/mcp', 'count', '--era', 'new'], says: /--era must be legacy or modern, got "new"/ },
   { args: ['call', 'http://127.0.0.1:9/mcp', 'count', 'n'], says: /arguments are key=value, got "n"/ },
   { args: ['read', 'http://127.0.0.1:9/mcp', '--prefix', 'p', 'demo://clock'], says: /--prefix is for nats:\/\/ targets/ },
+  { args: ['login'], says: /^rxmcp login: needs the URL of the MCP server to log in to\n/ },
+  { args: ['login', 'nats://127.0.0.1:4222/demo'], says: /rxmcp login: only HTTP servers ask for an OAuth login/ },
+  { args: ['login', 'http://127.0.0.1:9/mcp', '-H', 'Authorization: Bearer x'], says: /an Authorization header of your own needs no login/ },
+  { args: ['login', 'http://127.0.0.1:9/mcp', '--login-timeout', '0'], says: /--login-timeout must be a positive integer, got "0"/ },
+  { args: ['login', 'http://127.0.0.1:9/mcp', '--no-browsr'], says: /unknown option --no-browsr; did you mean --no-browser\?/ },
 ];
 
 test('rxmcp - mistakes on the command line name the bad value, suggest the fix, and exit 2', async () => {

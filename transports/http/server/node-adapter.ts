@@ -83,19 +83,21 @@ class BodyReader {
 }
 
 /** Streams opened this turn of the event loop: their headers are flushed on the next, by one immediate for all. */
-let unflushed: ServerResponse[] | undefined;
+let unflushed: NodeSink[] | undefined;
 
-function flushSoon(res: ServerResponse): void {
-  if (unflushed !== undefined) return void unflushed.push(res);
-  const batch = (unflushed = [res]);
+function flushSoon(sink: NodeSink): void {
+  if (unflushed !== undefined) return void unflushed.push(sink);
+  const batch = (unflushed = [sink]);
   setImmediate(() => {
     unflushed = undefined;
-    for (const each of batch) if (!each.headersSent && !each.destroyed) each.flushHeaders();
+    for (const each of batch) each.flushIfQuiet();
   });
 }
 
 class NodeSink implements StreamSink {
   private ended = false;
+  /** Something was written: the headers went out with it. */
+  private wrote = false;
   private closed = false;
   private listeners: Array<(byPeer: boolean) => void> = [];
 
@@ -113,7 +115,17 @@ class NodeSink implements StreamSink {
   }
 
   write(chunk: string): boolean {
-    return this.open ? this.res.write(chunk) : true;
+    if (!this.open) return true;
+    this.wrote = true;
+    return this.res.write(chunk);
+  }
+
+  /**
+   * Sends the headers of a stream nothing was written to yet. `headersSent` cannot tell: node sets it at
+   * `writeHead`, before anything went out, so the sink keeps its own account.
+   */
+  flushIfQuiet(): void {
+    if (!this.wrote && this.open) this.res.flushHeaders();
   }
 
   onDrain(listener: () => void): void {
@@ -161,8 +173,9 @@ class NodeResponder implements HttpResponder {
     res.writeHead(status, headers);
     // Headers go out with the first event when one follows at once (a quick answer costs one write, not two);
     // a stream that stays quiet still gets its headers on the next turn of the event loop.
-    flushSoon(res);
-    return new NodeSink(res);
+    const sink = new NodeSink(res);
+    flushSoon(sink);
+    return sink;
   }
 
   onFinished(listener: (gone: boolean) => void): void {

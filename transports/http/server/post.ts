@@ -17,6 +17,7 @@ import { openSession, sessionRefusal } from './session-open.ts';
 import type { HttpSessionTransport } from './session-transport.ts';
 import { handleStatelessPost } from './stateless.ts';
 import { refusedForScope } from './step-up.ts';
+import { holdForStepUp } from './step-up-hold.ts';
 import { handleModernPost, isModernPost } from './modern-post.ts';
 
 export async function handlePost(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, origin: FrameOrigin | undefined): Promise<void> {
@@ -60,7 +61,8 @@ export async function handlePost(endpoint: Endpoint, req: HttpRequest, res: Http
   const mode = answerMode(req.header(HEADER.accept), options.responseMode);
   if (mode === undefined) return refuseUnacceptable(res);
   if (mode === 'json') return transport.openJson(res, headers, body.value, origin, shape);
-  // The stream's 200 goes out before the handler runs: a call lacking a scope is refused first (step-up).
+  // The stream's 200 goes out before the handler runs: a call lacking a scope is refused first (step-up), or,
+  // when only the server behind can tell, the 200 waits for the request's first message (step-up-hold.ts).
   if (refusedForScope(options, res, body.value, origin?.auth ?? transport.auth, headers)) return;
-  await transport.openStream(res, headers, body.value, origin, shape);
+  await transport.openStream(holdForStepUp(options, res, body.value, headers), headers, body.value, origin, shape);
 }

@@ -44,6 +44,18 @@ export interface ChallengeDetails {
 }
 
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
+/** Readable by any page: the document is public and is never sent with credentials (no Allow-Credentials). */
+const PUBLIC_CORS: HeaderMap = Object.freeze({ 'access-control-allow-origin': '*' });
+/** An HTTP header name (RFC 9110 token): nothing else is echoed back from a preflight. */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
+/** More request headers than any client sends with a metadata GET. */
+const MAX_PREFLIGHT_HEADERS = 16;
+
+/** The headers a preflight asks to send, those that are header names (any: reading public JSON grants nothing). */
+function requestedHeaders(req: HttpRequest): string {
+  const asked = (req.header('access-control-request-headers') ?? '').split(',').map((name) => name.trim().toLowerCase());
+  return [...new Set(asked.filter((name) => HEADER_NAME.test(name)))].slice(0, MAX_PREFLIGHT_HEADERS).join(', ');
+}
 
 /** The resolved form the endpoint serves: the document's bytes, the paths it lives at, the challenge builder. */
 export class ProtectedResource {
@@ -63,10 +75,17 @@ export class ProtectedResource {
     this.defaultScopes = options.challengeScopes ?? metadata.scopes_supported;
   }
 
-  /** Serves the document (GET; public, cacheable, readable by pages on any origin). */
+  /**
+   * Serves the document (GET; public, cacheable, readable by pages on any origin: `Access-Control-Allow-Origin: *`
+   * and no credentials). A CORS preflight (a page sending `MCP-Protocol-Version` with its GET) is answered too.
+   */
   answer(req: HttpRequest, res: HttpResponder): void {
+    if (req.method === 'OPTIONS' && req.header('origin') !== undefined && req.header('access-control-request-method') !== undefined) {
+      const headers = requestedHeaders(req);
+      return res.respond(204, { ...PUBLIC_CORS, 'access-control-allow-methods': 'GET, HEAD', ...(headers === '' ? {} : { 'access-control-allow-headers': headers }), 'access-control-max-age': '600' });
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, 'GET', 'the protected-resource metadata is read with GET');
-    res.respond(200, { ...JSON_HEADERS, [HEADER.cacheControl]: 'public, max-age=300', 'access-control-allow-origin': '*' }, req.method === 'HEAD' ? undefined : this.body);
+    res.respond(200, { ...JSON_HEADERS, [HEADER.cacheControl]: 'public, max-age=300', ...PUBLIC_CORS }, req.method === 'HEAD' ? undefined : this.body);
   }
 
   /** A `WWW-Authenticate` value naming this resource's metadata. */

@@ -1,7 +1,7 @@
 /**
  * The endpoint's one entry: every request, from either adapter, passes here. DNS-rebinding checks come first
- * (before anything else is read), then the path: the health probes, a CORS preflight, the shutdown refusal,
- * then the caller's identity and the method. With CORS on, every answer carries the headers for the
+ * (before anything else is read: the Host, then, past the public protected-resource metadata, the Origin), then
+ * the path: the health probes, a CORS preflight, the shutdown refusal, then the caller's identity and the method. With CORS on, every answer carries the headers for the
  * request's origin.
  */
 import { LocalError, isLocalError } from '../../../core/errors.ts';
@@ -108,12 +108,13 @@ async function route(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, c
   const { options } = endpoint;
   const host = req.header(HEADER.host);
   if (!options.hostAllowed(host)) return refuse(res, 403, `Forbidden: the Host ${JSON.stringify(host ?? '')} is not allowed`);
+  const path = req.path;
+  // The protected-resource metadata is public: no credentials, answered even while shutting down, and readable by
+  // pages on any origin (a browser client discovers its authorization server there). The Origin check guards what
+  // acts on a caller's behalf, the MCP endpoint; this document acts on nothing.
+  if (options.protectedResource?.paths.has(path) === true) return options.protectedResource.answer(req, res);
   const origin = req.header(HEADER.origin);
   if (origin !== undefined && !options.originAllowed(origin)) return refuse(res, 403, `Forbidden: the Origin ${JSON.stringify(origin)} is not allowed`);
-
-  const path = req.path;
-  // The protected-resource metadata is public: no credentials, and answered even while shutting down.
-  if (options.protectedResource?.paths.has(path) === true) return options.protectedResource.answer(req, res);
   const legacy = options.legacySse;
   const kind: PathKind | undefined = path === options.path ? 'mcp' : legacy?.ssePath === path ? 'sse' : legacy?.messagesPath === path ? 'messages' : undefined;
   if (kind === undefined) return answerOffEndpoint(endpoint, req, res, closing);

@@ -14,6 +14,7 @@ import { accepted, refuse } from './replies.ts';
 import { type Endpoint, answerMode, protocolVersionOf, refuseUnacceptable, refuseVersion } from './session-lookup.ts';
 import { HttpSessionTransport, type SessionTransportHooks } from './session-transport.ts';
 import { refusedForScope } from './step-up.ts';
+import { holdForStepUp } from './step-up-hold.ts';
 
 const noHooks: SessionTransportHooks = { onClosed: () => undefined, onInitializeFailed: () => undefined };
 
@@ -38,5 +39,5 @@ export async function handleStatelessPost(endpoint: Endpoint, req: HttpRequest, 
     options.server.accept(transport, { preinitialized: { revision, peerCapabilities: {} } });
   }
   if (mode === 'json') return transport.openJson(res, {}, body, origin, shape);
-  await transport.openStream(res, {}, body, origin, shape);
+  await transport.openStream(holdForStepUp(options, res, body, {}), {}, body, origin, shape);
 }
