@@ -57,11 +57,16 @@ export class LogicalStream extends Outstanding {
 
   /** Ends the current connection (the stream itself goes on unless completed). */
   disconnect(): void {
+    this.release()?.end();
+  }
+
+  /** Lets go of the current connection without ending it; returns it. */
+  release(): SseConnection | undefined {
     this.closeTimer?.cancel();
     this.closeTimer = undefined;
     const connection = this.connection;
     this.connection = undefined;
-    connection?.end();
+    return connection;
   }
 }
 

@@ -33,6 +33,7 @@ import type { ClosedSet } from './accepted-connections.ts';
 import { type FollowingStore, followSharedStandalone, recordStreamStart, sharedStandaloneStore } from './shared-streams.ts';
 import { type TransportSettings, andThen } from './settings.ts';
 import { SseConnection } from './sse-connection.ts';
+import { HeldStreams } from './held-streams.ts';
 import { HEADER } from '../shared/headers.ts';
 
 const NO_HEADERS: HeaderMap = Object.freeze({});
@@ -79,6 +80,8 @@ export class HttpSessionTransport implements Transport {
   private readonly streamSuffix: string;
   /** Resumed streams carried here from the store while they run elsewhere: ended when the session closes here. */
   private followers: Set<SseConnection> | undefined;
+  /** The connections of cancelled request streams, kept open (held-streams.ts); made for the first. */
+  private held: HeldStreams | undefined;
   /** The client ended the session (DELETE): its events go, even from a store other processes share. */
   private ending = false;
   private closed = false;
@@ -284,6 +287,8 @@ export class HttpSessionTransport implements Transport {
     this.standalone?.disconnect();
     if (this.followers !== undefined) for (const connection of this.followers) connection.end();
     this.followers = undefined;
+    this.held?.endAll();
+    this.held = undefined;
     const reader = this.reader;
     this.reader = undefined;
     reader?.complete();
@@ -410,11 +415,16 @@ export class HttpSessionTransport implements Transport {
     return written;
   }
 
-  private complete(exchange: Exchange): void {
+  /** `exchange` is over; a request stream's connection is ended, or held open when its requests were cancelled. */
+  private complete(exchange: Exchange, cancelled = false): void {
     if (exchange instanceof LogicalStream) {
       exchange.completed = true;
       this.untrack(exchange.id, exchange);
-      exchange.disconnect();
+      if (!cancelled) exchange.disconnect();
+      else {
+        const connection = exchange.release();
+        if (connection !== undefined) (this.held ??= new HeldStreams()).hold(connection);
+      }
       this.endStream(exchange.id);
     } else {
       this.untrack(exchange.key, exchange);
@@ -447,14 +457,18 @@ export class HttpSessionTransport implements Transport {
     exchange.responder.respond(200, headers, data);
   }
 
-  /** A cancellation arrived: a POST left with nothing to answer is closed (SSE) or acknowledged (JSON, 202). */
+  /**
+   * A cancellation arrived: a POST left with nothing to answer is over. Its SSE connection is held open, since
+   * every official client resumes a stream that ends without its response (held-streams.ts); a JSON exchange is
+   * acknowledged with 202.
+   */
   private cancelled(id: RequestId): void {
     const exchanges = this.exchanges;
     if (exchanges === undefined) return;
     for (const exchange of exchanges.values()) {
       if (!exchange.requestIds.has(id)) continue;
       if (exchange.cancel(id)) {
-        this.complete(exchange);
+        this.complete(exchange, true);
         if (exchange instanceof JsonExchange) exchange.responder.respond(202, exchange.headers);
       }
       return;
