@@ -186,7 +186,8 @@ export class IncomingRequest implements RequestContext, RunningRequest {
   }
 
   whenWritable(): Promise<void> {
-    return this.sessionContext.writer.whenWritable();
+    // Its own exchange: where the medium holds back each exchange alone, only a stream that is not read waits.
+    return this.sessionContext.writer.whenWritable(this.route.exchange);
   }
 
   /** Requests made for this one end with it: they share its signal unless given their own. */

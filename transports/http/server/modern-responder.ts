@@ -9,6 +9,7 @@
  * - The client closing the connection before the answer is the cancellation (reported by the owner).
  */
 import { ErrorCode } from '../../../core/error-codes.ts';
+import type { LocalError } from '../../../core/errors.ts';
 import type { WirePayload } from '../../../core/jsonrpc.ts';
 import { HEADER } from '../shared/headers.ts';
 import type { HeaderMap, HttpResponder } from './http-exchange.ts';
@@ -82,7 +83,7 @@ export class ModernResponder {
   /** A related notification: it opens the stream (in JSON mode there is nowhere for it to go). */
   notify(data: string): void {
     if (this.mode === 'json' || this.answered) return;
-    this.stream ??= new SseConnection(this.res.openStream(200, SSE_HEADERS), this.settings.sseConnection);
+    this.stream ??= new SseConnection(this.res.openStream(200, SSE_HEADERS), this.settings.boundedSseConnection);
     void this.stream.event(data);
   }
 
@@ -93,6 +94,11 @@ export class ModernResponder {
     if (this.stream !== undefined) this.stream.end();
     else refuse(this.res, 503, 'Service Unavailable: the server closed before answering');
     this.ended();
+  }
+
+  /** Why its stream was cut off (its client stopped reading), if it was. */
+  get cutReason(): LocalError | undefined {
+    return this.stream?.cutReason;
   }
 
   /** The client left before the answer. */

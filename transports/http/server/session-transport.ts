@@ -109,6 +109,14 @@ export class HttpSessionTransport implements Transport {
   }
 
   /**
+   * Each exchange is a stream of its own: a full one holds back its own frames only, so a client that stops reading
+   * one stream delays none of the session's others (the session's writer queues per exchange).
+   */
+  get flowPerExchange(): boolean {
+    return true;
+  }
+
+  /**
    * Inbound frames, for the one session the transport feeds (a second reader is refused, as the port allows). The
    * reader is held as it is, not behind a Subject: an idle session then holds no Subject, no observers array and
    * no subscription of its own; a reader that unsubscribed is a stopped subscriber, which takes no frames.
@@ -352,7 +360,10 @@ export class HttpSessionTransport implements Transport {
       stream.connection = undefined;
       stream.closeTimer?.cancel();
       stream.closeTimer = undefined;
-      if (byPeer && !stream.isStandalone && !stream.completed) this.clientLeft(stream.id);
+      const cut = connection.cutReason;
+      if (byPeer && !stream.isStandalone && !stream.completed) this.clientLeft(stream.id, cut);
+      // The standalone stream's client reconnects on its own; its session hears only that it was cut off, and why.
+      else if (cut !== undefined && stream.isStandalone) this.feed({ type: 'exchange-closed', exchange: stream.id, reason: cut });
     });
     const closeAfter = this.settings.sse.closeRequestStreamsAfterMs;
     if (!stream.isStandalone && closeAfter !== undefined && this.polls) {
@@ -393,9 +404,12 @@ export class HttpSessionTransport implements Transport {
     return true;
   }
 
-  /** The client went away from an exchange: the session hears of it; a stateless connection has nothing left. */
-  private clientLeft(exchange: string): void {
-    this.feed({ type: 'exchange-closed', exchange });
+  /**
+   * The client went away from an exchange, or its stream was cut off (`reason`: it stopped reading): the session
+   * hears of it; a stateless connection has nothing left.
+   */
+  private clientLeft(exchange: string, reason?: LocalError): void {
+    this.feed(reason === undefined ? { type: 'exchange-closed', exchange } : { type: 'exchange-closed', exchange, reason });
     if (this.settings.stateless) void this.close();
   }
 
