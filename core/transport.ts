@@ -185,6 +185,13 @@ export interface SessionAcceptorPort {
    */
   refusal?(): LocalError | undefined;
   /**
+   * A medium refused a request before any session took it: the Host or Origin it came from, its size or its body,
+   * a session id it did not know, the acceptor being full (asked with `refusal` first)... Told so that the acceptor
+   * counts every refusal wherever it happens (a session host's `metrics().refused` and its `refused` events);
+   * `status` is the medium's own answer (HTTP: the status code). What `accept` refused it counted already.
+   */
+  noteRefusal?(reason: LocalError, status?: number): void;
+  /**
    * The scopes a request to `method` with `params` needs when `auth` (the caller) lacks some of them, else
    * `undefined`; only for items whose `requires` is a scope list (predicates stay with the handler). Media whose
    * answer status is fixed before the handler runs (Streamable HTTP opening an SSE stream) ask first, so they can

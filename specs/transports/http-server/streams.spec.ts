@@ -71,6 +71,24 @@ describe('http server: SSE response mode', () => {
   });
 });
 
+describe('http server: a quiet stream', () => {
+  // Without keep-alive comments nothing else would carry the headers: a stream's headers must not wait for its first event.
+  test('a request stream with nothing to send yet has its headers at once (2025-03-26: no priming event)', { timeout: 5_000 }, async () => {
+    await using served = await serve({ sse: { keepAliveMs: 0 } });
+    let release: (text: string) => void = () => undefined;
+    served.server.tool({ name: 'silent' }, () => new Promise<string>((resolve) => (release = resolve)));
+    const mcp = new RawMcp(served.url);
+    await mcp.initialize('2025-03-26');
+    const id = mcp.id();
+    const stream = asStream(await mcp.post(callTool(id, 'silent')));
+    assert.equal(stream.status, 200);
+    assert.equal(stream.events.length, 0, 'the headers came before any event');
+    release('spoke at last');
+    assert.equal(resultText(await nextMessage(stream, answers(id))), 'spoke at last');
+    mcp.assertClean();
+  });
+});
+
 describe('http server: JSON response mode', () => {
   test('requests are answered with one JSON body; notifications still get 202', async () => {
     await using served = await serve({ responseMode: 'json' });

@@ -14,7 +14,7 @@ import type { WirePayload } from '../../../core/jsonrpc.ts';
 import { HEADER } from '../shared/headers.ts';
 import type { HeaderMap, HttpResponder } from './http-exchange.ts';
 import { stepUpHeaders } from './protected-resource.ts';
-import { JSON_HEADERS, SSE_HEADERS, refuse } from './replies.ts';
+import { JSON_HEADERS, SSE_HEADERS, answerError } from './replies.ts';
 import type { TransportSettings } from './settings.ts';
 import { SseConnection } from './sse-connection.ts';
 
@@ -92,7 +92,8 @@ export class ModernResponder {
     if (this.answered) return;
     this.answered = true;
     if (this.stream !== undefined) this.stream.end();
-    else refuse(this.res, 503, 'Service Unavailable: the server closed before answering');
+    // The request was taken (by a pooled connection that is closing): an answer, not a refusal to count.
+    else answerError(this.res, 503, 'Service Unavailable: the server closed before answering');
     this.ended();
   }
 

@@ -3,7 +3,7 @@
  * an IncomingMessage and a ServerResponse).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BodyCollector, type BodyResult, type HeaderMap, type HttpRequest, type HttpResponder, type NativeRequest, type StreamSink } from './http-exchange.ts';
+import { BodyCollector, type BodyResult, type HeaderMap, type HttpRequest, type HttpResponder, type NativeRequest, type RefusalSink, type StreamSink } from './http-exchange.ts';
 
 /** A request path URL parsing would keep as it is: no dot segments, escapes or other characters it rewrites. */
 const PLAIN_PATH = /^\/[A-Za-z0-9_~/-]*$/;
@@ -83,20 +83,25 @@ class BodyReader {
 }
 
 /** Streams opened this turn of the event loop: their headers are flushed on the next, by one immediate for all. */
-let unflushed: ServerResponse[] | undefined;
+let unflushed: NodeSink[] | undefined;
 
-function flushSoon(res: ServerResponse): void {
-  if (unflushed !== undefined) return void unflushed.push(res);
-  const batch = (unflushed = [res]);
+/**
+ * Sends the headers of `sink`'s stream on the next turn unless something was written by then (which carried them).
+ * `headersSent` cannot tell: it is true from `writeHead` on, while the headers wait for the first write.
+ */
+function flushSoon(sink: NodeSink): void {
+  if (unflushed !== undefined) return void unflushed.push(sink);
+  const batch = (unflushed = [sink]);
   setImmediate(() => {
     unflushed = undefined;
-    for (const each of batch) if (!each.headersSent && !each.destroyed) each.flushHeaders();
+    for (const each of batch) each.flushHeadersIfQuiet();
   });
 }
 
 class NodeSink implements StreamSink {
   private ended = false;
   private closed = false;
+  private wrote = false;
   private listeners: Array<(byPeer: boolean) => void> = [];
 
   constructor(private readonly res: ServerResponse) {
@@ -113,7 +118,14 @@ class NodeSink implements StreamSink {
   }
 
   write(chunk: string): boolean {
-    return this.open ? this.res.write(chunk) : true;
+    if (!this.open) return true;
+    this.wrote = true;
+    return this.res.write(chunk);
+  }
+
+  /** A stream that stayed quiet since it opened gets its headers now (a client may wait for them). */
+  flushHeadersIfQuiet(): void {
+    if (!this.wrote && this.open) this.res.flushHeaders();
   }
 
   onDrain(listener: () => void): void {
@@ -141,7 +153,7 @@ class NodeResponder implements HttpResponder {
   private finished: boolean | undefined;
   private listeners: Array<(gone: boolean) => void> | undefined;
 
-  constructor(private readonly req: IncomingMessage, private readonly res: ServerResponse) {}
+  constructor(private readonly req: IncomingMessage, private readonly res: ServerResponse, readonly refused: RefusalSink | undefined) {}
 
   respond(status: number, headers: HeaderMap, body?: string): void {
     const res = this.res;
@@ -161,8 +173,9 @@ class NodeResponder implements HttpResponder {
     res.writeHead(status, headers);
     // Headers go out with the first event when one follows at once (a quick answer costs one write, not two);
     // a stream that stays quiet still gets its headers on the next turn of the event loop.
-    flushSoon(res);
-    return new NodeSink(res);
+    const sink = new NodeSink(res);
+    flushSoon(sink);
+    return sink;
   }
 
   onFinished(listener: (gone: boolean) => void): void {
@@ -181,7 +194,10 @@ class NodeResponder implements HttpResponder {
   }
 }
 
-/** Adapts one node:http exchange. `parsedBody` (express.json()) is used when defined. */
-export function adaptNode(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): [HttpRequest, HttpResponder] {
-  return [new NodeRequest(req, parsedBody === undefined ? undefined : { value: parsedBody }), new NodeResponder(req, res)];
+/**
+ * Adapts one node:http exchange. `parsedBody` (express.json()) is used when defined; `refused` counts the endpoint's
+ * refusals (refusals.ts).
+ */
+export function adaptNode(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown, refused?: RefusalSink): [HttpRequest, HttpResponder] {
+  return [new NodeRequest(req, parsedBody === undefined ? undefined : { value: parsedBody }), new NodeResponder(req, res, refused)];
 }
