@@ -7,9 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { ExchangeKey, SessionAcceptorPort, Transport } from '../../../core/transport.ts';
 import { MAX_HELD } from '../../../transports/http/server/held-streams.ts';
+import { eventually } from '../../support/harness.ts';
 import { RawMcp, type SseReply, asBody, asStream } from '../../support/http-raw-client.ts';
-import { answers, messagesOf, serve } from './fixtures.ts';
+import { answers, demoServer, messagesOf, serve } from './fixtures.ts';
 
 /** Long enough for an ended stream to show as ended (it ends at once when it does). */
 const SETTLE_MS = 300;
@@ -86,6 +88,39 @@ describe('http server: a cancelled request', () => {
     for (const stream of streams.slice(1)) assert.equal(stream.ended, false);
     for (let index = 0; index <= MAX_HELD; index++) served.gates.open(`bounded-${index}`);
     await mcp.delete();
+    mcp.assertClean();
+  });
+
+  test('what the server still sends for it (sent before the cancellation reached it) goes nowhere, not on the GET stream', async () => {
+    // The session's own frames for a cancelled request stop at once; a server behind `rxmcp gateway` sends on until
+    // the cancellation reaches it over NATS, and the gateway's HTTP session forwards what it sends.
+    const demo = demoServer();
+    const seen: { transport?: Transport; exchange?: ExchangeKey } = {};
+    const acceptor: SessionAcceptorPort = {
+      accept: (transport, options) => {
+        seen.transport = transport;
+        return demo.server.accept(transport, options);
+      },
+    };
+    await using served = await serve({ server: acceptor }, demo);
+    const mcp = await initialized(served.url);
+    const standalone = asStream(await mcp.get());
+    await standalone.next();
+    const id = mcp.id();
+    const stream = asStream(await mcp.post(waitCall(id, 'late')));
+    await served.gates.started('late');
+    const logged = await stream.next((event) => event.data.includes('waiting'));
+    seen.exchange = (logged.id ?? '').split('.')[0] ?? '';
+    await cancel(mcp, id);
+    const late = { jsonrpc: '2.0' as const, method: 'notifications/progress', params: { progressToken: 'late', progress: 2 } };
+    assert.equal(seen.transport?.send({ payload: late, exchange: seen.exchange as ExchangeKey }), undefined);
+    const ping = { jsonrpc: '2.0' as const, method: 'notifications/message', params: { level: 'info', data: 'unrelated' } };
+    void seen.transport?.send({ payload: ping });
+    await eventually(() => standalone.messages().length > 0, 2_000, 'the unrelated notification on the GET stream');
+    assert.deepEqual(standalone.messages(), [ping], 'only what relates to no request');
+    assert.equal(stream.messages().some((message) => (message as { method?: string }).method === 'notifications/progress'), false);
+    served.gates.open('late');
+    standalone.close();
     mcp.assertClean();
   });
 

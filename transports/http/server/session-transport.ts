@@ -3,7 +3,8 @@
  * exchange key of that POST. Outbound, it routes every frame the session sends:
  * - a frame carrying an exchange key goes where that POST is answered: its SSE stream, or its JSON body (a
  *   related request cannot travel in a JSON body: it is reported undeliverable so it fails at once; a related
- *   notification goes to the standalone stream instead);
+ *   notification goes to the standalone stream instead); once that POST is over (answered, cancelled), what still
+ *   names it is dropped (a request reported undeliverable), never sent on the standalone stream;
  * - anything else goes to the standalone (GET) stream;
  * - with resumability, every event is stored first; a stream whose connection is gone keeps collecting events
  *   for a client that comes back with `Last-Event-ID`.
@@ -245,6 +246,12 @@ export class HttpSessionTransport implements Transport {
       return this.toStream(exchange, data, payload, kind);
     }
     if (kind === 'response') return undefined; // its exchange is gone; never on the standalone stream
+    if (exchange === undefined && frame.exchange !== undefined) {
+      // Its request is over (answered, or cancelled: a frame sent before the cancellation reached the sender). The
+      // client no longer listens for it (an official client reports a progress token it does not know as an error),
+      // and the standalone stream is for what relates to no request: nothing can carry it.
+      return kind === 'request' ? this.undeliverable(payload, refusals.over) : undefined;
+    }
     const shared = this.sharedStandalone;
     if (shared !== undefined) {
       // Stored only: the GET connection follows the store, in this process or another.
