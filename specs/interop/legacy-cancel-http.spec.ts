@@ -37,17 +37,23 @@ interface Call {
   readonly aborted: Promise<void>;
 }
 
-/** `tick` reports progress every 40 ms until its signal aborts; `echo` answers at once. */
+/**
+ * `tick` reports progress twice, 40 ms apart, then waits (up to 10 s) for its signal to abort; `echo` answers at
+ * once. It reports nothing more after the second: a report the server sends before the cancellation reaches it
+ * would reach the client on the stream it still reads, and both SDKs report a progress token they no longer know
+ * as an error (any server, the official ones too: nothing a server does can call back what is on the wire).
+ */
 function tickingServer(calls: Map<string, Call>): McpServer {
   const server = createServer({ name: 'legacy-cancel', version: '1.0.0' });
   server.tool({ name: 'tick', inputSchema: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] } }, async (args, ctx) => {
     let abort!: () => void;
     calls.set(String(args['key']), { aborted: new Promise<void>((resolve) => (abort = resolve)) });
-    ctx.signal.addEventListener('abort', () => abort(), { once: true });
-    for (let step = 1; step <= 200 && !ctx.signal.aborted; step++) {
-      ctx.progress({ progress: step, total: 200 });
+    const aborted = new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => (abort(), resolve()), { once: true }));
+    for (let step = 1; step <= 2; step++) {
+      ctx.progress({ progress: step, total: 3 });
       await new Promise((resolve) => setTimeout(resolve, 40));
     }
+    await Promise.race([aborted, new Promise((resolve) => setTimeout(resolve, 10_000))]);
     return ctx.signal.aborted ? 'aborted' : 'ticked';
   });
   server.tool({ name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, (args) => `echo: ${String(args['text'])}`);
