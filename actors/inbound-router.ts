@@ -44,6 +44,7 @@ export function routeFrame(session: SessionContext, frame: InboundFrame): void {
       session.diagnose({ type: 'malformed-frame', detail: frame.error.message });
       return reject(session, direct(frame.exchange), undefined, malformedError(frame.error));
     case 'exchange-closed':
+      if (frame.reason !== undefined) session.diagnose({ type: 'stream-cut', detail: frame.reason.message });
       // Modern era: closing the response stream is how a client cancels. Legacy era: a closed stream is not a
       // cancellation (the peer cancels with a notification), unless the medium says leaving one cancels (NATS).
       if (session.admits('admit-modern')) cancelExchange(session, frame.exchange, new LocalError('RequestAborted', 'The client closed the request stream'));

@@ -186,7 +186,8 @@ export class IncomingRequest implements RequestContext, RunningRequest {
   }
 
   whenWritable(): Promise<void> {
-    return this.sessionContext.writer.whenWritable();
+    // Its own exchange: where the medium holds back each exchange alone, only a stream that is not read waits.
+    return this.sessionContext.writer.whenWritable(this.route.exchange);
   }
 
   /** Requests made for this one end with it: they share its signal unless given their own. */
@@ -210,15 +211,20 @@ export class IncomingRequest implements RequestContext, RunningRequest {
     if (this.sessionContext.incoming.get(this.id) === this) this.sessionContext.incoming.delete(this.id);
   }
 
-  /** The handler ran past its time: abort its work and tell the requester. */
+  /**
+   * The handler ran past its time: tell the requester, then abort its work. Answered first (as `abandon` does), so
+   * what the handler does when its signal aborts is dropped; the signal is aborted before the interceptor chain is
+   * let go, so what watches the request (a span, a metric) reads a timeout in it, not a cancellation.
+   */
   private onHandlerTimeout(): void {
     this.timer = undefined;
     if (this.done) return;
     const limit = this.scope?.timeoutMs ?? this.sessionContext.limits.handlerTimeoutMs;
     const error = new LocalError('RequestTimeout', `The handler of ${this.method} ran longer than ${limit} ms`);
-    this.subscription?.unsubscribe();
-    this.controller?.abort(error);
+    this.cancelReason = error;
     this.respondError(error);
+    this.controller?.abort(error);
+    this.subscription?.unsubscribe();
   }
 
   private runPromise(promise: PromiseLike<JsonObject>): void {

@@ -2,8 +2,11 @@
  * The single writer of a session: every outbound frame goes through it, in order.
  *
  * It hands frames to the transport while the transport accepts them at once; when the transport answers with
- * a Promise (backpressure) it queues further frames until that settles. The queue is bounded: a full queue
- * means the peer is not reading, and the writer reports it instead of growing. What happens before that point
+ * a Promise (backpressure) it queues further frames until that settles. A medium that carries each exchange on a
+ * stream of its own (`flowPerExchange`: Streamable HTTP) holds back only that frame's exchange: its later frames
+ * queue, in order, while other exchanges' frames go on, so one stream its client stops reading delays no other.
+ * The queue is bounded (over every exchange): a full queue means the peer is not reading, and the writer
+ * reports it instead of growing. What happens before that point
  * (a `slow` report, producers held back, progress merged, a stall timer) follows the session's backpressure
  * policy (core/backpressure.ts). The slow-consumer state is allocated only while a peer is slow, so sessions
  * whose peers keep up pay nothing for it.
@@ -20,7 +23,7 @@ import type { Clock, TimerHandle } from '../core/clock.ts';
 import { LocalError } from '../core/errors.ts';
 import { isAnswerPayload } from '../core/jsonrpc.ts';
 import { type ProgressToken, reportedProgressTokenOf } from '../core/progress-token.ts';
-import type { OutboundFrame, Transport } from '../core/transport.ts';
+import type { ExchangeKey, OutboundFrame, Transport } from '../core/transport.ts';
 import type { WirePayload } from '../core/jsonrpc.ts';
 
 export interface OutboundWriterEvents {
@@ -57,10 +60,18 @@ interface SlowState {
 
 const resolved = Promise.resolve();
 
+/** The lane of every frame on a medium whose backpressure holds everything back (one stream of frames). */
+const ONE_LANE = Symbol('one lane');
+type Lane = ExchangeKey | undefined | typeof ONE_LANE;
+
 export class OutboundWriter {
-  private queue: OutboundFrame[] | undefined;
-  /** The transport has not yet taken the last frame (its send returned a pending Promise). */
-  private waiting = false;
+  /**
+   * The lanes the transport holds back now (its send returned a pending Promise for their last frame), each with
+   * the frames waiting behind it, in order. Made for the first wait; a lane is here only while it waits.
+   */
+  private waiting: Map<Lane, OutboundFrame[]> | undefined;
+  /** Frames waiting in every lane. */
+  private queuedFrames = 0;
   /** Told the session it waits; cleared once every queued frame went out. */
   private holding = false;
   private slow: SlowState | undefined;
@@ -85,7 +96,7 @@ export class OutboundWriter {
 
   /** Frames waiting for the transport. */
   get queued(): number {
-    return this.queue?.length ?? 0;
+    return this.queuedFrames;
   }
 
   /** Whether the peer counts as a slow consumer now. */
@@ -95,25 +106,31 @@ export class OutboundWriter {
 
   /**
    * Settles when a producer may go on: at once unless the policy is `pause` and the peer is slow, then once
-   * the queue drained to half the slow mark. Rejects when the session closes first.
+   * the queue drained to half the slow mark. A producer on an exchange the medium does not hold back
+   * (`flowPerExchange`) goes on at once: only the stream that is not read waits. Rejects when the session closes
+   * first.
    */
-  whenWritable(): Promise<void> {
+  whenWritable(exchange?: ExchangeKey): Promise<void> {
     const slow = this.slow;
     if (slow === undefined || this.backpressure.policy !== 'pause') return resolved;
+    if (this.transport.flowPerExchange === true && this.waiting?.has(exchange) !== true) return resolved;
     return new Promise((resolve, reject) => (slow.waiters ??= []).push({ resolve, reject }));
   }
 
   write(frame: OutboundFrame): void {
     if (!this.events.isWritable()) return;
-    if (!this.waiting) {
+    const waiting = this.waiting;
+    // Nothing waits (the common case): straight to the transport, with no lane looked up.
+    const queue = waiting === undefined ? undefined : waiting.get(this.laneOf(frame));
+    if (queue === undefined) {
       this.send(frame);
       return;
     }
-    const queue = (this.queue ??= []);
     if (this.slow !== undefined && this.backpressure.policy === 'pause' && this.mergeProgress(queue, frame)) return;
-    if (queue.length >= this.maxQueued) {
+    const queued = this.queuedFrames;
+    if (queued >= this.maxQueued) {
       const answer = isAnswerPayload(frame.payload);
-      if (!answer || queue.length >= this.maxQueued + this.answerReserve) {
+      if (!answer || queued >= this.maxQueued + this.answerReserve) {
         const bound = answer ? `${this.maxQueued} frames and ${this.answerReserve} more for answers` : `${this.maxQueued} frames`;
         this.events.onOverflow(
           new LocalError('SlowConsumer', `The outbound queue is full (maxOutboundQueue: ${bound}): the peer is not reading`),
@@ -122,16 +139,26 @@ export class OutboundWriter {
       }
     }
     queue.push(frame);
-    if (this.slow === undefined && queue.length >= this.backpressure.slowAfterFrames) this.becomeSlow(queue.length);
+    this.queuedFrames = queued + 1;
+    if (this.slow === undefined && this.queuedFrames >= this.backpressure.slowAfterFrames) this.becomeSlow(this.queuedFrames);
   }
 
   /** Drops queued frames (the session is closing); producers waiting to write are told. */
   discard(reason?: LocalError): void {
-    this.queue = undefined;
+    this.waiting = undefined;
+    this.queuedFrames = 0;
     this.endSlow(reason ?? new LocalError('ConnectionClosed', 'The session closed'), false);
   }
 
-  private send(frame: OutboundFrame): void {
+  private laneOf(frame: OutboundFrame): Lane {
+    return this.transport.flowPerExchange === true ? frame.exchange : ONE_LANE;
+  }
+
+  /**
+   * Hands `frame` to the transport; when it must wait, the frame's lane waits with `behind` (the frames queued
+   * after it, in order). Returns whether it waits.
+   */
+  private send(frame: OutboundFrame, behind?: OutboundFrame[]): boolean {
     let accepted: void | Promise<void>;
     const tap = this.tap;
     if (tap !== undefined) tap.outbound(frame.payload);
@@ -139,31 +166,38 @@ export class OutboundWriter {
       accepted = this.transport.send(frame);
     } catch (error) {
       this.fail(error);
-      return;
+      return false;
     }
-    if (accepted !== undefined) {
-      this.waiting = true;
-      accepted.then(() => this.drain(), (error: unknown) => this.fail(error));
-      if (!this.holding) {
-        this.holding = true;
-        this.events.onWaiting(true);
-      }
+    if (accepted === undefined) return false;
+    const lane = this.laneOf(frame);
+    (this.waiting ??= new Map()).set(lane, behind ?? []);
+    accepted.then(() => this.drain(lane), (error: unknown) => this.fail(error));
+    if (!this.holding) {
+      this.holding = true;
+      this.events.onWaiting(true);
     }
+    return true;
   }
 
-  private drain(): void {
-    this.waiting = false;
-    const queue = this.queue;
-    while (queue !== undefined && queue.length > 0 && !this.waiting && this.events.isWritable()) {
-      this.send(queue.shift() as OutboundFrame);
+  private drain(lane: Lane): void {
+    const waiting = this.waiting;
+    const queue = waiting?.get(lane);
+    if (waiting === undefined || queue === undefined) return;
+    waiting.delete(lane);
+    while (queue.length > 0 && this.events.isWritable()) {
+      this.queuedFrames--;
+      if (this.send(queue.shift() as OutboundFrame, queue)) break;
     }
-    if (this.holding && !this.waiting && (this.queue?.length ?? 0) === 0) {
-      this.holding = false;
-      this.events.onWaiting(false);
+    if (waiting.size === 0 && this.waiting === waiting) {
+      this.waiting = undefined;
+      if (this.holding) {
+        this.holding = false;
+        this.events.onWaiting(false);
+      }
     }
     const slow = this.slow;
     if (slow === undefined) return;
-    if ((this.queue?.length ?? 0) < this.backpressure.flowingBelowFrames) this.endSlow(undefined, true);
+    if (this.queuedFrames < this.backpressure.flowingBelowFrames) this.endSlow(undefined, true);
     else {
       // The peer read something: the stall clock starts again.
       slow.stall?.cancel();
@@ -172,8 +206,8 @@ export class OutboundWriter {
   }
 
   private fail(error: unknown): void {
-    this.waiting = false;
-    this.queue = undefined;
+    this.waiting = undefined;
+    this.queuedFrames = 0;
     const local = error instanceof LocalError ? error : new LocalError('TransportFailed', 'The transport failed to send a frame', { cause: error });
     this.endSlow(local, false);
     this.events.onFailure(local);

@@ -25,7 +25,9 @@ export interface SessionDiagnostic {
     | 'dropped-progress'
     | 'invalid-message'
     | 'malformed-frame'
-    | 'handler-error';
+    | 'handler-error'
+    /** The medium cut off a stream of the session whose client stopped reading (the detail says which bound). */
+    | 'stream-cut';
   readonly detail: string;
 }
 

@@ -134,7 +134,8 @@ export async function serve(options: ServeOptions, print: (line: string) => void
   const host = createSessionHost(server, { maxSessions: 1000, idleTimeoutMs: 30 * 60_000 });
   const hostEvents = host.events$.subscribe((event) => {
     if (event.type === 'dropped') print(`session dropped: ${event.reason.message}`);
-    else if (event.type === 'refused') print(`session refused: ${event.reason.message}`);
+    // Sessions refused (the host full or closing); the endpoint's other refusals are only counted.
+    else if (event.type === 'refused' && event.reason.code === 'SessionLimit') print(`session refused: ${event.reason.message}`);
   });
   const http = createStreamableHttpServer({
     server: host,

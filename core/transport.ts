@@ -68,6 +68,13 @@ export type InboundFrame =
        * client cancels); a legacy-era Streamable HTTP client may leave a stream and still want its answer.
        */
       readonly cancels?: boolean;
+      /**
+       * Why the medium ended the exchange itself, when it did: a stream cut off because its client stopped reading
+       * (a `SlowConsumer` error saying which bound it passed). The session reports it in its diagnostics. A stream
+       * that carries no exchange (the Streamable HTTP standalone GET stream) is reported cut off under its own
+       * name (`g`), which no request's exchange has.
+       */
+      readonly reason?: LocalError;
     }
   /**
    * A frame the session sent that the medium cannot deliver, though the connection lives on: for example a
@@ -129,6 +136,12 @@ export interface Transport {
    * `ConnectionClosed` {@link LocalError} once the transport is closed.
    */
   send(frame: OutboundFrame): void | Promise<void>;
+  /**
+   * The medium carries each exchange on a stream of its own (a Streamable HTTP session: one SSE stream per POST,
+   * and the GET stream for frames of no exchange), so a Promise from `send` holds back that frame's exchange only:
+   * frames of other exchanges may still be sent. Absent: the Promise holds back everything (one stream of frames).
+   */
+  readonly flowPerExchange?: boolean;
   /** Closes the medium; completes `incoming$`. Idempotent. */
   close(reason?: LocalError): Promise<void>;
   /**
@@ -171,6 +184,13 @@ export interface SessionAcceptorPort {
    * doing work for it; `accept` throws the same error if asked anyway.
    */
   refusal?(): LocalError | undefined;
+  /**
+   * A medium refused a request before any session took it: the Host or Origin it came from, its size or its body,
+   * a session id it did not know, the acceptor being full (asked with `refusal` first)... Told so that the acceptor
+   * counts every refusal wherever it happens (a session host's `metrics().refused` and its `refused` events);
+   * `status` is the medium's own answer (HTTP: the status code). What `accept` refused it counted already.
+   */
+  noteRefusal?(reason: LocalError, status?: number): void;
   /**
    * The scopes a request to `method` with `params` needs when `auth` (the caller) lacks some of them, else
    * `undefined`; only for items whose `requires` is a scope list (predicates stay with the handler). Media whose

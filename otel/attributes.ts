@@ -22,8 +22,26 @@ export const ATTR = {
 
 /** `error.type` of a `tools/call` answered with `isError: true` (a tool's own failure, not a protocol error). */
 export const TOOL_ERROR = 'tool_error';
-/** `error.type` of a request cancelled before it settled (by either side, a timeout or an unsubscription). */
+/** `error.type` of a request cancelled before it settled (by either side, or the caller letting go). */
 export const CANCELLED = 'cancelled';
+/**
+ * `error.type` of a request that timed out (the sender's own timeout, or the handler's on the serving side): the
+ * code of the local error, kept apart from a cancellation, as the two error families are.
+ */
+export const TIMED_OUT = 'RequestTimeout';
+
+/** Whether `reason` (an error, or an abort signal's reason) is a timeout. */
+export function isTimeout(reason: unknown): boolean {
+  return typeof reason === 'object' && reason !== null && (reason as { code?: unknown }).code === TIMED_OUT;
+}
+
+/**
+ * What ended a request that did not settle, read from its signal: a timeout (the handler's, on the serving side)
+ * or a cancellation.
+ */
+export function unsettledTypeOf(signal: AbortSignal): string {
+  return signal.aborted && isTimeout(signal.reason) ? TIMED_OUT : CANCELLED;
+}
 
 export type AttributeMap = Record<string, string | number | boolean>;
 

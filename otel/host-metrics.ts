@@ -41,7 +41,7 @@ export function hostMetrics(host: { metrics(): HostFigures }, options: HostMetri
   const queued = gauge('rxmcp.host.queued_frames', '{frame}', 'Outbound frames waiting for their transports.');
   const slow = gauge('rxmcp.host.slow_consumers', '{session}', 'Sessions whose peers are not keeping up now.');
   const accepted = counter('rxmcp.host.sessions.accepted', 'Sessions accepted since the host started.');
-  const refused = counter('rxmcp.host.sessions.refused', 'Sessions refused (the host full or closed).');
+  const refused = counter('rxmcp.host.sessions.refused', 'Sessions refused (the host full or closed), and requests its media refused before any session took them.');
   const expired = counter('rxmcp.host.sessions.expired', 'Sessions closed for idling.');
   const dropped = counter('rxmcp.host.sessions.dropped', 'Sessions dropped because their peers stopped reading.');
   const closed = counter('rxmcp.host.sessions.closed', 'Sessions closed for any reason.');

@@ -6,7 +6,7 @@
 import type { Attributes, Meter, MeterProvider } from '@opentelemetry/api';
 import { metrics as otelMetrics } from '@opentelemetry/api';
 import { Observable, type Subscription } from 'rxjs';
-import { ATTR, CANCELLED, TOOL_ERROR, errorTypeOf, isToolError, metricAttributesOf, statusCodeOf } from './attributes.ts';
+import { ATTR, TOOL_ERROR, errorTypeOf, isToolError, metricAttributesOf, statusCodeOf, unsettledTypeOf } from './attributes.ts';
 import type { Interceptor, RequestEvent } from './interceptor-contract.ts';
 import { INSTRUMENTATION_NAME } from './tracing.ts';
 
@@ -74,7 +74,8 @@ export function metrics(options: MetricsOptions = {}): Interceptor {
           subscriber.next(event);
         },
         error: (error: unknown) => {
-          if (request.signal.aborted) settle(CANCELLED);
+          // A timeout keeps its own error.type (RequestTimeout), apart from a cancellation: as the spans do.
+          if (request.signal.aborted) settle(unsettledTypeOf(request.signal));
           else settle(errorTypeOf(error), statusCodeOf(error));
           subscriber.error(error);
         },
@@ -85,7 +86,7 @@ export function metrics(options: MetricsOptions = {}): Interceptor {
       });
       return () => {
         subscription.unsubscribe();
-        settle(CANCELLED);
+        if (!settled) settle(unsettledTypeOf(request.signal));
       };
     });
 }

@@ -20,13 +20,16 @@ import { Observable } from 'rxjs';
 import {
   ATTR,
   CANCELLED,
+  TIMED_OUT,
   TOOL_ERROR,
   errorTypeOf,
+  isTimeout,
   isToolError,
   messageOf,
   spanAttributesOf,
   spanNameOf,
   statusCodeOf,
+  unsettledTypeOf,
 } from './attributes.ts';
 import type { InterceptedRequest, Interceptor, RequestEvent } from './interceptor-contract.ts';
 import { metaGetter } from './meta-carrier.ts';
@@ -49,6 +52,8 @@ export interface TracingOptions {
 
 /** The name of the span event a progress notification becomes. */
 export const PROGRESS_EVENT = 'mcp.progress';
+/** The attribute of a `cancelled` event saying why, when it is not the caller's or the peer's wish (`timeout`). */
+export const CANCEL_REASON = 'rxmcp.cancel.reason';
 
 function tracerOf(options: TracingOptions): Tracer {
   return (options.tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION_NAME);
@@ -70,10 +75,19 @@ function fail(span: Span, type: string, message: string, statusCode?: string): v
   span.setStatus({ code: SpanStatusCode.ERROR, message });
 }
 
+/** Ends `span` as timed out: `error.type` `RequestTimeout`, status ERROR, the exception recorded. */
+function timedOut(span: Span, error: unknown): void {
+  span.recordException(error instanceof Error ? error : messageOf(error));
+  fail(span, TIMED_OUT, messageOf(error));
+}
+
 /**
  * An interceptor making a span per request, for `server.use` and `client.use` (both directions: a server's
  * requests to its client are traced too). Span names, kinds and attributes follow the MCP semantic conventions;
- * a failure sets `error.type` and status ERROR, a cancellation ends the span with a `cancelled` event.
+ * a failure sets `error.type` and status ERROR, a cancellation ends the span with a `cancelled` event and
+ * `error.type` `cancelled`. A timeout is a failure of its own, `error.type` `RequestTimeout`; a sent request that
+ * timed out is then cancelled (`notifications/cancelled`, reason "timeout"), which its span records as a
+ * `cancelled` event with `rxmcp.cancel.reason` `timeout`.
  */
 export function tracing(options: TracingOptions = {}): Interceptor {
   const progressEvents = options.progressEvents ?? true;
@@ -125,9 +139,15 @@ export function tracing(options: TracingOptions = {}): Interceptor {
               subscriber.error(error);
               return;
             }
-            if (request.signal.aborted) {
+            if (request.signal.aborted && isTimeout(request.signal.reason)) {
+              timedOut(span, request.signal.reason);
+            } else if (request.signal.aborted) {
               span.addEvent(CANCELLED);
               fail(span, CANCELLED, messageOf(error));
+            } else if (!incoming && isTimeout(error)) {
+              // The sender gave up waiting and cancelled the request with the peer (initialize is not intercepted).
+              span.addEvent(CANCELLED, { [CANCEL_REASON]: 'timeout' });
+              timedOut(span, error);
             } else {
               span.recordException(error instanceof Error ? error : messageOf(error));
               fail(span, errorTypeOf(error), messageOf(error), statusCodeOf(error));
@@ -143,11 +163,14 @@ export function tracing(options: TracingOptions = {}): Interceptor {
       );
       return () => {
         subscription.unsubscribe();
-        if (!ended) {
+        if (ended) return;
+        // Let go before it settled: cancelled (by the caller or the peer), or the handler's timeout (serving side).
+        if (unsettledTypeOf(request.signal) === TIMED_OUT) timedOut(span, request.signal.reason);
+        else {
           span.addEvent(CANCELLED);
           fail(span, CANCELLED, 'cancelled before it settled');
-          end();
         }
+        end();
       };
     });
 }

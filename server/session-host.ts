@@ -47,6 +47,10 @@ export interface HostMetrics {
   /** Sessions whose peers are not keeping up now. */
   readonly slowConsumers: number;
   readonly accepted: number;
+  /**
+   * Sessions refused (the host full or closed), and requests its media refused before any session took them (a
+   * Host or Origin not allowed, a body too large, an unknown session id...; see `SessionAcceptorPort.noteRefusal`).
+   */
   readonly refused: number;
   /** Closed for idling. */
   readonly expired: number;
@@ -61,7 +65,8 @@ export type HostEvent =
   | { readonly type: 'flowing'; readonly session: McpSession }
   | { readonly type: 'dropped'; readonly session: McpSession; readonly reason: LocalError }
   | { readonly type: 'expired'; readonly session: McpSession }
-  | { readonly type: 'refused'; readonly reason: LocalError };
+  /** A session or a request refused; `status` is the medium's answer, when a medium refused it (HTTP: its status). */
+  | { readonly type: 'refused'; readonly reason: LocalError; readonly status?: number };
 
 type AcceptOptions = NonNullable<Parameters<SessionAcceptorPort['accept']>[1]>;
 
@@ -73,6 +78,8 @@ export interface SessionHost extends SessionAcceptorPort {
   accept(transport: Transport, options?: AcceptOptions & SessionRuntimeOptions): McpSession;
   /** Why a new session would be refused now, if it would be (media check it before doing any work). */
   refusal(): LocalError | undefined;
+  /** Counts a refusal a medium made before any session took the request (`metrics().refused`, a `refused` event). */
+  noteRefusal(reason: LocalError, status?: number): void;
   /** The sessions open now. */
   readonly sessions: ReadonlySet<McpSession>;
   /** The figures now. */
@@ -196,6 +203,10 @@ export function createSessionHost(server: McpServer, options: SessionHostOptions
     eras: server.eras,
     changes: server.changes,
     missingScopes: (method, params, auth) => server.missingScopes(method, params, auth),
+    noteRefusal(reason, status) {
+      totals.refused += 1;
+      events$.next(status === undefined ? { type: 'refused', reason } : { type: 'refused', reason, status });
+    },
     accept(transport, acceptOptions) {
       const refused = refusal();
       if (refused !== undefined) {

@@ -25,6 +25,8 @@ export class SseParser {
   lastEventId = '';
   /** The latest reconnection delay the stream asked for. */
   retry: number | undefined;
+  /** Comment lines seen (keep-alives). */
+  comments = 0;
   private buffer = '';
   private started = false;
   private pendingCr = false;
@@ -69,7 +71,10 @@ export class SseParser {
 
   private line(line: string, events: SseEvent[]): void {
     if (line.length === 0) return this.dispatch(events);
-    if (line.startsWith(':')) return;
+    if (line.startsWith(':')) {
+      this.comments++;
+      return;
+    }
     const colon = line.indexOf(':');
     const name = colon < 0 ? line : line.slice(0, colon);
     let value = colon < 0 ? '' : line.slice(colon + 1);

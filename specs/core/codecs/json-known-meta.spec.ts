@@ -1,12 +1,13 @@
 /**
  * Reading a repeated `_meta` once (core/codecs/json-known-meta.ts): a message whose `_meta` text was seen before
- * decodes to what `JSON.parse` makes of it, with that `_meta` the one shared frozen object; anything else (another
- * envelope, another shape, malformed text) is parsed in full as before; the memory of texts is bounded.
+ * decodes to what `JSON.parse` makes of it, its `_meta` a copy of the remembered one that is the message's own
+ * (writable, shared with no other message); anything else (another envelope, another shape, malformed text) is
+ * parsed in full as before; the memory of texts is bounded. `knownMetaReads` tells which way a message was read.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { knownMetaCount, parseJsonMessage } from '../../../core/codecs/json-known-meta.ts';
+import { knownMetaCount, knownMetaReads, parseJsonMessage } from '../../../core/codecs/json-known-meta.ts';
 import { jsonCodec } from '../../../core/codecs/json.ts';
 import { isLocalError } from '../../../core/errors.ts';
 
@@ -38,25 +39,47 @@ function metaOf(message: unknown): unknown {
 }
 
 describe('json known meta', () => {
-  test('json known meta - a repeated _meta is read once: the same value as JSON.parse, _meta shared and frozen', () => {
+  test('json known meta - a repeated _meta is read once: the same value as JSON.parse, each message its own _meta', () => {
     const meta = envelopeText();
+    const before = knownMetaReads();
     const [first, , third] = decodeThrice(request(1, '"name":"echo","arguments":{"text":"hi"}', meta));
+    assert.equal(knownMetaReads(), before + 1, 'seen, seen again (remembered), then read with the remembered _meta');
     const again = jsonCodec.decode(bytes(request(2, '"name":"echo","arguments":{"text":"ho"}', meta)), NO_LIMIT);
+    assert.equal(knownMetaReads(), before + 2);
     assert.deepStrictEqual(third, JSON.parse(request(1, '"name":"echo","arguments":{"text":"hi"}', meta)));
     assert.deepStrictEqual(again, JSON.parse(request(2, '"name":"echo","arguments":{"text":"ho"}', meta)));
-    assert.equal(Object.isFrozen(metaOf(first)), false, 'the first sighting is parsed in full');
-    assert.equal(metaOf(third), metaOf(again), 'one object for every message with that text');
-    assert.ok(Object.isFrozen(metaOf(again)) && Object.isFrozen((metaOf(again) as Record<string, unknown>)['io.modelcontextprotocol/clientInfo']));
-    assert.equal(Object.isFrozen((again as { params: object }).params), false, 'the rest of the message is its own');
+    for (const read of [first, third, again]) assert.equal(Object.isFrozen(metaOf(read)), false);
+    assert.notEqual(metaOf(third), metaOf(again), 'no object shared between messages');
+    const info = (read: unknown): Record<string, unknown> => (metaOf(read) as Record<string, Record<string, unknown>>)['io.modelcontextprotocol/clientInfo'] as Record<string, unknown>;
+    assert.notEqual(info(third), info(again), 'nested members are copies too');
+    // What a handler may do with its own: write anywhere in it; the next message is untouched.
+    (metaOf(again) as Record<string, unknown>)['mine'] = 1;
+    info(again)['name'] = 'changed';
+    const later = jsonCodec.decode(bytes(request(3, '"name":"echo","arguments":{"text":"ha"}', meta)), NO_LIMIT);
+    assert.deepStrictEqual(later, JSON.parse(request(3, '"name":"echo","arguments":{"text":"ha"}', meta)));
     // Params with nothing but _meta, and a result with the server's info.
     const bare = `{"jsonrpc":"2.0","id":"x","method":"tools/list","params":{"_meta":${meta}}}`;
     assert.deepStrictEqual(decodeThrice(bare)[2], JSON.parse(bare));
-    assert.equal(metaOf(decodeThrice(bare)[2]), metaOf(again));
-    const info = JSON.stringify({ 'io.modelcontextprotocol/serverInfo': { name: `spec-server-${made}`, version: '0' } });
-    const result = `{"jsonrpc":"2.0","id":4,"result":{"content":[],"resultType":"complete","_meta":${info}}}`;
+    const serverInfo = JSON.stringify({ 'io.modelcontextprotocol/serverInfo': { name: `spec-server-${made}`, version: '0' } });
+    const result = `{"jsonrpc":"2.0","id":4,"result":{"content":[],"resultType":"complete","_meta":${serverInfo}}}`;
+    const fromResults = knownMetaReads();
     const read = decodeThrice(result);
+    assert.equal(knownMetaReads(), fromResults + 1);
     assert.deepStrictEqual(read[2], JSON.parse(result));
-    assert.ok(Object.isFrozen(metaOf(read[2])));
+    assert.equal(Object.isFrozen(metaOf(read[2])), false);
+  });
+
+  test('json known meta - a __proto__ member of a remembered _meta is an own member of each copy, as JSON.parse makes it', () => {
+    const meta = `{"__proto__":{"admin":true},"spec":${++made}}`;
+    const text = request(1, '"a":1', meta);
+    const before = knownMetaReads();
+    const read = decodeThrice(text)[2];
+    assert.equal(knownMetaReads(), before + 1);
+    assert.deepStrictEqual(read, JSON.parse(text));
+    const copy = metaOf(read) as Record<string, unknown>;
+    assert.equal(Object.getPrototypeOf(copy), Object.prototype);
+    assert.equal(copy['admin'], undefined, 'nothing inherited');
+    assert.deepEqual(Object.getOwnPropertyDescriptor(copy, '__proto__')?.value, { admin: true });
   });
 
   test('json known meta - whatever the rest of the message, it decodes as JSON.parse does', () => {
@@ -66,9 +89,10 @@ describe('json known meta', () => {
     fc.assert(
       fc.property(fc.oneof(fc.integer(), fc.string()), fc.array(member, { maxLength: 4 }), (id, members) => {
         const text = request(id, members.join(','), meta);
+        const before = knownMetaReads();
         const read = jsonCodec.decode(bytes(text), NO_LIMIT);
         assert.deepStrictEqual(read, JSON.parse(text));
-        assert.ok(Object.isFrozen(metaOf(read)), 'read with the known _meta');
+        assert.equal(knownMetaReads(), before + 1, 'read with the known _meta');
         assert.deepStrictEqual(Object.keys((read as { params: object }).params), Object.keys((JSON.parse(text) as { params: object }).params), 'key order');
       }),
       { numRuns: 300 },
@@ -77,15 +101,15 @@ describe('json known meta', () => {
 
   test('json known meta - another envelope is not served from memory', () => {
     const meta = envelopeText();
-    const known = metaOf(decodeThrice(request(1, '"a":1', meta))[2]);
+    decodeThrice(request(1, '"a":1', meta));
     // One character different (the version), and the same envelope with a progress token in it.
     const other = meta.replace('2026-07-28', '2026-07-29');
     const withToken = `${meta.slice(0, -1)},"progressToken":7}`;
     for (const text of [request(2, '"a":1', other), request(3, '"a":1', withToken)]) {
+      const before = knownMetaReads();
       const read = jsonCodec.decode(bytes(text), NO_LIMIT);
       assert.deepStrictEqual(read, JSON.parse(text));
-      assert.notEqual(metaOf(read), known);
-      assert.equal(Object.isFrozen(metaOf(read)), false);
+      assert.equal(knownMetaReads(), before, 'parsed in full');
     }
   });
 
@@ -140,7 +164,8 @@ describe('json known meta', () => {
     for (let round = 0; round < 40; round++) decodeThrice(request(round, '"a":1', envelopeText()));
     assert.ok(knownMetaCount() <= 8, `${knownMetaCount()} texts kept`);
     const meta = envelopeText();
-    const reads = [0, 1, 2, 3].map((token) => jsonCodec.decode(bytes(request(token, '"a":1', `${meta.slice(0, -1)},"progressToken":${token}}`)), NO_LIMIT));
-    for (const read of reads) assert.equal(Object.isFrozen(metaOf(read)), false, 'each parsed in full');
+    const before = knownMetaReads();
+    for (const token of [0, 1, 2, 3]) jsonCodec.decode(bytes(request(token, '"a":1', `${meta.slice(0, -1)},"progressToken":${token}}`)), NO_LIMIT);
+    assert.equal(knownMetaReads(), before, 'each parsed in full');
   });
 });

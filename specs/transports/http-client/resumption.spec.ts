@@ -131,6 +131,24 @@ test('http client - a cancelled request is no longer resumed', async () => {
   await finish(mock, connected);
 });
 
+test('http client - a resumption answered 204 (the stream is over) fails its request at once, without trying again', async () => {
+  const clock = new TestClock();
+  const mock = await startMockServer({
+    answer: 'sse',
+    tools: { slow: (_args, ctx) => (ctx.disconnect(100), new Promise<Json>(() => undefined)) },
+    intercept: (request, response) => request.method === 'GET' && request.headers['last-event-id'] !== undefined && (response.writeHead(204).end(), true),
+  });
+  const connected = await connect(mock, { transport: { clock } });
+  const failed = connected.session.callTool('slow').catch((error: unknown) => error);
+  await until(() => connected.events.some((event) => event.type === 'reconnecting'), 'the stream to end');
+  clock.advance(100);
+  const error = await failed;
+  assert.ok(isLocalError(error, 'TransportFailed') && /the SSE stream is over \(204\)/.test(error.message), String(error));
+  assert.equal(connected.events.filter((event) => event.type === 'reconnecting').length, 1, 'no second attempt');
+  assert.equal(clock.pending, 0);
+  await finish(mock, connected);
+});
+
 test('http client - the standalone GET stream is reconnected with Last-Event-ID when the server closes it', async () => {
   const clock = new TestClock();
   let opened = 0;

@@ -30,6 +30,7 @@ test('http + session host - a full host refuses initialize with 503 and its reas
   const second = new RawMcp(listening.url);
   await second.initialize();
   assert.equal(host.sessions.size, 2);
+  const accepted = host.metrics().accepted;
 
   const refused = asBody(await rawRequest(listening.url, {
     method: 'POST',
@@ -39,7 +40,8 @@ test('http + session host - a full host refuses initialize with 503 and its reas
   assert.equal(refused.status, 503);
   assert.match(JSON.stringify(refused.json), /maximum of 2 sessions/);
   assert.equal(http.sessionCount, 2, 'nothing was opened for the refused client');
-  assert.equal(host.metrics().refused, 0, 'refused before the host was asked: no work done');
+  assert.equal(host.metrics().accepted, accepted, 'refused before the host was asked to accept it: no work done');
+  assert.equal(host.metrics().refused, 1, 'and counted, once');
 
   assert.equal((await first.delete()).status, 200);
   await eventually(() => host.sessions.size === 1, 1_000, 'the deleted session to leave the host');
@@ -62,10 +64,12 @@ test('http + session host - a modern request meeting a full host is answered 503
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'modern', version: '1' } } } }),
   }).then(asBody);
+  const accepted = host.metrics().accepted;
   const refused = await discover();
   assert.equal(refused.status, 503);
   assert.match(JSON.stringify(refused.json), /maximum of 1 sessions/);
-  assert.equal(host.metrics().refused, 0, 'refused before a transport was made for it');
+  assert.equal(host.metrics().accepted, accepted, 'refused before a transport was made for it');
+  assert.equal(host.metrics().refused, 1, 'and counted, once');
   assert.equal((await holder.delete()).status, 200);
   await eventually(() => host.sessions.size === 0, 1_000, 'the place to free');
   const served = await discover();

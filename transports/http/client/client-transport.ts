@@ -83,6 +83,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, ClientConte
   readonly cursors = new Set<StreamCursor>();
   readonly owed = new Map<string | number, StreamCursor>();
   readonly flights = new Map<string | number, ModernFlight>();
+  readonly cancelledEarly = new Set<RequestId>();
   /**
    * Ids of the modern requests sent lately (bounded, oldest first out): a cancellation naming one whose POST has
    * already finished has nothing to close, and a modern request is never cancelled by a POSTed notification.
@@ -209,7 +210,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, ClientConte
       if (message.method === 'initialize' && 'id' in message) this.initialize = message;
       else if (message.method === 'notifications/cancelled') {
         const requestId = message.params?.['requestId'];
-        if (isRequestId(requestId)) release(this, requestId);
+        if (isRequestId(requestId)) release(this, requestId, true);
       }
     }
   }

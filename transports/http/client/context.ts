@@ -22,7 +22,7 @@ export interface StreamCursor {
   retryMs: number | undefined;
   /** Reconnections in a row that brought no event. */
   attempts: number;
-  /** The HTTP request currently carrying the stream, if any. */
+  /** The HTTP request (or, for a POST's own stream, its response) carrying the stream now, if any. */
   request: HttpRequest | undefined;
   /** The pending reconnection, if any. */
   timer: TimerHandle | undefined;
@@ -56,6 +56,11 @@ export interface ClientContext {
   readonly owed: Map<RequestId, StreamCursor>;
   /** Modern requests whose POST is still running, by id (so that a cancellation can close it). */
   readonly flights: Map<RequestId, ModernFlight>;
+  /**
+   * Requests cancelled before any stream owed their answers (their POST's answer had not arrived), the last few:
+   * a stream that comes for them owes them nothing.
+   */
+  readonly cancelledEarly: Set<RequestId>;
   readonly closed: boolean;
   mode: WireMode;
   sessionId: string | undefined;

@@ -23,7 +23,7 @@ import {
   requestsIn,
 } from './context.ts';
 import { type HttpResponse, discardBody, headerValue, mediaType, parseJson, readBody, statusLine } from './http-exchange.ts';
-import { createCursor, openStandaloneStream, readStream } from './resumption.ts';
+import { createCursor, openStandaloneStream, readStream, stillOwed } from './resumption.ts';
 
 export type PostOutcome =
   | { readonly type: 'handled' }
@@ -100,7 +100,13 @@ function adoptSessionId(context: ClientContext, payload: WirePayload, response: 
 async function readAnswer(context: ClientContext, payload: WirePayload, requests: readonly JsonRpcRequest[], response: HttpResponse): Promise<void> {
   const type = mediaType(response);
   if (type === 'text/event-stream') {
-    return readStream(context, createCursor(context, 'post', requests), response);
+    const owed = stillOwed(context, requests);
+    // Every request in it was cancelled while the answer was on its way: no answer comes, and the stream would stay open.
+    if (owed.length === 0 && requests.length > 0) return void response.destroy();
+    const cursor = createCursor(context, 'post', owed);
+    // The response carries the stream: a cancellation lets it go (resumption.ts, release).
+    cursor.request = response;
+    return readStream(context, cursor, response);
   }
   if (type === 'application/json') return readJsonAnswer(context, requests, response);
   discardBody(response);

@@ -77,17 +77,37 @@ export function readStream(context: ClientContext, cursor: StreamCursor, respons
   });
 }
 
-/** A response for `id` arrived (on whatever stream): its stream no longer owes it. */
-export function release(context: ClientContext, id: RequestId): void {
+/**
+ * A response for `id` arrived (on whatever stream), or the session cancelled it: its stream no longer owes it.
+ */
+export function release(context: ClientContext, id: RequestId, cancelled = false): void {
   const cursor = context.owed.get(id);
-  if (cursor === undefined) return;
+  if (cursor === undefined) {
+    if (cancelled) remember(context.cancelledEarly, id);
+    return;
+  }
   context.owed.delete(id);
   cursor.owed.delete(id);
-  // A resumed stream has served its purpose once it owes nothing; a POST's own stream is left for the server to
-  // close (closing it ourselves would cost the keep-alive socket).
-  if (cursor.owed.size === 0 && cursor.kind === 'post' && (cursor.timer !== undefined || cursor.opened)) {
+  // A resumed stream has served its purpose once it owes nothing. A POST's own stream is left for the server to
+  // close after its answer (closing it ourselves would cost the keep-alive socket); a cancelled request gets no
+  // answer, and servers keep its stream open (closing it would send other clients back to resume it): let it go.
+  if (cursor.owed.size === 0 && cursor.kind === 'post' && (cancelled || cursor.timer !== undefined || cursor.opened)) {
     nextTurn(() => stop(context, cursor));
   }
+}
+
+/** Cancelled ids kept for a stream that may still come for them: the last few (ids are not reused). */
+const MAX_CANCELLED_EARLY = 16;
+
+function remember(ids: Set<RequestId>, id: RequestId): void {
+  ids.add(id);
+  if (ids.size > MAX_CANCELLED_EARLY) ids.delete(ids.values().next().value as RequestId);
+}
+
+/** The requests of `requests` still wanted: not cancelled before their POST's answer arrived. */
+export function stillOwed(context: ClientContext, requests: readonly JsonRpcRequest[]): readonly JsonRpcRequest[] {
+  const early = context.cancelledEarly;
+  return early.size === 0 ? requests : requests.filter((request) => !early.delete(request.id));
 }
 
 /** Ends a cursor: no reconnection, its HTTP request (if any) aborted. */
@@ -155,6 +175,8 @@ async function reconnect(context: ClientContext, cursor: StreamCursor): Promise<
   }
   discardBody(response);
   cursor.request = undefined;
+  // 204: the server says the stream is over and holds nothing more of it; trying again cannot bring more.
+  if (status === 204) return cursor.kind === 'standalone' ? stop(context, cursor) : fail(context, cursor, 'the server says the SSE stream is over (204) without their answers');
   if (cursor.kind === 'standalone' && !cursor.opened && REFUSALS.has(status)) {
     stop(context, cursor);
     return context.emit({ type: 'get-stream-refused', status });

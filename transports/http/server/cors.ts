@@ -95,6 +95,7 @@ export function resolveCors(options: CorsOptions | undefined): CorsPolicy | unde
         respond: (status, answer, body) => res.respond(status, { ...headers, ...answer }, body),
         openStream: (status, answer) => res.openStream(status, { ...headers, ...answer }),
         onFinished: (listener) => res.onFinished(listener),
+        refused: res.refused,
       };
     },
     isPreflight(req) {

@@ -27,6 +27,7 @@ export const refusals = {
   json: 'The client asked for a plain JSON answer (response mode "json"): a request made while answering it cannot reach the client',
   stateless: 'A stateless HTTP endpoint cannot carry requests to the client',
   noStream: 'No SSE stream to the client is open (a request unrelated to a client request needs the standalone GET stream)',
+  over: 'The client request it relates to is over (answered or cancelled): no stream carries it any more',
 } as const;
 
 /** What a POST's answer still covers, to notice when cancellations leave nothing to answer. */
@@ -57,11 +58,16 @@ export class LogicalStream extends Outstanding {
 
   /** Ends the current connection (the stream itself goes on unless completed). */
   disconnect(): void {
+    this.release()?.end();
+  }
+
+  /** Lets go of the current connection without ending it; returns it. */
+  release(): SseConnection | undefined {
     this.closeTimer?.cancel();
     this.closeTimer = undefined;
     const connection = this.connection;
     this.connection = undefined;
-    connection?.end();
+    return connection;
   }
 }
 

@@ -2,7 +2,7 @@
  * The web-standard side of the request/response abstraction: a fetch `Request` in, a `Response` out (its body a
  * ReadableStream for event streams). For hono, fastify (through its fetch bridge), Deno, Bun, workers.
  */
-import { BodyCollector, type BodyResult, type HeaderMap, type HttpRequest, type HttpResponder, type NativeRequest, type StreamSink } from './http-exchange.ts';
+import { BodyCollector, type BodyResult, type HeaderMap, type HttpRequest, type HttpResponder, type NativeRequest, type RefusalSink, type StreamSink } from './http-exchange.ts';
 
 /** Bytes an event stream may queue for a slow reader before writes report a full buffer. */
 const STREAM_HIGH_WATER_MARK = 64 * 1024;
@@ -124,7 +124,7 @@ class FetchResponder implements HttpResponder {
   private finished: boolean | undefined;
   private listeners: Array<(gone: boolean) => void> = [];
 
-  constructor(request: Request) {
+  constructor(request: Request, readonly refused: RefusalSink | undefined) {
     this.response = new Promise((resolve) => (this.resolve = resolve));
     // The host aborts the request's signal when the client disconnects (before or while we answer).
     request.signal.addEventListener('abort', () => this.finish(true), { once: true });
@@ -157,7 +157,10 @@ class FetchResponder implements HttpResponder {
   }
 }
 
-/** Adapts one fetch exchange; the Response settles once the endpoint answers (at once for event streams). */
-export function adaptFetch(request: Request): [HttpRequest, HttpResponder & { readonly response: Promise<Response> }] {
-  return [new FetchRequest(request), new FetchResponder(request)];
+/**
+ * Adapts one fetch exchange; the Response settles once the endpoint answers (at once for event streams). `refused`
+ * counts the endpoint's refusals (refusals.ts).
+ */
+export function adaptFetch(request: Request, refused?: RefusalSink): [HttpRequest, HttpResponder & { readonly response: Promise<Response> }] {
+  return [new FetchRequest(request), new FetchResponder(request, refused)];
 }

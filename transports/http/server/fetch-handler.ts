@@ -11,6 +11,7 @@
  */
 import { adaptFetch } from './fetch-adapter.ts';
 import { type StreamableHttpServerOptions, resolveOptions } from './options.ts';
+import { refusalSinkOf } from './refusals.ts';
 import { createRouter } from './router.ts';
 
 export interface StreamableHttpFetchHandler {
@@ -23,10 +24,12 @@ export interface StreamableHttpFetchHandler {
 }
 
 export function createStreamableHttpFetchHandler(options: StreamableHttpServerOptions): StreamableHttpFetchHandler {
-  const router = createRouter(resolveOptions(options));
+  const resolved = resolveOptions(options);
+  const router = createRouter(resolved);
+  const refused = refusalSinkOf(resolved.server);
   return {
     handleFetch(request) {
-      const [adapted, responder] = adaptFetch(request);
+      const [adapted, responder] = adaptFetch(request, refused);
       void router.handle(adapted, responder);
       return responder.response;
     },

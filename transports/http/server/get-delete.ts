@@ -4,7 +4,8 @@
  *   One connection at a time: a second plain GET gets 409 while the first is open.
  * - GET with Last-Event-ID resumes whichever stream that event belongs to (a POST's or the standalone one) on
  *   this connection, taking it over from any connection still holding it; allowed even when the standalone
- *   stream is disabled, since the 2025-11-25 polling pattern depends on it.
+ *   stream is disabled, since the 2025-11-25 polling pattern depends on it. A stream that is over with nothing
+ *   left to replay gets 204: clients take that as its end, where an empty event stream sends them back again.
  * - DELETE ends the session: its transport closes (the session sees its input complete), its streams end,
  *   its events leave the store, and its id answers 404 from then on (here; other processes that restored it
  *   hold their own copy until it expires there).
@@ -33,6 +34,7 @@ export async function handleGet(endpoint: Endpoint, req: HttpRequest, res: HttpR
     const outcome = await resumeStream(transport, res, headers, lastEventId);
     if (outcome === 'unknown') refuse(res, 400, 'Bad Request: the Last-Event-ID names no event this session still holds');
     else if (outcome === 'closed') refuse(res, 404, 'Session not found: it ended');
+    else if (outcome === 'over') res.respond(204, headers);
     return;
   }
   if (!(await transport.openStandalone(res, headers))) {

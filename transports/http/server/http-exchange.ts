@@ -64,7 +64,15 @@ export interface HttpResponder {
   openStream(status: number, headers: HeaderMap): StreamSink;
   /** Runs once when the exchange is over: the response completed, or (`gone`) the client went away first. */
   onFinished(listener: (gone: boolean) => void): void;
+  /**
+   * The endpoint refused this request before any session took it (`refuse`): counted where the endpoint's acceptor
+   * counts refusals (refusals.ts). Absent when nothing counts them.
+   */
+  readonly refused?: RefusalSink | undefined;
 }
+
+/** Where an endpoint's refusals are counted: the status answered, its message, and the JSON-RPC code it carried. */
+export type RefusalSink = (status: number, message: string, code: number) => void;
 
 /**
  * Counts body bytes against a limit: shared by both adapters so the rule lives in one place. `push` answers

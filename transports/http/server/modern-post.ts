@@ -60,12 +60,12 @@ export function handleModernPost(endpoint: Endpoint, req: HttpRequest, res: Http
     // A legacy client reaching a modern-only endpoint (or an initialize sent the modern way): it learns which
     // versions this endpoint speaks, so it can tell what went wrong.
     const error = { code: ErrorCode.MethodNotFound, message: 'Method not found: initialize (this endpoint speaks revision 2026-07-28, which has no initialize)', data: { supported: [...MODERN_REVISIONS] } };
-    return res.respond(404, JSON_HEADERS, JSON.stringify({ jsonrpc: '2.0', ...(isRequestId(id) ? { id } : {}), error }));
+    return refuseWithId(res, 404, JSON_HEADERS, id, error);
   }
   const headerProblem = checkStandardHeaders((name) => req.header(name), { method: message['method'] as string, ...(isJsonObject(message['params']) ? { params: message['params'] } : {}) });
   if (headerProblem !== undefined) {
     const error = { code: ErrorCode.HeaderMismatch, message: `Header mismatch: ${headerProblem.message}` };
-    return res.respond(400, JSON_HEADERS, JSON.stringify({ jsonrpc: '2.0', ...(isRequestId(id) ? { id } : {}), error }));
+    return refuseWithId(res, 400, JSON_HEADERS, id, error);
   }
   const accept = req.header(HEADER.accept);
   if (answerMode(accept, options.responseMode) === undefined) return refuseUnacceptable(res);
@@ -76,12 +76,18 @@ export function handleModernPost(endpoint: Endpoint, req: HttpRequest, res: Http
   if (listen && endpoint.listens.open >= options.maxListenStreams) {
     // A listen holds its connection and state until the client leaves: past the limit, it is refused up front.
     const error = { code: ErrorCode.InternalError, message: `Service Unavailable: this endpoint holds its maximum of ${options.maxListenStreams} listen streams; retry later`, data: { maxListenStreams: options.maxListenStreams } };
-    return res.respond(503, LISTEN_REFUSAL_HEADERS, JSON.stringify({ jsonrpc: '2.0', ...(isRequestId(id) ? { id } : {}), error }));
+    return refuseWithId(res, 503, LISTEN_REFUSAL_HEADERS, id, error);
   }
   const request = message as JsonObject & { readonly id: RequestId };
   const found = endpoint.modern.connectionFor(origin, id as RequestId);
   if (!(found instanceof Promise)) return serveOn(endpoint, found, req, res, request, mode, listen, origin);
   return found.then((connection) => serveOn(endpoint, connection, req, res, request, mode, listen, origin));
+}
+
+/** Refuses a request with its id in the JSON-RPC error (the modern era answers with it), counted as `refuse` does. */
+function refuseWithId(res: HttpResponder, status: number, headers: HeaderMap, id: unknown, error: { readonly code: number; readonly message: string; readonly data?: unknown }): void {
+  res.respond(status, headers, JSON.stringify({ jsonrpc: '2.0', ...(isRequestId(id) ? { id } : {}), error }));
+  res.refused?.(status, error.message, error.code);
 }
 
 function serveOn(endpoint: Endpoint, connection: PooledConnection | LocalError, req: HttpRequest, res: HttpResponder, message: JsonObject & { readonly id: RequestId }, mode: 'sse' | 'json', listen: boolean, origin: FrameOrigin | undefined): void {

@@ -9,11 +9,12 @@
  * - The client closing the connection before the answer is the cancellation (reported by the owner).
  */
 import { ErrorCode } from '../../../core/error-codes.ts';
+import type { LocalError } from '../../../core/errors.ts';
 import type { WirePayload } from '../../../core/jsonrpc.ts';
 import { HEADER } from '../shared/headers.ts';
 import type { HeaderMap, HttpResponder } from './http-exchange.ts';
 import { stepUpHeaders } from './protected-resource.ts';
-import { JSON_HEADERS, SSE_HEADERS, refuse } from './replies.ts';
+import { JSON_HEADERS, SSE_HEADERS, answerError } from './replies.ts';
 import type { TransportSettings } from './settings.ts';
 import { SseConnection } from './sse-connection.ts';
 
@@ -82,7 +83,7 @@ export class ModernResponder {
   /** A related notification: it opens the stream (in JSON mode there is nowhere for it to go). */
   notify(data: string): void {
     if (this.mode === 'json' || this.answered) return;
-    this.stream ??= new SseConnection(this.res.openStream(200, SSE_HEADERS), this.settings.sseConnection);
+    this.stream ??= new SseConnection(this.res.openStream(200, SSE_HEADERS), this.settings.boundedSseConnection);
     void this.stream.event(data);
   }
 
@@ -91,8 +92,14 @@ export class ModernResponder {
     if (this.answered) return;
     this.answered = true;
     if (this.stream !== undefined) this.stream.end();
-    else refuse(this.res, 503, 'Service Unavailable: the server closed before answering');
+    // The request was taken (by a pooled connection that is closing): an answer, not a refusal to count.
+    else answerError(this.res, 503, 'Service Unavailable: the server closed before answering');
     this.ended();
+  }
+
+  /** Why its stream was cut off (its client stopped reading), if it was. */
+  get cutReason(): LocalError | undefined {
+    return this.stream?.cutReason;
   }
 
   /** The client left before the answer. */

@@ -3,7 +3,7 @@
  * an IncomingMessage and a ServerResponse).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BodyCollector, type BodyResult, type HeaderMap, type HttpRequest, type HttpResponder, type NativeRequest, type StreamSink } from './http-exchange.ts';
+import { BodyCollector, type BodyResult, type HeaderMap, type HttpRequest, type HttpResponder, type NativeRequest, type RefusalSink, type StreamSink } from './http-exchange.ts';
 
 /** A request path URL parsing would keep as it is: no dot segments, escapes or other characters it rewrites. */
 const PLAIN_PATH = /^\/[A-Za-z0-9_~/-]*$/;
@@ -85,20 +85,23 @@ class BodyReader {
 /** Streams opened this turn of the event loop: their headers are flushed on the next, by one immediate for all. */
 let unflushed: NodeSink[] | undefined;
 
+/**
+ * Sends the headers of `sink`'s stream on the next turn unless something was written by then (which carried them).
+ * `headersSent` cannot tell: it is true from `writeHead` on, while the headers wait for the first write.
+ */
 function flushSoon(sink: NodeSink): void {
   if (unflushed !== undefined) return void unflushed.push(sink);
   const batch = (unflushed = [sink]);
   setImmediate(() => {
     unflushed = undefined;
-    for (const each of batch) each.flushIfQuiet();
+    for (const each of batch) each.flushHeadersIfQuiet();
   });
 }
 
 class NodeSink implements StreamSink {
   private ended = false;
-  /** Something was written: the headers went out with it. */
-  private wrote = false;
   private closed = false;
+  private wrote = false;
   private listeners: Array<(byPeer: boolean) => void> = [];
 
   constructor(private readonly res: ServerResponse) {
@@ -120,11 +123,8 @@ class NodeSink implements StreamSink {
     return this.res.write(chunk);
   }
 
-  /**
-   * Sends the headers of a stream nothing was written to yet. `headersSent` cannot tell: node sets it at
-   * `writeHead`, before anything went out, so the sink keeps its own account.
-   */
-  flushIfQuiet(): void {
+  /** A stream that stayed quiet since it opened gets its headers now (a client may wait for them). */
+  flushHeadersIfQuiet(): void {
     if (!this.wrote && this.open) this.res.flushHeaders();
   }
 
@@ -153,7 +153,7 @@ class NodeResponder implements HttpResponder {
   private finished: boolean | undefined;
   private listeners: Array<(gone: boolean) => void> | undefined;
 
-  constructor(private readonly req: IncomingMessage, private readonly res: ServerResponse) {}
+  constructor(private readonly req: IncomingMessage, private readonly res: ServerResponse, readonly refused: RefusalSink | undefined) {}
 
   respond(status: number, headers: HeaderMap, body?: string): void {
     const res = this.res;
@@ -194,7 +194,10 @@ class NodeResponder implements HttpResponder {
   }
 }
 
-/** Adapts one node:http exchange. `parsedBody` (express.json()) is used when defined. */
-export function adaptNode(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): [HttpRequest, HttpResponder] {
-  return [new NodeRequest(req, parsedBody === undefined ? undefined : { value: parsedBody }), new NodeResponder(req, res)];
+/**
+ * Adapts one node:http exchange. `parsedBody` (express.json()) is used when defined; `refused` counts the endpoint's
+ * refusals (refusals.ts).
+ */
+export function adaptNode(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown, refused?: RefusalSink): [HttpRequest, HttpResponder] {
+  return [new NodeRequest(req, parsedBody === undefined ? undefined : { value: parsedBody }), new NodeResponder(req, res, refused)];
 }

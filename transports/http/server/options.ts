@@ -33,6 +33,12 @@ export interface SseOptions {
   readonly keepAliveMs?: number;
   /** A client that reads nothing for this long while its buffer is full is disconnected (default 30 000). */
   readonly drainTimeoutMs?: number;
+  /**
+   * A 2026-07-28 answer stream whose client does not read is disconnected (its request cancelled) once this much
+   * (characters, about bytes) waits for it beyond the connection's buffer (default 4 MiB). A legacy-era stream is
+   * bounded by the session's outbound queue instead (`maxOutboundQueue`), which holds back that stream alone.
+   */
+  readonly maxBufferedBytes?: number;
 }
 
 export interface LegacySseOptions {
@@ -169,6 +175,7 @@ export function resolveOptions(options: StreamableHttpServerOptions): EndpointOp
     keepAliveMs: sse.keepAliveMs ?? 15_000,
     drainTimeoutMs: sse.drainTimeoutMs ?? 30_000,
   });
+  const sseConnection = Object.freeze({ clock, keepAliveMs: sseSettings.keepAliveMs, drainTimeoutMs: sseSettings.drainTimeoutMs });
   return {
     server: options.server,
     path,
@@ -196,7 +203,15 @@ export function resolveOptions(options: StreamableHttpServerOptions): EndpointOp
       stateless,
       sharedSessions: !stateless && options.restoreSession !== undefined,
       sse: sseSettings,
-      sseConnection: Object.freeze({ clock, keepAliveMs: sseSettings.keepAliveMs, drainTimeoutMs: sseSettings.drainTimeoutMs }),
+      sseConnection,
+      boundedSseConnection: Object.freeze({ ...sseConnection, maxBufferedBytes: maxBufferedBytesOf(sse.maxBufferedBytes) }),
     },
   };
+}
+
+/** `sse.maxBufferedBytes`, checked: a bound of 0 or less would cut every stream at its first full buffer. */
+function maxBufferedBytesOf(value: number | undefined): number {
+  if (value === undefined) return 4 * 1024 * 1024;
+  if (!(value > 0)) throw new RangeError(`sse.maxBufferedBytes must be positive; got ${value}`);
+  return value;
 }

@@ -94,10 +94,12 @@ export class PooledConnection implements Transport {
   left(exchange: ExchangeKey): void {
     const open = this.byExchange.get(exchange);
     if (open === undefined || open.responder.answered) return;
+    // Read before `gone`: a stream cut off because its client stopped reading says so.
+    const reason = open.responder.cutReason;
     open.responder.gone();
     // Reported before the id is released: the session forgets the cancelled request before another POST with
     // the same id can arrive here.
-    if (!this.closed) this.inbound.next({ type: 'exchange-closed', exchange, cancels: true });
+    if (!this.closed) this.inbound.next(reason === undefined ? { type: 'exchange-closed', exchange, cancels: true } : { type: 'exchange-closed', exchange, cancels: true, reason });
     this.release(exchange, open);
   }
 

@@ -16,7 +16,7 @@ import type { HttpRequest, HttpResponder } from './http-exchange.ts';
 import { openLegacySession, postLegacyMessage } from './legacy-sse.ts';
 import type { EndpointOptions } from './options.ts';
 import { handlePost } from './post.ts';
-import { methodNotAllowed, refuse } from './replies.ts';
+import { answerError, methodNotAllowed, refuse } from './replies.ts';
 import type { Endpoint } from './session-lookup.ts';
 import { SessionRestorer, readinessRefusal } from './session-open.ts';
 import { SessionRegistry } from './session-registry.ts';
@@ -54,8 +54,9 @@ export function createRouter(unwrapped: EndpointOptions): Router {
       } catch (error) {
         // A server that refuses the connection (a session host at its maximum) says why; other internals stay
         // internal: the client learns only that it failed.
-        if (isLocalError(error, 'SessionLimit')) refuse(res, 503, `Service Unavailable: ${error.message}`, { [HEADER.retryAfter]: '30' });
-        else refuse(res, 500, 'Internal error');
+        // Not counted here: the acceptor that refused in `accept` counted it; an internal failure is no refusal.
+        if (isLocalError(error, 'SessionLimit')) answerError(res, 503, `Service Unavailable: ${error.message}`, { [HEADER.retryAfter]: '30' });
+        else answerError(res, 500, 'Internal error');
       }
     },
     close(closeOptions = {}) {

@@ -3,7 +3,8 @@
  * exchange key of that POST. Outbound, it routes every frame the session sends:
  * - a frame carrying an exchange key goes where that POST is answered: its SSE stream, or its JSON body (a
  *   related request cannot travel in a JSON body: it is reported undeliverable so it fails at once; a related
- *   notification goes to the standalone stream instead);
+ *   notification goes to the standalone stream instead); once that POST is over (answered, cancelled), what still
+ *   names it is dropped (a request reported undeliverable), never sent on the standalone stream;
  * - anything else goes to the standalone (GET) stream;
  * - with resumability, every event is stored first; a stream whose connection is gone keeps collecting events
  *   for a client that comes back with `Last-Event-ID`.
@@ -33,6 +34,7 @@ import type { ClosedSet } from './accepted-connections.ts';
 import { type FollowingStore, followSharedStandalone, recordStreamStart, sharedStandaloneStore } from './shared-streams.ts';
 import { type TransportSettings, andThen } from './settings.ts';
 import { SseConnection } from './sse-connection.ts';
+import { HeldStreams } from './held-streams.ts';
 import { HEADER } from '../shared/headers.ts';
 
 const NO_HEADERS: HeaderMap = Object.freeze({});
@@ -79,6 +81,8 @@ export class HttpSessionTransport implements Transport {
   private readonly streamSuffix: string;
   /** Resumed streams carried here from the store while they run elsewhere: ended when the session closes here. */
   private followers: Set<SseConnection> | undefined;
+  /** The connections of cancelled request streams, kept open (held-streams.ts); made for the first. */
+  private held: HeldStreams | undefined;
   /** The client ended the session (DELETE): its events go, even from a store other processes share. */
   private ending = false;
   private closed = false;
@@ -103,6 +107,14 @@ export class HttpSessionTransport implements Transport {
   /** A getter, so a transport holds no field for it (nor for `incoming$`): the same for every transport. */
   get kind(): string {
     return 'http';
+  }
+
+  /**
+   * Each exchange is a stream of its own: a full one holds back its own frames only, so a client that stops reading
+   * one stream delays none of the session's others (the session's writer queues per exchange).
+   */
+  get flowPerExchange(): boolean {
+    return true;
   }
 
   /**
@@ -234,6 +246,12 @@ export class HttpSessionTransport implements Transport {
       return this.toStream(exchange, data, payload, kind);
     }
     if (kind === 'response') return undefined; // its exchange is gone; never on the standalone stream
+    if (exchange === undefined && frame.exchange !== undefined) {
+      // Its request is over (answered, or cancelled: a frame sent before the cancellation reached the sender). The
+      // client no longer listens for it (an official client reports a progress token it does not know as an error),
+      // and the standalone stream is for what relates to no request: nothing can carry it.
+      return kind === 'request' ? this.undeliverable(payload, refusals.over) : undefined;
+    }
     const shared = this.sharedStandalone;
     if (shared !== undefined) {
       // Stored only: the GET connection follows the store, in this process or another.
@@ -284,6 +302,8 @@ export class HttpSessionTransport implements Transport {
     this.standalone?.disconnect();
     if (this.followers !== undefined) for (const connection of this.followers) connection.end();
     this.followers = undefined;
+    this.held?.endAll();
+    this.held = undefined;
     const reader = this.reader;
     this.reader = undefined;
     reader?.complete();
@@ -347,7 +367,10 @@ export class HttpSessionTransport implements Transport {
       stream.connection = undefined;
       stream.closeTimer?.cancel();
       stream.closeTimer = undefined;
-      if (byPeer && !stream.isStandalone && !stream.completed) this.clientLeft(stream.id);
+      const cut = connection.cutReason;
+      if (byPeer && !stream.isStandalone && !stream.completed) this.clientLeft(stream.id, cut);
+      // The standalone stream's client reconnects on its own; its session hears only that it was cut off, and why.
+      else if (cut !== undefined && stream.isStandalone) this.feed({ type: 'exchange-closed', exchange: stream.id, reason: cut });
     });
     const closeAfter = this.settings.sse.closeRequestStreamsAfterMs;
     if (!stream.isStandalone && closeAfter !== undefined && this.polls) {
@@ -388,9 +411,12 @@ export class HttpSessionTransport implements Transport {
     return true;
   }
 
-  /** The client went away from an exchange: the session hears of it; a stateless connection has nothing left. */
-  private clientLeft(exchange: string): void {
-    this.feed({ type: 'exchange-closed', exchange });
+  /**
+   * The client went away from an exchange, or its stream was cut off (`reason`: it stopped reading): the session
+   * hears of it; a stateless connection has nothing left.
+   */
+  private clientLeft(exchange: string, reason?: LocalError): void {
+    this.feed(reason === undefined ? { type: 'exchange-closed', exchange } : { type: 'exchange-closed', exchange, reason });
     if (this.settings.stateless) void this.close();
   }
 
@@ -410,11 +436,16 @@ export class HttpSessionTransport implements Transport {
     return written;
   }
 
-  private complete(exchange: Exchange): void {
+  /** `exchange` is over; a request stream's connection is ended, or held open when its requests were cancelled. */
+  private complete(exchange: Exchange, cancelled = false): void {
     if (exchange instanceof LogicalStream) {
       exchange.completed = true;
       this.untrack(exchange.id, exchange);
-      exchange.disconnect();
+      if (!cancelled) exchange.disconnect();
+      else {
+        const connection = exchange.release();
+        if (connection !== undefined) (this.held ??= new HeldStreams()).hold(connection);
+      }
       this.endStream(exchange.id);
     } else {
       this.untrack(exchange.key, exchange);
@@ -447,14 +478,18 @@ export class HttpSessionTransport implements Transport {
     exchange.responder.respond(200, headers, data);
   }
 
-  /** A cancellation arrived: a POST left with nothing to answer is closed (SSE) or acknowledged (JSON, 202). */
+  /**
+   * A cancellation arrived: a POST left with nothing to answer is over. Its SSE connection is held open, since
+   * every official client resumes a stream that ends without its response (held-streams.ts); a JSON exchange is
+   * acknowledged with 202.
+   */
   private cancelled(id: RequestId): void {
     const exchanges = this.exchanges;
     if (exchanges === undefined) return;
     for (const exchange of exchanges.values()) {
       if (!exchange.requestIds.has(id)) continue;
       if (exchange.cancel(id)) {
-        this.complete(exchange);
+        this.complete(exchange, true);
         if (exchange instanceof JsonExchange) exchange.responder.respond(202, exchange.headers);
       }
       return;

@@ -26,6 +26,11 @@ export interface TransportSettings {
   readonly sse: SseSettings;
   /** What every SSE connection of the endpoint is made with (one object, shared). */
   readonly sseConnection: SseConnectionOptions;
+  /**
+   * The same with `maxBufferedBytes`: for the streams of modern answers, whose writes are not waited for (one
+   * pooled connection carries many callers' requests).
+   */
+  readonly boundedSseConnection: SseConnectionOptions;
   readonly stateless: boolean;
   /**
    * Other processes serve these sessions too (`restoreSession`): a session closing here keeps its events in the

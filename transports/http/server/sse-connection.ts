@@ -2,10 +2,15 @@
  * One SSE connection: an HTTP response body carrying events, with flow control. Writes go straight to the
  * medium while it takes them; once it reports a full buffer, `write` returns a Promise that settles on drain,
  * which the session's outbound writer waits for (so nothing piles up here: the buffer a slow client can make
- * us hold is one event past the medium's high-water mark). A client that stops reading altogether is cut off
- * after `drainTimeoutMs`; a client that left is noticed, never thrown at.
+ * us hold is one event past the medium's high-water mark, the writer holding the rest of that stream's frames).
+ * A writer that does not wait (a modern answer on a pooled connection, where one slow reader must not hold the
+ * others' answers) is bounded by `maxBufferedBytes` instead: past that much written while the buffer is full, the
+ * connection is cut off. (Replays and followed streams do not wait either; what the store keeps bounds them.) A
+ * client that stops reading altogether is cut off after `drainTimeoutMs`. A cut-off connection says why
+ * (`cutReason`); a client that left is noticed, never thrown at.
  */
 import type { Clock, TimerHandle } from '../../../core/clock.ts';
+import { LocalError } from '../../../core/errors.ts';
 import { encodeSseComment, encodeSseEvent } from '../shared/sse.ts';
 import type { StreamSink } from './http-exchange.ts';
 
@@ -15,6 +20,11 @@ export interface SseConnectionOptions {
   readonly keepAliveMs: number;
   /** How long a full buffer may stay full before the connection is dropped. */
   readonly drainTimeoutMs: number;
+  /**
+   * How much may be written while the buffer is full (in characters, about bytes) before the connection is dropped,
+   * for writers that do not wait for `write`'s Promise; undefined: no bound but the drain timeout.
+   */
+  readonly maxBufferedBytes?: number | undefined;
 }
 
 export class SseConnection {
@@ -26,6 +36,10 @@ export class SseConnection {
   private ended = false;
   /** Set once the connection closed: whether the client went away first. */
   private closedByPeer: boolean | undefined;
+  /** Characters written since the medium reported its buffer full. */
+  private backlog = 0;
+  /** Why this end cut the connection off (its client was not reading), if it did. */
+  cutReason: LocalError | undefined;
 
   /**
    * `keepAliveNow` false leaves the keep-alive comments to a later {@link keepIdleAlive}: a request stream answered
@@ -58,15 +72,30 @@ export class SseConnection {
   write(text: string): void | Promise<void> {
     if (!this.open) return undefined;
     if (this.drained !== undefined) {
-      // Still draining: the medium buffers this too, and the caller keeps waiting.
+      // Still draining: the medium buffers this too (up to the bound), and the caller keeps waiting.
+      const bound = this.options.maxBufferedBytes;
+      this.backlog += text.length;
+      if (bound !== undefined && this.backlog > bound) {
+        this.cut(`its client did not read while more than ${bound} characters waited for it (sse.maxBufferedBytes)`);
+        return undefined;
+      }
       this.sink.write(text);
       return this.drained;
     }
     if (this.sink.write(text)) return undefined;
     this.drained = new Promise((resolve) => (this.resolveDrained = resolve));
-    this.drainTimer = this.options.clock.setTimeout(() => this.sink.abort(), this.options.drainTimeoutMs);
+    this.drainTimer = this.options.clock.setTimeout(
+      () => this.cut(`its client read nothing for ${this.options.drainTimeoutMs} ms while its buffer was full (sse.drainTimeoutMs)`),
+      this.options.drainTimeoutMs,
+    );
     this.sink.onDrain(() => this.settleDrain());
     return this.drained;
+  }
+
+  /** Drops the connection of a client that does not read, saying why. */
+  private cut(why: string): void {
+    this.cutReason ??= new LocalError('SlowConsumer', `The SSE stream was cut off: ${why}`);
+    this.sink.abort();
   }
 
   /** Ends the response normally (after what was written). */
@@ -83,6 +112,7 @@ export class SseConnection {
   }
 
   private settleDrain(): void {
+    this.backlog = 0;
     this.drainTimer?.cancel();
     this.drainTimer = undefined;
     const resolve = this.resolveDrained;

@@ -20,7 +20,12 @@ import { type FollowingStore, carryFollow } from './shared-streams.ts';
 import { andThen } from './settings.ts';
 import type { SseConnection } from './sse-connection.ts';
 
-export type ResumeOutcome = 'unknown' | 'closed' | undefined;
+/**
+ * `unknown`: no such event (400); `closed`: the session ended (404); `over`: the stream is over here and nothing
+ * of it is left to replay (204: a cancelled request's stream, whose connection was let go, see held-streams.ts);
+ * undefined: answered with the stream.
+ */
+export type ResumeOutcome = 'unknown' | 'closed' | 'over' | undefined;
 
 export function resumeStream(transport: HttpSessionTransport, res: HttpResponder, headers: HeaderMap, lastEventId: string): ResumeOutcome | Promise<ResumeOutcome> {
   const { store } = transport.settings;
@@ -49,6 +54,9 @@ export function resumeStream(transport: HttpSessionTransport, res: HttpResponder
       follow(transport, store, sessionId, transport.connect(res, headers), result, lastEventId);
       return undefined;
     }
+    // Nothing left of a stream that is over: a stream that opened and closed empty would only send the client
+    // back for more (a plain GET once it has no id, which the open standalone stream answers with 409).
+    if (stream === undefined && transport.openedHere(result.streamId) && result.events.length === 0 && pending.eventsOf(result.streamId).length === 0) return 'over';
     // A stream that goes on is primed again, so a client that loses this connection before any event still has
     // an id to come back with; a finished one only replays.
     const priming = stream !== undefined && transport.polls ? store.append(sessionId, stream.id, null) : undefined;

@@ -20,6 +20,7 @@ import type { GracefulCloseOptions } from '../../../core/transport.ts';
 import { adaptFetch } from './fetch-adapter.ts';
 import { adaptNode } from './node-adapter.ts';
 import { type StreamableHttpServerOptions, resolveOptions } from './options.ts';
+import { refusalSinkOf } from './refusals.ts';
 import { createRouter } from './router.ts';
 
 export interface ListeningServer {
@@ -50,17 +51,18 @@ export interface StreamableHttpServer {
 export function createStreamableHttpServer(options: StreamableHttpServerOptions): StreamableHttpServer {
   const resolved = resolveOptions(options);
   const router = createRouter(resolved);
+  const refused = refusalSinkOf(resolved.server);
   const listening = new Set<ListeningServer>();
 
   const handleNode = (req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): void => {
-    const [request, responder] = adaptNode(req, res, parsedBody);
+    const [request, responder] = adaptNode(req, res, parsedBody, refused);
     void router.handle(request, responder);
   };
 
   return {
     handleNode,
     handleFetch(request) {
-      const [adapted, responder] = adaptFetch(request);
+      const [adapted, responder] = adaptFetch(request, refused);
       void router.handle(adapted, responder);
       return responder.response;
     },
