@@ -10,6 +10,7 @@ import { logoutUsage, runLogout } from './client/logout.ts';
 import { promptUsage, runPrompt } from './client/prompt.ts';
 import { readUsage, runRead } from './client/read.ts';
 import { demoUsage, runDemoCommand } from './demo.ts';
+import { devUsage, runDev } from './dev/index.ts';
 import { gatewayUsage, parseGatewayArgs, runGateway } from './gateway/command.ts';
 import { parseServeArgs, serve, serveUsage } from './serve.ts';
 
@@ -45,6 +46,7 @@ function commandsFor({ out, err }: CliOutput): Readonly<Record<string, Command>>
     read: { usage: readUsage, run: (argv) => runRead(argv, out), oneShot: true },
     prompt: { usage: promptUsage, run: (argv) => runPrompt(argv, out), oneShot: true },
     logout: { usage: logoutUsage, run: (argv) => runLogout(argv, out) },
+    dev: { usage: devUsage, run: (argv) => runDev(argv, out) },
     bridge: { usage: bridgeUsage, run: (argv) => runBridge(argv, (line) => err(`rxmcp bridge: ${line}`), out) },
     gateway: {
       usage: gatewayUsage,
@@ -78,6 +80,10 @@ using a server (<target>: http(s)://host:port/mcp, nats://host:port/<name>, or -
                                   get a prompt
   logout <url>                    forget the OAuth login kept for an HTTP server (inspect/call/read/prompt log
                                   in when a server asks: browser, loopback redirect, tokens kept per server)
+
+development:
+  dev auth-server [--port N]      a development authorization server on 127.0.0.1 (oidc-provider, installed
+                                  beside rxmcp) to try serve --auth-issuer and the logins of call
 
 exit codes: 0 ok, 1 failure, 2 usage error, 130 interrupted (Ctrl-C)`;
 
