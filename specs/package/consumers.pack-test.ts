@@ -35,7 +35,8 @@ describe('package: the packed tarball in throwaway projects', () => {
     typed = project(join(work, 'typed'), { name: 'typed-consumer', type: 'module' }, ['typed/server.ts', 'typed/client.ts', 'effect-present.mjs']);
     natsOnly = project(join(work, 'nats-only'), { name: 'nats-only-consumer', type: 'module' }, ['nats-only.mjs']);
     // One after the other: two npm installs at once would share (and race on) the npm cache.
-    await npmInstall(plain, [tarball]);
+    // TypeScript 7 (the native compiler) beside the repository's 5.9, for the declarations' strict check.
+    await npmInstall(plain, [tarball, 'typescript@7']);
     const peers = OPTIONAL_PEERS.map((name) => `${name}@${repoPackage.peerDependencies[name]}`);
     await npmInstall(typed, [tarball, ...peers, `@types/node@${repoPackage.devDependencies['@types/node']}`]);
     await npmInstall(natsOnly, [tarball, `nats@${repoPackage.peerDependencies['nats']}`]);
@@ -71,12 +72,15 @@ describe('package: the packed tarball in throwaway projects', () => {
   });
 
   // exactOptionalPropertyTypes stays off here: xstate's own declarations do not compile under it with skipLibCheck off.
-  test('package - the root and memory declarations compile strictly without the peers or @types/node (skipLibCheck off)', async () => {
+  test('package - the root and memory declarations compile strictly without the peers or @types/node (skipLibCheck off), with TypeScript 5.9 and 7', async () => {
     writeFileSync(
       join(plain, 'tsconfig.json'),
       JSON.stringify({ compilerOptions: { module: 'nodenext', target: 'es2023', strict: true, skipLibCheck: false, types: [], noEmit: true }, files: ['types-no-peers.mts'] }),
     );
     await ok(process.execPath, [TSC, '-p', '.'], plain);
+    const ts7 = join(plain, 'node_modules', 'typescript');
+    assert.match((JSON.parse(readFileSync(join(ts7, 'package.json'), 'utf8')) as { version: string }).version, /^7\./);
+    await ok(process.execPath, [join(ts7, 'bin', 'tsc'), '-p', '.'], plain);
   });
 
   test('package - TypeScript with tsc --init defaults compiles a server and a client importing every entry point, and runs', async () => {
