@@ -52,7 +52,7 @@ type AuthValues = {
 };
 
 /** RFC 6749 section 3.3 scope-token: printable ASCII except space, `"` and `\`. */
-const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+export const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
 /** The names of the auth flags that were given, as typed (for "needs --auth-issuer" and "not with --stdio"). */
 export function authFlagsGiven(values: AuthValues): string[] {

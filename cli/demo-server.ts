@@ -1,7 +1,8 @@
 /**
  * The demo server behind `rxmcp serve`: a tool that streams progress, one that elicits, one with structured
- * output, a resource that changes and notifies its subscribers, a template, and a prompt. Every tool works for
- * a client that declares no capabilities at all (greet then takes the name as an argument).
+ * output, one that says who is calling (for trying `--auth-issuer`), a resource that changes and notifies its
+ * subscribers, a template, and a prompt. Every tool works for a client that declares no capabilities at all
+ * (greet then takes the name as an argument).
  */
 import { interval, map, take } from 'rxjs';
 import { createServer, type McpServer } from '../server/create-server.ts';
@@ -66,6 +67,20 @@ export function createDemoServer(): DemoServer {
       const numbers = (args['numbers'] as number[]) ?? [];
       const sum = numbers.reduce((total, value) => total + value, 0);
       return { structuredContent: { sum, mean: sum / numbers.length } };
+    },
+  );
+  server.tool(
+    {
+      name: 'whoami',
+      title: 'Who am I',
+      description: 'Says who the server sees calling: the signed-in user and the scopes of their token, or anonymous.',
+      inputSchema: { type: 'object', properties: {} },
+    },
+    (_args, ctx) => {
+      const auth = ctx.auth;
+      if (auth === undefined) return 'You are anonymous: this server takes no tokens (rxmcp serve --auth-issuer URL asks callers to log in).';
+      const scopes = auth.scopes.length === 0 ? 'no scope' : `scope ${auth.scopes.join(' ')}`;
+      return `You are ${auth.subject ?? auth.principal} (signed in at ${auth.issuer ?? 'your authorization server'}, ${scopes}).`;
     },
   );
   let now = new Date().toISOString();

@@ -11,6 +11,7 @@ import { logoutUsage, runLogout } from './client/logout.ts';
 import { promptUsage, runPrompt } from './client/prompt.ts';
 import { readUsage, runRead } from './client/read.ts';
 import { demoUsage, runDemoCommand } from './demo.ts';
+import { devUsage, runDev } from './dev/index.ts';
 import { gatewayUsage, parseGatewayArgs, runGateway } from './gateway/command.ts';
 import { loadUsage, runLoadCommand } from './load/command.ts';
 import { parseServeArgs, serve, serveUsage } from './serve.ts';
@@ -49,6 +50,7 @@ function commandsFor({ out, err }: CliOutput): Readonly<Record<string, Command>>
     login: { usage: loginUsage, run: (argv) => runLogin(argv, out), oneShot: true },
     logout: { usage: logoutUsage, run: (argv) => runLogout(argv, out) },
     load: { usage: loadUsage, run: (argv) => runLoadCommand(argv, { out, err }), oneShot: true },
+    dev: { usage: devUsage, run: (argv) => runDev(argv, out) },
     bridge: { usage: bridgeUsage, run: (argv) => runBridge(argv, (line) => err(`rxmcp bridge: ${line}`), out) },
     gateway: {
       usage: gatewayUsage,
@@ -86,6 +88,10 @@ using a server (<target>: http(s)://host:port/mcp, nats://host:port/<name>, or -
   load <target> [--rate N|--concurrency N] [--duration D] ...
                                   load, soak and chaos test any MCP server: every answer checked, latency from
                                   HDR histograms, --json, --report FILE.html, budgets for CI
+
+development:
+  dev auth-server [--port N]      a development authorization server on 127.0.0.1 (oidc-provider, installed
+                                  beside rxmcp) to try serve --auth-issuer and the logins of call
 
 exit codes: 0 ok, 1 failure, 2 usage error, 130 interrupted (Ctrl-C)`;
 

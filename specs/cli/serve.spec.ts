@@ -42,7 +42,8 @@ test('rxmcp serve - the demo server answers on Streamable HTTP at 127.0.0.1: pro
   const wrapped = withSchemaOracle(createStreamableHttpClientTransport(url));
   const session = await demoClient().connect(wrapped.transport);
   const names = (await session.listTools()).map((tool) => tool.name);
-  assert.deepEqual(names, ['count', 'greet', 'stats']);
+  assert.deepEqual(names, ['count', 'greet', 'stats', 'whoami']);
+  assert.match(JSON.stringify((await session.callTool('whoami')).content), /You are anonymous: this server takes no tokens/, 'no --auth-issuer: nobody signed in');
   const progress: number[] = [];
   const counted = await session.callTool('count', { n: 3 }, { onProgress: (event) => progress.push(event.progress) });
   assert.deepEqual(progress, [1, 2, 3]);

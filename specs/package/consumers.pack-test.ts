@@ -7,59 +7,16 @@
  * bundles, the `rxmcp` command run from an unrelated directory, and rxmcp/load (`runLoad`, `npx rxmcp load`).
  */
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { build, type Metafile } from 'esbuild';
 import { startNatsServer } from '../support/nats-server.ts';
+import { REPO_TSC as TSC, npmInstall, ok, packTarball, project, repoPackage, run } from './packed.ts';
 
-const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
-const TSC = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
 const OPTIONAL_PEERS = ['effect', 'nats', 'msgpackr'] as const;
-const execFileAsync = promisify(execFile);
-
-interface RunResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Runs a command to its end (bounded); never throws on a non-zero exit, the caller asserts. */
-async function run(command: string, args: readonly string[], cwd: string, timeoutMs = 120_000): Promise<RunResult> {
-  try {
-    const { stdout, stderr } = await execFileAsync(command, [...args], { cwd, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NODE_OPTIONS: '' } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: unknown; stdout?: string; stderr?: string; message: string };
-    return { code: typeof failed.code === 'number' ? failed.code : -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? failed.message };
-  }
-}
-
-async function ok(command: string, args: readonly string[], cwd: string, timeoutMs?: number): Promise<string> {
-  const result = await run(command, args, cwd, timeoutMs);
-  assert.equal(result.code, 0, `${command} ${args.join(' ')} (in ${cwd}) exited ${result.code}\n${result.stdout}\n${result.stderr}`);
-  return result.stdout;
-}
-
-const npmInstall = (cwd: string, specs: readonly string[]): Promise<string> =>
-  ok('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...specs], cwd, 300_000);
-
-function project(dir: string, packageJson: object, fixtures: readonly string[]): string {
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ private: true, version: '1.0.0', ...packageJson }, null, 2)}\n`);
-  for (const fixture of fixtures) copyFileSync(join(FIXTURES, fixture), join(dir, fixture.split('/').pop() ?? fixture));
-  return dir;
-}
-
-const repoPackage = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
-  readonly peerDependencies: Readonly<Record<string, string>>;
-  readonly devDependencies: Readonly<Record<string, string>>;
-};
 
 describe('package: the packed tarball in throwaway projects', () => {
   let work = '';
@@ -71,15 +28,15 @@ describe('package: the packed tarball in throwaway projects', () => {
 
   before(async () => {
     work = mkdtempSync(join(tmpdir(), 'rxmcp-consumers-'));
-    await ok('npm', ['run', 'build'], REPO, 300_000);
-    const packed = JSON.parse(await ok('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], REPO)) as [{ filename: string; files: { path: string }[] }];
-    tarball = join(work, packed[0].filename);
-    packedFiles = packed[0].files.map((file) => file.path);
+    const packed = await packTarball(work);
+    tarball = packed.path;
+    packedFiles = packed.files;
     plain = project(join(work, 'plain'), { name: 'plain-consumer' }, ['esm.mjs', 'cjs.cjs', 'no-peers.mjs', 'types-no-peers.mts', 'browser.mjs', 'load.mjs', 'load-server.mjs']);
     typed = project(join(work, 'typed'), { name: 'typed-consumer', type: 'module' }, ['typed/server.ts', 'typed/client.ts', 'effect-present.mjs']);
     natsOnly = project(join(work, 'nats-only'), { name: 'nats-only-consumer', type: 'module' }, ['nats-only.mjs']);
     // One after the other: two npm installs at once would share (and race on) the npm cache.
-    await npmInstall(plain, [tarball]);
+    // TypeScript 7 (the native compiler) beside the repository's 5.9, for the declarations' strict check.
+    await npmInstall(plain, [tarball, 'typescript@7']);
     const peers = OPTIONAL_PEERS.map((name) => `${name}@${repoPackage.peerDependencies[name]}`);
     await npmInstall(typed, [tarball, ...peers, `@types/node@${repoPackage.devDependencies['@types/node']}`]);
     await npmInstall(natsOnly, [tarball, `nats@${repoPackage.peerDependencies['nats']}`]);
@@ -110,17 +67,20 @@ describe('package: the packed tarball in throwaway projects', () => {
   });
 
   test('package - npm i rxmcp installs none of the optional peers, and the root works without them', async () => {
-    for (const peer of OPTIONAL_PEERS) assert.equal(existsSync(join(plain, 'node_modules', peer)), false, `${peer} is not installed`);
+    for (const peer of [...OPTIONAL_PEERS, 'oidc-provider']) assert.equal(existsSync(join(plain, 'node_modules', peer)), false, `${peer} is not installed`);
     assert.match(await ok(process.execPath, ['no-peers.mjs'], plain), /no peers: Effect handler answered ".*npm install effect.*"/);
   });
 
   // exactOptionalPropertyTypes stays off here: xstate's own declarations do not compile under it with skipLibCheck off.
-  test('package - the root and memory declarations compile strictly without the peers or @types/node (skipLibCheck off)', async () => {
+  test('package - the root and memory declarations compile strictly without the peers or @types/node (skipLibCheck off), with TypeScript 5.9 and 7', async () => {
     writeFileSync(
       join(plain, 'tsconfig.json'),
       JSON.stringify({ compilerOptions: { module: 'nodenext', target: 'es2023', strict: true, skipLibCheck: false, types: [], noEmit: true }, files: ['types-no-peers.mts'] }),
     );
     await ok(process.execPath, [TSC, '-p', '.'], plain);
+    const ts7 = join(plain, 'node_modules', 'typescript');
+    assert.match((JSON.parse(readFileSync(join(ts7, 'package.json'), 'utf8')) as { version: string }).version, /^7\./);
+    await ok(process.execPath, [join(ts7, 'bin', 'tsc'), '-p', '.'], plain);
   });
 
   test('package - TypeScript with tsc --init defaults compiles a server and a client importing every entry point, and runs', async () => {
@@ -170,7 +130,7 @@ describe('package: the packed tarball in throwaway projects', () => {
     },
   );
 
-  test('package - the rxmcp command from an unrelated directory: --help, demo, serve until listening, gateway without nats', async () => {
+  test('package - the rxmcp command from an unrelated directory: --help, demo, serve until listening, gateway without nats, dev auth-server without oidc-provider', async () => {
     const elsewhere = join(work, 'elsewhere');
     mkdirSync(elsewhere, { recursive: true });
     const bin = join(plain, 'node_modules', '.bin', 'rxmcp');
@@ -179,6 +139,9 @@ describe('package: the packed tarball in throwaway projects', () => {
     const gateway = await run(bin, ['gateway', '--name', 'x'], elsewhere);
     assert.equal(gateway.code, 1);
     assert.match(gateway.stderr, /rxmcp gateway: the "nats" package is needed: install it beside rxmcp \(npm install nats\)/);
+    const devAuthServer = await run(bin, ['dev', 'auth-server', '--port', '0'], elsewhere);
+    assert.equal(devAuthServer.code, 1, 'oidc-provider is an optional peer, not installed here');
+    assert.match(devAuthServer.stderr, /rxmcp dev: the "oidc-provider" package is needed: install it beside rxmcp \(npm install -D oidc-provider\)/);
     assert.match(await untilListening(bin, ['serve', '--port', '0'], elsewhere), /listening at http:\/\/127\.0\.0\.1:\d+\/mcp/);
   });
 });

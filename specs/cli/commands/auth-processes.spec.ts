@@ -83,6 +83,7 @@ describe('rxmcp serve and gateway with --auth-issuer', () => {
     for (const era of ['legacy', 'modern'] as const) {
       const session = await createClient({ name: 'c', version: '0', era }).connect(createStreamableHttpClientTransport(resource, { headers: { authorization: `Bearer ${token}` } }));
       assert.deepEqual((await session.callTool('stats', { numbers: [1, 2, 3] })).structuredContent, { sum: 6, mean: 2 }, era);
+      assert.deepEqual((await session.callTool('whoami')).content, [{ type: 'text', text: `You are alice (signed in at ${as.issuer}, scope mcp:use).` }], `${era}: the handler sees the verified caller`);
       await session.close();
     }
 

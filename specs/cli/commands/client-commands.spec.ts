@@ -60,9 +60,9 @@ after(async () => {
 
 // The stdio target is `rxmcp serve --stdio` itself: the demo without this spec's extra tools.
 const targets = [
-  { kind: 'HTTP', target: (): string[] => [httpUrl], tools: ['count', 'fail', 'greet', 'slow', 'stats'] },
-  { kind: 'stdio', target: (): string[] => [], tail: STDIO_DEMO, tools: ['count', 'greet', 'stats'] },
-  { kind: 'NATS', target: (): string[] => [natsTarget], tools: ['count', 'fail', 'greet', 'slow', 'stats'] },
+  { kind: 'HTTP', target: (): string[] => [httpUrl], tools: ['count', 'fail', 'greet', 'slow', 'stats', 'whoami'] },
+  { kind: 'stdio', target: (): string[] => [], tail: STDIO_DEMO, tools: ['count', 'greet', 'stats', 'whoami'] },
+  { kind: 'NATS', target: (): string[] => [natsTarget], tools: ['count', 'fail', 'greet', 'slow', 'stats', 'whoami'] },
 ] as const;
 
 /** `rxmcp <command> <target> <args...>`, the stdio target's `-- <command>` last. */

@@ -1,6 +1,7 @@
 /**
- * The part of `oidc-provider` (v9, ships no types) that specs/support/oidc-provider.ts uses. Deliberately narrow:
- * configuration objects are passed through as plain records.
+ * The part of `oidc-provider` (v9, ships no types) that `rxmcp dev auth-server` (cli/dev/) and the specs'
+ * authorization server (specs/support/oidc-provider.ts) use. Deliberately narrow: configuration objects are passed
+ * through as plain records. Only types: the command loads the package itself when it runs (an optional peer).
  */
 declare module 'oidc-provider' {
   import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -39,6 +40,11 @@ declare module 'oidc-provider' {
     readonly jwt?: { readonly sign?: { readonly alg: string } };
   }
 
+  export interface ClientInstance {
+    readonly clientId: string;
+    readonly clientName?: string;
+  }
+
   export const errors: {
     InvalidTarget: new (description?: string) => Error;
   };
@@ -47,6 +53,7 @@ declare module 'oidc-provider' {
     constructor(issuer: string, configuration: Record<string, unknown>);
     readonly issuer: string;
     readonly Grant: GrantConstructor;
+    readonly Client: { find(id: string): Promise<ClientInstance | undefined> };
     proxy: boolean;
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
     interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<InteractionDetails>;
