@@ -13,6 +13,7 @@
 import assert from 'node:assert/strict';
 import { after, beforeEach, describe, test } from 'node:test';
 import { SpanKind } from '@opentelemetry/api';
+import { lastValueFrom } from 'rxjs';
 import { createClient } from '../../client/create-client.ts';
 import type { AuthInfo } from '../../core/auth.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
@@ -96,10 +97,12 @@ for (const era of ['legacy', 'modern'] as const) {
         const result: ResultOf<typeof toolsPreview> = await session.request(toolsPreview, { name: 'echo' });
         assert.equal(result.preview, 'would call echo');
         assert.equal((await session.session.request(toolsPreview, { name: 'admin' })).preview, 'would call admin');
+        const last = await lastValueFrom(session.request$(toolsPreview, { name: 'echo' }));
+        assert.equal(last.type === 'result' ? last.result.preview : undefined, 'would call echo');
         // @ts-expect-error the params are the declaration's: a name is a string (tsc checks this line)
         await assert.rejects(session.request(toolsPreview, { name: 7 }), (error: unknown) => (error as { code?: unknown }).code === ErrorCode.InvalidParams);
-        assert.deepEqual(served, ['tools/preview echo'], 'the server interceptor saw the one request naming its tool');
-        assert.deepEqual(sent, ['tools/preview echo', 'tools/preview admin'], 'the client interceptor saw both requests it covers');
+        assert.deepEqual(served, ['tools/preview echo', 'tools/preview echo'], 'the server interceptor saw the requests naming its tool');
+        assert.deepEqual(sent, ['tools/preview echo', 'tools/preview admin', 'tools/preview echo'], 'the client interceptor saw every request it covers');
       } finally {
         await session.close();
         await server.close();

@@ -1,8 +1,8 @@
 /**
  * Every MCP method this library knows, one declaration each (grouped by family in this folder), and the
  * tables computed from them: the legacy method table (methods.ts), the modern method sets, input needs and
- * input keys (modern.ts), the `Mcp-Name` map and the client cache's lists. Each function takes the
- * declarations as a parameter so a spec can show what one more declaration changes.
+ * input keys (modern.ts) and the client cache's lists; the targets and `Mcp-Name` fields as tables too, for the
+ * specs. Each function takes the declarations as a parameter so a spec can show what one more declaration changes.
  *
  * What is read per request about one method (its target, its `Mcp-Name` field, its span name, where its access
  * rule is) is read from its declaration through {@link declarationOf}: one Map get, for the protocol's methods
