@@ -107,10 +107,14 @@ export {
   notification as declareNotification,
   type Guard,
   type LegacyRule,
+  type AccessRegistry,
   type MethodDeclaration,
+  type MethodTarget,
   type ModernFlags,
   type ParamsOf,
+  type RequestDeclaration,
   type ResultOf,
+  type TargetItem,
 } from './core/protocol/declarations/declaration.ts';
 export type { ServerExtension } from './server/server-api.ts';
 export { extensionRequest, serverExtension } from './client/extensions.ts';

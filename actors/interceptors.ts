@@ -12,6 +12,8 @@ import type { Observable } from 'rxjs';
 import type { AuthInfo } from '../core/auth.ts';
 import type { JsonObject, RequestId } from '../core/jsonrpc.ts';
 import type { AnyCapabilities, Implementation } from '../core/protocol/capabilities.ts';
+import { type TargetItem, targetIn } from '../core/protocol/declarations/declaration.ts';
+import { declarationOf } from '../core/protocol/declarations/index.ts';
 import { MODERN_REVISIONS, type Revision } from '../core/protocol/versions.ts';
 import { randomBase64url } from '../core/crypto/random.ts';
 import type { RequestEvent } from './handler-types.ts';
@@ -103,7 +105,7 @@ export interface InterceptedRequest {
    * sent, and a retry is sent with a new one) and for the input requests a modern client answers locally.
    */
   readonly id: RequestId | undefined;
-  /** The tool or prompt name, or the resource URI, for the methods that name one. */
+  /** The tool or prompt name, or the resource URI, for the methods that name one (their declaration's `target`). */
   readonly target: string | undefined;
   readonly session: InterceptedSession;
   /** Aborted when the request is cancelled (by the peer, the session closing, a timeout or an unsubscription). */
@@ -119,7 +121,8 @@ export type Interceptor = (request: InterceptedRequest, next: InterceptorNext) =
 
 /**
  * Which requests an interceptor sees. Every criterion given must hold; a list matches any of its entries.
- * `tool`, `prompt` and `resource` match the request's target (and imply their methods).
+ * `tool`, `prompt` and `resource` match the request's target (and imply the methods whose declared target is
+ * that kind of item, an extension's included).
  */
 export interface InterceptorScope {
   readonly direction?: InterceptedDirection;
@@ -132,21 +135,14 @@ export interface InterceptorScope {
   readonly resource?: string | readonly string[];
 }
 
-/** The methods whose params name a target, and the member that names it. */
-const TARGETS: ReadonlyMap<string, 'name' | 'uri'> = new Map([
-  ['tools/call', 'name'],
-  ['prompts/get', 'name'],
-  ['resources/read', 'uri'],
-  ['resources/subscribe', 'uri'],
-  ['resources/unsubscribe', 'uri'],
-]);
-
-/** The target a request's params name (tool or prompt name, resource URI), if its method has one. */
+/** The target a request's params name (tool or prompt name, resource URI), if its method's declaration has one. */
 export function targetOf(method: string, params: JsonObject | undefined): string | undefined {
-  const member = TARGETS.get(method);
-  if (member === undefined) return undefined;
-  const value = params?.[member];
-  return typeof value === 'string' ? value : undefined;
+  return targetIn(declarationOf(method)?.target, params);
+}
+
+/** What kind of item requests of `method` address, from its declaration (undefined: none). */
+function itemOf(method: string): TargetItem | undefined {
+  return declarationOf(method)?.target?.item;
 }
 
 const listOf = (value: string | readonly string[] | undefined): readonly string[] | undefined =>
@@ -156,46 +152,43 @@ const listOf = (value: string | readonly string[] | undefined): readonly string[
 class CompiledScope {
   private readonly direction: InterceptedDirection | undefined;
   private readonly methods: ReadonlySet<string> | undefined;
-  private readonly tools: ReadonlySet<string> | undefined;
-  private readonly prompts: ReadonlySet<string> | undefined;
-  private readonly resources: ReadonlySet<string> | undefined;
+  /** The targets the scope names, by the kind of item they are (`tool`, `prompt`, `resource`). */
+  private readonly targets: ReadonlyMap<TargetItem, ReadonlySet<string>> | undefined;
 
   constructor(scope: InterceptorScope | undefined) {
     this.direction = scope?.direction;
     const methods = listOf(scope?.method);
     this.methods = methods === undefined ? undefined : new Set(methods);
-    const set = (list: readonly string[] | undefined): ReadonlySet<string> | undefined => (list === undefined ? undefined : new Set(list));
-    this.tools = set(listOf(scope?.tool));
-    this.prompts = set(listOf(scope?.prompt));
-    this.resources = set(listOf(scope?.resource));
-  }
-
-  private get targeted(): boolean {
-    return this.tools !== undefined || this.prompts !== undefined || this.resources !== undefined;
+    const targets = new Map<TargetItem, ReadonlySet<string>>();
+    for (const [item, list] of [['tool', scope?.tool], ['prompt', scope?.prompt], ['resource', scope?.resource]] as const) {
+      const names = listOf(list);
+      if (names !== undefined) targets.set(item, new Set(names));
+    }
+    this.targets = targets.size === 0 ? undefined : targets;
   }
 
   /** Whether requests of `method` in `direction` may match (the target is checked per request). */
   covers(direction: InterceptedDirection, method: string): boolean {
     if (this.direction !== undefined && this.direction !== direction) return false;
     if (this.methods !== undefined && !this.methods.has(method)) return false;
-    if (!this.targeted) return true;
-    return (this.tools !== undefined && method === 'tools/call')
-      || (this.prompts !== undefined && method === 'prompts/get')
-      || (this.resources !== undefined && TARGETS.get(method) === 'uri');
+    if (this.targets === undefined) return true;
+    const item = itemOf(method);
+    return item !== undefined && this.targets.has(item);
   }
 
   /** Whether the scope depends on the target (then each request of a covered method is checked). */
   get needsTarget(): boolean {
-    return this.targeted;
+    return this.targets !== undefined;
   }
 
-  matchesTarget(method: string, target: string | undefined): boolean {
-    if (target === undefined) return false;
-    if (method === 'tools/call') return this.tools?.has(target) === true;
-    if (method === 'prompts/get') return this.prompts?.has(target) === true;
-    return this.resources?.has(target) === true;
+  /** The targets the scope names for requests of `method` (none when it names no item of that kind). */
+  targetsOf(method: string): ReadonlySet<string> {
+    const item = itemOf(method);
+    return (item === undefined ? undefined : this.targets?.get(item)) ?? NO_TARGETS;
   }
 }
+
+const NO_TARGETS: ReadonlySet<string> = new Set();
 
 interface Registered {
   readonly interceptor: Interceptor;
@@ -251,8 +244,9 @@ export class InterceptorList {
       const following = next;
       // What an interceptor passes on may be a spread copy: it becomes a request again.
       const inner: Chain = (request) => following(this.adopt(request));
-      next = scope.needsTarget
-        ? (request) => (scope.matchesTarget(request.method, request.target) ? interceptor(request, inner) : inner(request))
+      const targets = scope.needsTarget ? scope.targetsOf(method) : undefined;
+      next = targets !== undefined
+        ? (request) => (request.target !== undefined && targets.has(request.target) ? interceptor(request, inner) : inner(request))
         : (request) => interceptor(request, inner);
     }
     return next;

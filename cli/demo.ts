@@ -6,6 +6,7 @@
 import { interval, map, take } from 'rxjs';
 import type { RequestHandler } from '../actors/handler-types.ts';
 import { isLocalError } from '../core/errors.ts';
+import { toolsCall } from '../core/protocol/declarations/tools.ts';
 import { connectSession } from '../client/connect-session.ts';
 import { createSessionAcceptor } from '../server/session-acceptor.ts';
 import { createMemoryPair } from '../transports/memory/index.ts';
@@ -34,7 +35,7 @@ export async function runDemoCommand(argv: readonly string[], print: Print): Pro
 export async function runDemo(print: Print): Promise<void> {
   const requests = new Map<string, RequestHandler>([
     [
-      'tools/call',
+      toolsCall.method,
       (params, context) => {
         if (params?.['name'] === 'wait-forever') {
           return new Promise((_, reject) => context.signal.addEventListener('abort', () => reject(context.signal.reason), { once: true }));
@@ -65,7 +66,7 @@ export async function runDemo(print: Print): Promise<void> {
   print(`ping answered in ${(performance.now() - started).toFixed(2)} ms`);
 
   await new Promise<void>((resolve, reject) => {
-    client.request$('tools/call', { name: 'count', arguments: {} }).subscribe({
+    client.request$(toolsCall, { name: 'count', arguments: {} }).subscribe({
       next: (event) => print(event.type === 'progress' ? `progress ${event.progress}/${event.total ?? '?'}: ${event.message ?? ''}` : `result: ${JSON.stringify(event.result)}`),
       error: reject,
       complete: resolve,
@@ -73,7 +74,7 @@ export async function runDemo(print: Print): Promise<void> {
   });
 
   const abort = new AbortController();
-  const waiting = client.request('tools/call', { name: 'wait-forever', arguments: {} }, { signal: abort.signal });
+  const waiting = client.request(toolsCall, { name: 'wait-forever', arguments: {} }, { signal: abort.signal });
   setTimeout(() => abort.abort(), 20);
   try {
     await waiting;

@@ -7,6 +7,7 @@
 import type { Clock } from '../core/clock.ts';
 import type { JsonObject } from '../core/jsonrpc.ts';
 import { cacheLists } from '../core/protocol/declarations/index.ts';
+import { resourcesRead } from '../core/protocol/declarations/resources.ts';
 
 /** Entries kept at most; the oldest goes first. */
 const MAX_ENTRIES = 512;
@@ -50,7 +51,7 @@ export class ResultCache {
 
   /** A resource changed: its cached read is stale. */
   invalidateRead(uri: string): void {
-    this.entries.delete(`resources/read\u0000${uri}`);
+    this.entries.delete(`${resourcesRead.method}\u0000${uri}`);
   }
 
   clear(): void {

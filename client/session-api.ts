@@ -1,6 +1,14 @@
 /**
  * The handle a connected client works with. Calls are Observables (progress values, then the result;
  * unsubscribing cancels) with Promise helpers; lists page lazily; server notifications arrive as streams.
+ *
+ * Every request takes one path, `request`/`request$` with the method's declaration, and the helpers
+ * (`callTool`, `readResource`, `getPrompt`, the lists...) are thin adapters that build its params. What a request
+ * needs beyond sending is read from its declaration: in the modern era an input-capable method runs through its
+ * input rounds, a cacheable one is answered from the cache while the server's `ttlMs` holds, and where the
+ * declaration says `paramHeaders` the arguments that the schema of the tool it addresses marks `x-mcp-header` are
+ * mirrored into headers. A `tools/call` checks its output against the tool's `outputSchema`, expects the
+ * elicitations its error names, and may become a task.
  */
 import { Observable, Subject, catchError, filter, lastValueFrom, map, of, share, tap, throwError } from 'rxjs';
 import { pages$ } from '../actors/features/pager.ts';
@@ -8,6 +16,13 @@ import type { PromiseRequestOptions, RequestEvent, RequestOptions } from '../act
 import { ErrorCode } from '../core/error-codes.ts';
 import { WireError } from '../core/errors.ts';
 import type { JsonObject } from '../core/jsonrpc.ts';
+import { type ParamsOf, type RequestDeclaration, type ResultOf, targetIn } from '../core/protocol/declarations/declaration.ts';
+import { completionComplete } from '../core/protocol/declarations/completion.ts';
+import { loggingSetLevel } from '../core/protocol/declarations/logging.ts';
+import { promptsGet, promptsList } from '../core/protocol/declarations/prompts.ts';
+import { resourcesList, resourcesRead, resourcesSubscribe, resourcesTemplatesList, resourcesUnsubscribe } from '../core/protocol/declarations/resources.ts';
+import { subscriptionsListen } from '../core/protocol/declarations/subscriptions.ts';
+import { toolsCall, toolsList } from '../core/protocol/declarations/tools.ts';
 import type {
   CallToolResult,
   CompleteResult,
@@ -89,8 +104,29 @@ export interface ClientSession {
    * the filter asked for; completes when the server ends it; unsubscribing cancels it.
    */
   listen$(notifications: SubscriptionFilter): Observable<{ readonly method: string; readonly params: JsonObject }>;
+  /**
+   * Sends any request by its declaration, on the path every helper takes (see the module comment), and resolves
+   * with its result, typed as the declaration says: `request(declaration, params)` is a `ResultOf<typeof
+   * declaration>`. `validateOutput` applies to a `tools/call`.
+   */
+  request<D extends RequestDeclaration>(declaration: D, params: ParamsOf<D>, options?: CallToolOptions & PromiseRequestOptions): Promise<ResultOf<D>>;
+  /** {@link request} as an Observable: progress events, then the result; unsubscribing cancels (never from the cache). */
+  request$<D extends RequestDeclaration>(declaration: D, params: ParamsOf<D>, options?: CallToolOptions): Observable<RequestEvent<ResultOf<D>>>;
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** The tool a `tools/call` calls (its declared target). */
+function calledTool(declaration: RequestDeclaration, params: JsonObject | undefined): string | undefined {
+  return declaration.method === toolsCall.method ? targetIn(declaration.target, params) : undefined;
+}
+
+/** What a cached result is kept under beside its method: the item the request addresses, or the page's cursor. */
+function cacheKeyPart(declaration: RequestDeclaration, params: JsonObject | undefined): string | undefined {
+  const target = targetIn(declaration.target, params);
+  if (target !== undefined) return target;
+  const cursor = params?.['cursor'];
+  return typeof cursor === 'string' ? cursor : undefined;
 }
 
 interface Notification {
@@ -211,21 +247,62 @@ export class ClientSessionImpl implements ClientSession {
     return this.session.era === 'modern';
   }
 
+  /** Whether a request of `declaration` runs through input rounds: an input-capable method, in the modern era, with an answerer. */
+  private roundsFor(declaration: RequestDeclaration): boolean {
+    return this.modern && this.inputs !== undefined && declaration.modern?.inputCapable === true;
+  }
+
   /**
-   * A request that may need client input: in the modern era it runs through its input rounds (each a new
-   * request with the answers); in the legacy era the server asks with requests of its own instead.
+   * The `Mcp-Param-*` headers of a request (modern era): the arguments (the declaration's `paramHeaders` field)
+   * that the schema of the tool it addresses marks `x-mcp-header`.
+   */
+  private mirrorOf(declaration: RequestDeclaration, params: JsonObject | undefined): Readonly<Record<string, string>> | undefined {
+    const field = declaration.modern?.paramHeaders;
+    if (field === undefined || declaration.target?.item !== 'tool' || !this.modern) return undefined;
+    const tool = targetIn(declaration.target, params);
+    if (tool === undefined) return undefined;
+    const args = params?.[field];
+    return this.paramHeaders.headersFor(tool, typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as JsonObject) : undefined);
+  }
+
+  request<D extends RequestDeclaration>(declaration: D, params: ParamsOf<D>, options: CallToolOptions & PromiseRequestOptions = {}): Promise<ResultOf<D>> {
+    return this.send<ResultOf<D> & object>(declaration, params as JsonObject | undefined, options);
+  }
+
+  request$<D extends RequestDeclaration>(declaration: D, params: ParamsOf<D>, options: CallToolOptions = {}): Observable<RequestEvent<ResultOf<D>>> {
+    return this.send$<ResultOf<D> & object>(declaration, params as JsonObject | undefined, options);
+  }
+
+  /** The Observable form of the one path: a tool's output is checked, its error's elicitations noted. */
+  private send$<R extends object>(declaration: RequestDeclaration, params: JsonObject | undefined, options: CallToolOptions): Observable<RequestEvent<R>> {
+    const tool = calledTool(declaration, params);
+    const events$ = this.call$<R>(declaration, params, options, this.mirrorOf(declaration, params), tool);
+    if (tool === undefined) return events$;
+    const validate = options.validateOutput !== false;
+    return events$.pipe(
+      map((event): RequestEvent<R> => (event.type === 'result' && validate ? { type: 'result', result: this.validators.check(tool, event.result as CallToolResult) as R } : event)),
+      catchError((error: unknown): Observable<RequestEvent<R>> => this.noteRequiredElicitations(error)),
+    );
+  }
+
+  /**
+   * A request that may need client input: in the modern era an input-capable one runs through its input rounds
+   * (each a new request with the answers); in the legacy era the server asks with requests of its own instead.
    */
   private call$<R extends object>(
-    method: string,
-    params: JsonObject,
+    declaration: RequestDeclaration,
+    params: JsonObject | undefined,
     options: RequestOptions,
-    mirror?: Readonly<Record<string, string>>,
+    mirror: Readonly<Record<string, string>> | undefined,
+    /** The tool the request calls: only a tool call may become a task. */
+    tool: string | undefined,
     /** The first round's answer when it was already received (by {@link call}'s direct path), and its id. */
     first?: { readonly result: R; readonly id: number | undefined },
   ): Observable<RequestEvent<R>> {
+    const method = declaration.method;
     const withProgress = options.progress === undefined ? withField(options, 'progress', true) : options;
     const inputs = this.inputs;
-    if (!this.modern || inputs === undefined) {
+    if (inputs === undefined || !this.roundsFor(declaration)) {
       if (mirror === undefined) return this.session.request$<R>(method, params, options);
       return this.core.requestWith$<R>({ method, params, options: withProgress, mirror });
     }
@@ -243,7 +320,7 @@ export class ClientSessionImpl implements ClientSession {
         }
         return this.core.requestWith$<R>({
           method,
-          params: extra === undefined ? params : withFields(params, extra),
+          params: extra === undefined ? params : withFields(params ?? {}, extra),
           options: withProgress,
           ...(mirror === undefined ? {} : { mirror }),
           onSent: (id) => (sent = id),
@@ -251,8 +328,8 @@ export class ClientSessionImpl implements ClientSession {
       },
       inputs,
       DEFAULT_MAX_ROUNDS,
-      // The extension lets only tools/call become a task; a task answering anything else is invalid.
-      follow === undefined || method !== 'tools/call'
+      // The extension lets only a tool call become a task; a task answering anything else is invalid.
+      follow === undefined || tool === undefined
         ? undefined
         : (created) => followTask<R>(created, this.taskPort, inputs, follow, withProgress.progress === true ? sent : undefined, options.signal),
     );
@@ -278,18 +355,40 @@ export class ClientSessionImpl implements ClientSession {
     };
   }
 
+  /** The Promise form of the one path: a cacheable request is answered from the cache while the server's `ttlMs` holds. */
+  private send<R extends object>(declaration: RequestDeclaration, params: JsonObject | undefined, options: CallToolOptions & PromiseRequestOptions): Promise<R> {
+    const key = this.modern && declaration.modern?.cacheable !== undefined ? ResultCache.key(declaration.method, cacheKeyPart(declaration, params)) : undefined;
+    if (key === undefined) return this.call<R>(declaration, params, options);
+    const hit = this.cache.get(key);
+    if (hit !== undefined) return Promise.resolve(hit as R);
+    return this.call<R>(declaration, params, options).then((result) => {
+      // A result reached through input rounds answered one user's input: it is not for reuse.
+      this.cache.put(key, declaration.method, result as JsonObject);
+      return result;
+    });
+  }
+
   /**
    * The Promise form of {@link call$}. The first round is sent directly (a Promise, no Observable): most answers
    * are complete and are returned as they come. Only an answer that needs more (`input_required`, a task, a
    * type this client does not know) goes on through the round driver, which takes it as its first round's.
+   * A request that neither calls a tool nor may need rounds is a plain request.
    */
-  private call<R extends object>(method: string, params: JsonObject, options: PromiseRequestOptions = {}, mirror?: Readonly<Record<string, string>>, tool?: string): Promise<R> {
-    if (!this.modern && mirror === undefined) return this.session.request<R>(method, params, options);
+  private call<R extends object>(declaration: RequestDeclaration, params: JsonObject | undefined, options: CallToolOptions & PromiseRequestOptions): Promise<R> {
+    const method = declaration.method;
+    const tool = calledTool(declaration, params);
+    let mirror: Readonly<Record<string, string>> | undefined;
+    try {
+      mirror = this.mirrorOf(declaration, params);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (tool === undefined && mirror === undefined && !(this.modern && declaration.modern?.inputCapable === true)) return this.session.request<R>(method, params, options);
     return new Promise<R>((resolve, reject) => {
-      const round = new FirstRound<R>(this, method, params, options, mirror, tool, resolve, reject);
+      const round = new FirstRound<R>(this, declaration, params, options, mirror, tool, resolve, reject);
       // The options as given: the Promise form asks for progress when there is an `onProgress` (as in the legacy era).
       // The sent id matters only to a task this call may become that reports progress (its token is that id).
-      const noteSent = this.taskFollow !== undefined && method === 'tools/call' && (options.progress ?? options.onProgress !== undefined);
+      const noteSent = this.taskFollow !== undefined && tool !== undefined && (options.progress ?? options.onProgress !== undefined);
       const spec = mirror === undefined ? { method, params, options } : { method, params, options, mirror };
       this.core.requestTo<R>(noteSent ? withField(spec, 'onSent', (id: number) => (round.sent = id)) : spec, round);
     });
@@ -298,40 +397,25 @@ export class ClientSessionImpl implements ClientSession {
   /** Where {@link FirstRound} hands an answer: the result, or the rounds after a first answer that was not complete. */
   afterFirstRound<R extends object>(round: FirstRound<R>, result: R): void {
     const type = (result as JsonObject)['resultType'];
-    // Without an input answerer (or outside the modern era) there are no further rounds: the answer is the result.
-    if (type === undefined || type === 'complete' || !this.modern || this.inputs === undefined) return round.done(result);
+    // Without rounds for it (no input answerer, the legacy era, a method that takes none) the answer is the result.
+    if (type === undefined || type === 'complete' || !this.roundsFor(round.declaration)) return round.done(result);
     // Went on from here, where the answer was delivered: the next round keeps its context (one trace).
-    this.moreRounds<R>(round.method, round.params, round.options, round.mirror, result, round.sent).then(
+    this.moreRounds<R>(round, result).then(
       (last) => round.done(last),
       (error: unknown) => round.fail(error),
     );
   }
 
   /** The rounds after a first answer that was not complete, through the round driver. */
-  private async moreRounds<R extends object>(method: string, params: JsonObject, options: PromiseRequestOptions, mirror: Readonly<Record<string, string>> | undefined, result: R, sent: number | undefined): Promise<R> {
+  private async moreRounds<R extends object>(round: FirstRound<R>, result: R): Promise<R> {
+    const { declaration, options } = round;
     const onProgress = options.onProgress;
     const progress = options.progress ?? onProgress !== undefined;
     const roundOptions = options.progress === progress ? options : withField(options, 'progress', progress);
-    const events$ = this.call$<R>(method, params, roundOptions, mirror, { result, id: sent });
+    const events$ = this.call$<R>(declaration, round.params, roundOptions, round.mirror, round.tool, { result, id: round.sent });
     const last = await lastValueFrom(events$.pipe(tap((event) => (event.type === 'progress' ? onProgress?.(event) : undefined))));
-    if (last.type !== 'result') throw new LocalError('ProtocolViolation', `${method} ended without a result`);
+    if (last.type !== 'result') throw new LocalError('ProtocolViolation', `${declaration.method} ended without a result`);
     return last.result;
-  }
-
-  /** A cacheable request: answered from the cache while the server's `ttlMs` holds. */
-  private cached<R extends object>(method: string, params: JsonObject, target: string | undefined, options?: PromiseRequestOptions): Promise<R> {
-    const key = this.modern ? ResultCache.key(method, target) : undefined;
-    if (key !== undefined) {
-      const hit = this.cache.get(key);
-      if (hit !== undefined) return Promise.resolve(hit as R);
-    }
-    const pending = this.modern ? this.call<R>(method, params, options) : this.session.request<R>(method, params, options);
-    if (key === undefined) return pending;
-    return pending.then((result) => {
-      // A result reached through input rounds answered one user's input: it is not for reuse.
-      this.cache.put(key, method, result as JsonObject);
-      return result;
-    });
   }
 
   listen$(notifications: SubscriptionFilter): Observable<{ readonly method: string; readonly params: JsonObject }> {
@@ -345,7 +429,7 @@ export class ClientSessionImpl implements ClientSession {
         .pipe(filter((notification) => id !== undefined && (notification.params?.['_meta'] as JsonObject | undefined)?.[MetaKey.subscriptionId] === id))
         .subscribe({ next: (notification) => subscriber.next({ method: notification.method, params: notification.params ?? {} }), complete: () => subscriber.complete() });
       const request = this.core
-        .requestWith$({ method: 'subscriptions/listen', params: { notifications: notifications as JsonObject }, options: { timeoutMs: Infinity }, onSent: (sent) => (id = sent) })
+        .requestWith$({ method: subscriptionsListen.method, params: { notifications: notifications as JsonObject }, options: { timeoutMs: Infinity }, onSent: (sent) => (id = sent) })
         .subscribe({ next: (event) => (event.type === 'result' ? subscriber.complete() : undefined), error: (error: unknown) => subscriber.error(error) });
       return () => {
         tagged.unsubscribe();
@@ -355,12 +439,7 @@ export class ClientSessionImpl implements ClientSession {
   }
 
   callTool$(name: string, args: JsonObject = {}, options: CallToolOptions = {}): Observable<RequestEvent<CallToolResult>> {
-    const validate = options.validateOutput !== false;
-    const mirror = this.modern ? this.paramHeaders.headersFor(name, args) : undefined;
-    return this.call$<CallToolResult>('tools/call', { name, arguments: args }, options, mirror).pipe(
-      map((event): RequestEvent<CallToolResult> => (event.type === 'result' && validate ? { type: 'result', result: this.validators.check(name, event.result) } : event)),
-      catchError((error: unknown): Observable<RequestEvent<CallToolResult>> => this.noteRequiredElicitations(error)),
-    );
+    return this.send$<CallToolResult>(toolsCall, { name, arguments: args }, options);
   }
 
   /**
@@ -368,25 +447,12 @@ export class ClientSessionImpl implements ClientSession {
    * elicitations an error names, see {@link FirstRound}): no async function, `catch` or `await` per call.
    */
   callTool(name: string, args: JsonObject = {}, options: CallToolOptions & PromiseRequestOptions = {}): Promise<CallToolResult> {
-    if (!this.modern) return this.legacyCallTool(name, args, options);
-    let mirror: Readonly<Record<string, string>> | undefined;
-    try {
-      mirror = this.paramHeaders.headersFor(name, args);
-    } catch (error) {
-      return Promise.reject(error);
-    }
     const envelope = this.envelopeInParams;
-    const params = envelope === undefined ? { name, arguments: args } : { name, arguments: args, _meta: envelope };
-    return this.call<CallToolResult>('tools/call', params, options, mirror, name);
-  }
-
-  private async legacyCallTool(name: string, args: JsonObject, options: CallToolOptions & PromiseRequestOptions): Promise<CallToolResult> {
-    const result = await this.session.request<CallToolResult>('tools/call', { name, arguments: args }, options).catch((error: unknown) => this.noteRequiredElicitations(error));
-    return options.validateOutput === false ? result : this.validators.check(name, result);
+    return this.send<CallToolResult>(toolsCall, envelope === undefined ? { name, arguments: args } : { name, arguments: args, _meta: envelope }, options);
   }
 
   tools$(): Observable<Tool> {
-    const tools$ = this.list$<Tool>('tools/list', 'tools');
+    const tools$ = this.list$<Tool>(toolsList, 'tools');
     // A modern client mirrors marked arguments into headers; a tool it cannot mirror correctly is dropped.
     const usable$ = this.modern ? tools$.pipe(filter((tool) => this.paramHeaders.learn(tool))) : tools$;
     return usable$.pipe(map((tool) => this.validators.learn(tool)));
@@ -397,7 +463,7 @@ export class ClientSessionImpl implements ClientSession {
   }
 
   resources$(): Observable<Resource> {
-    return this.list$<Resource>('resources/list', 'resources');
+    return this.list$<Resource>(resourcesList, 'resources');
   }
 
   listResources(): Promise<Resource[]> {
@@ -405,7 +471,7 @@ export class ClientSessionImpl implements ClientSession {
   }
 
   resourceTemplates$(): Observable<ResourceTemplate> {
-    return this.list$<ResourceTemplate>('resources/templates/list', 'resourceTemplates');
+    return this.list$<ResourceTemplate>(resourcesTemplatesList, 'resourceTemplates');
   }
 
   listResourceTemplates(): Promise<ResourceTemplate[]> {
@@ -414,7 +480,7 @@ export class ClientSessionImpl implements ClientSession {
 
   readResource(uri: string, options?: PromiseRequestOptions): Promise<ReadResourceResult> {
     const envelope = this.envelopeInParams;
-    return this.cached<ReadResourceResult>('resources/read', envelope === undefined ? { uri } : { uri, _meta: envelope }, uri, options);
+    return this.send<ReadResourceResult>(resourcesRead, envelope === undefined ? { uri } : { uri, _meta: envelope }, options ?? {});
   }
 
   subscribe$(uri: string): Observable<ResourceUpdatedParams> {
@@ -440,7 +506,7 @@ export class ClientSessionImpl implements ClientSession {
       // One server subscription per URI however many observers: the last one to leave unsubscribes.
       let shared = this.resourceSubscriptions.get(uri);
       if (shared === undefined) {
-        const accepted = this.session.request('resources/subscribe', { uri }).then(() => true);
+        const accepted = this.send(resourcesSubscribe, { uri }, {}).then(() => true);
         shared = { observers: 0, accepted };
         this.resourceSubscriptions.set(uri, shared);
       }
@@ -455,7 +521,7 @@ export class ClientSessionImpl implements ClientSession {
         // Tell the server only if it accepted, and only while the session can still carry it.
         entry.accepted.then(
           () => {
-            if (this.session.state === 'operating') this.session.request('resources/unsubscribe', { uri }).catch(() => undefined);
+            if (this.session.state === 'operating') this.send(resourcesUnsubscribe, { uri }, {}).catch(() => undefined);
           },
           () => undefined,
         );
@@ -464,7 +530,7 @@ export class ClientSessionImpl implements ClientSession {
   }
 
   prompts$(): Observable<Prompt> {
-    return this.list$<Prompt>('prompts/list', 'prompts');
+    return this.list$<Prompt>(promptsList, 'prompts');
   }
 
   listPrompts(): Promise<Prompt[]> {
@@ -473,15 +539,15 @@ export class ClientSessionImpl implements ClientSession {
 
   getPrompt(name: string, args: Readonly<Record<string, string>> = {}, options?: PromiseRequestOptions): Promise<GetPromptResult> {
     const envelope = this.envelopeInParams;
-    return this.call<GetPromptResult>('prompts/get', envelope === undefined ? { name, arguments: args } : { name, arguments: args, _meta: envelope }, options);
+    return this.send<GetPromptResult>(promptsGet, envelope === undefined ? { name, arguments: args } : { name, arguments: args, _meta: envelope }, options ?? {});
   }
 
   complete(ref: CompletionReference, argument: { name: string; value: string }, context?: Readonly<Record<string, string>>): Promise<CompleteResult> {
-    return this.session.request<CompleteResult>('completion/complete', {
-      ref: ref as unknown as JsonObject,
-      argument,
-      ...(context === undefined ? {} : { context: { arguments: context } }),
-    });
+    return this.send<CompleteResult>(
+      completionComplete,
+      { ref: ref as unknown as JsonObject, argument, ...(context === undefined ? {} : { context: { arguments: context } }) },
+      {},
+    );
   }
 
   async setLogLevel(level: LoggingLevel): Promise<void> {
@@ -491,7 +557,7 @@ export class ClientSessionImpl implements ClientSession {
       core.envelope = withJsonText({ ...core.envelope, [MetaKey.logLevel]: level });
       return;
     }
-    await this.session.request('logging/setLevel', { level });
+    await this.send(loggingSetLevel, { level }, {});
   }
 
   // --- tasks ---
@@ -533,8 +599,8 @@ export class ClientSessionImpl implements ClientSession {
     return this.session.close();
   }
 
-  private list$<T>(method: string, key: string): Observable<T> {
-    return pages$<T>((cursor) => this.cached(method, cursor === undefined ? {} : { cursor }, cursor), key);
+  private list$<T>(declaration: RequestDeclaration, key: string): Observable<T> {
+    return pages$<T>((cursor) => this.send(declaration, cursor === undefined ? {} : { cursor }, {}), key);
   }
 }
 
@@ -556,12 +622,12 @@ class FirstRound<R extends object> implements RequestSink<R> {
 
   constructor(
     private readonly client: ClientSessionImpl,
-    readonly method: string,
-    readonly params: JsonObject,
-    readonly options: PromiseRequestOptions,
+    readonly declaration: RequestDeclaration,
+    readonly params: JsonObject | undefined,
+    readonly options: CallToolOptions & PromiseRequestOptions,
     readonly mirror: Readonly<Record<string, string>> | undefined,
-    /** Set for `callTool`: the tool whose output is checked, and whose errors may name elicitations. */
-    private readonly tool: string | undefined,
+    /** Set for a tool call: the tool whose output is checked, and whose errors may name elicitations. */
+    readonly tool: string | undefined,
     private readonly resolve: (result: R) => void,
     private readonly reject: (error: unknown) => void,
   ) {}
@@ -587,7 +653,7 @@ class FirstRound<R extends object> implements RequestSink<R> {
   /** The call's final result (after any further rounds): a tool's is checked against its output schema first. */
   done(result: R): void {
     const tool = this.tool;
-    if (tool === undefined || (this.options as CallToolOptions).validateOutput === false) return this.resolve(result);
+    if (tool === undefined || this.options.validateOutput === false) return this.resolve(result);
     let checked: CallToolResult;
     try {
       checked = this.client.checkOutput(tool, result as CallToolResult);

@@ -18,6 +18,7 @@ import type { JsonObject } from '../core/jsonrpc.ts';
 import type { ServerCapabilities } from '../core/protocol/capabilities.ts';
 import { type CancelTaskResult, type CreateTaskResult, type GetTaskResult, TASK_STATUSES, type Task, type TaskStatus } from '../core/protocol/tasks.ts';
 import { isFinalTaskStatus } from '../machines/task-lifecycle.ts';
+import { toolsCall } from '../core/protocol/declarations/tools.ts';
 import type { CallToolResult } from '../core/protocol/tools.ts';
 import { isLegacyRevision } from '../core/protocol/versions.ts';
 import type { McpSession } from '../session/session-core.ts';
@@ -77,7 +78,7 @@ export class ClientTasks {
       throw new LocalError('CapabilityNotNegotiated', 'A task-augmented tools/call needs the server capability "tasks.requests.tools.call", which it did not declare');
     }
     const { ttl, ...requestOptions } = options;
-    const result = await this.session.request('tools/call', { name, arguments: args, task: ttl === undefined ? {} : { ttl } }, requestOptions);
+    const result: JsonObject = await this.session.request(toolsCall, { name, arguments: args, task: ttl === undefined ? {} : { ttl } }, requestOptions);
     if (!isTask(result['task'])) throw new LocalError('ProtocolViolation', 'The server answered a task-augmented tools/call without a task (does it support tasks for this tool?)');
     return result as CreateTaskResult;
   }

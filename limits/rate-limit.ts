@@ -14,6 +14,7 @@ import { defer, from, mergeMap, type Observable, throwError } from 'rxjs';
 import type { RequestEvent } from '../actors/handler-types.ts';
 import { ErrorCode } from '../core/error-codes.ts';
 import { WireError } from '../core/errors.ts';
+import { toolsCall } from '../core/protocol/declarations/tools.ts';
 import { type BucketStore, MemoryBucketStore } from './bucket-store.ts';
 import type { InterceptedRequest, Interceptor } from './interceptor-contract.ts';
 import { TokenBucket, type TakeDecision, type TokenBucketRate } from './token-bucket.ts';
@@ -118,7 +119,7 @@ function partOf(part: RateLimitKeyPart, request: InterceptedRequest, anonymous: 
     case 'session':
       return request.session.id;
     case 'tool':
-      return request.method === 'tools/call' ? request.target : undefined;
+      return request.method === toolsCall.method ? request.target : undefined;
     case 'method':
       return request.method;
     case 'target':

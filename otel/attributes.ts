@@ -1,8 +1,13 @@
 /**
  * What a request is called in telemetry, after the OpenTelemetry semantic conventions for MCP: the span name,
- * the attributes spans and metrics share, and the `error.type` of a failure. Pure: no OpenTelemetry import, so
- * the names are tested without an SDK.
+ * the attributes spans and metrics share, and the `error.type` of a failure. What a method contributes comes
+ * from its declaration (its `target`: which item it addresses, and whether that names the span); the
+ * conventions' attribute for each kind of item is here. Pure: no OpenTelemetry import, so the names are tested
+ * without an SDK.
  */
+import type { MethodTarget, TargetItem } from '../core/protocol/declarations/declaration.ts';
+import { declarationOf } from '../core/protocol/declarations/index.ts';
+import { toolsCall } from '../core/protocol/declarations/tools.ts';
 import type { InterceptedRequest } from './interceptor-contract.ts';
 
 /** Attribute names of the MCP semantic conventions (and the JSON-RPC and general ones they reuse). */
@@ -45,40 +50,47 @@ export function unsettledTypeOf(signal: AbortSignal): string {
 
 export type AttributeMap = Record<string, string | number | boolean>;
 
-/**
- * The span name: `{method} {target}` where the target is a tool or prompt name; a resource URI only when asked
- * (`resourceUriInSpanName`), URIs being of high cardinality; `{method}` otherwise.
- */
-export function spanNameOf(request: InterceptedRequest, resourceUriInSpanName = false): string {
-  const target = request.target;
-  if (target === undefined) return request.method;
-  if (request.method === 'tools/call' || request.method === 'prompts/get') return `${request.method} ${target}`;
-  return resourceUriInSpanName ? `${request.method} ${target}` : request.method;
+/** The conventions' attribute that names each kind of target. */
+const TARGET_ATTRIBUTE: Readonly<Record<TargetItem, string>> = {
+  tool: ATTR.toolName,
+  prompt: ATTR.promptName,
+  resource: ATTR.resourceUri,
+};
+
+/** The declared target of a request that names one (a target value and its method's declaration). */
+function targetOf(request: InterceptedRequest): MethodTarget | undefined {
+  return request.target === undefined ? undefined : declarationOf(request.method)?.target;
 }
 
-/** The low-cardinality attributes of a request, shared by its span and its metrics. */
+/**
+ * The span name: `{method} {target}` where the method's declaration says its target names spans (tool and
+ * prompt names); a target of high cardinality (a resource URI) only when asked (`resourceUriInSpanName`);
+ * `{method}` otherwise.
+ */
+export function spanNameOf(request: InterceptedRequest, resourceUriInSpanName = false): string {
+  const span = targetOf(request)?.span;
+  return span === 'name' || (span === 'opt-in' && resourceUriInSpanName) ? `${request.method} ${request.target}` : request.method;
+}
+
+/** The low-cardinality attributes of a request, shared by its span and its metrics (a target that names spans). */
 export function metricAttributesOf(request: InterceptedRequest): AttributeMap {
   const attributes: AttributeMap = { [ATTR.methodName]: request.method };
   const revision = request.session.revision;
   if (revision !== undefined) attributes[ATTR.protocolVersion] = revision;
-  if (request.target !== undefined) {
-    if (request.method === 'tools/call') {
-      attributes[ATTR.toolName] = request.target;
-      attributes[ATTR.operationName] = 'execute_tool';
-    } else if (request.method === 'prompts/get') {
-      attributes[ATTR.promptName] = request.target;
-    }
+  const target = targetOf(request);
+  if (target?.span === 'name') {
+    attributes[TARGET_ATTRIBUTE[target.item]] = request.target as string;
+    if (request.method === toolsCall.method) attributes[ATTR.operationName] = 'execute_tool';
   }
   return attributes;
 }
 
-/** Everything a request's span carries when it starts. */
+/** Everything a request's span carries when it starts (a target of high cardinality included). */
 export function spanAttributesOf(request: InterceptedRequest): AttributeMap {
   const attributes = metricAttributesOf(request);
   attributes[ATTR.jsonrpcVersion] = '2.0';
-  if (request.target !== undefined && request.method !== 'tools/call' && request.method !== 'prompts/get') {
-    attributes[ATTR.resourceUri] = request.target;
-  }
+  const target = targetOf(request);
+  if (target !== undefined && target.span !== 'name') attributes[TARGET_ATTRIBUTE[target.item]] = request.target as string;
   if (request.id !== undefined) attributes[ATTR.requestId] = String(request.id);
   if (request.session.id !== undefined) attributes[ATTR.sessionId] = request.session.id;
   return attributes;
@@ -106,7 +118,7 @@ export function statusCodeOf(error: unknown): string | undefined {
 
 /** Whether a `tools/call` result reports the tool's own failure. */
 export function isToolError(method: string, result: unknown): boolean {
-  return method === 'tools/call' && typeof result === 'object' && result !== null && (result as { isError?: unknown }).isError === true;
+  return method === toolsCall.method && typeof result === 'object' && result !== null && (result as { isError?: unknown }).isError === true;
 }
 
 /** A short message of an error for a span status. */

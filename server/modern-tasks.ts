@@ -18,6 +18,7 @@ import { InMemoryTaskStore } from './in-memory-task-store.ts';
 import type { Clock } from '../core/clock.ts';
 import type { ServerCapabilities } from '../core/protocol/capabilities.ts';
 import { LEGACY_TASK_METHODS } from '../core/protocol/declarations/tasks.ts';
+import { toolsCall, toolsList } from '../core/protocol/declarations/tools.ts';
 
 export interface ModernTaskOptions {
   /**
@@ -65,8 +66,8 @@ export function installModernTasks(handlers: Map<string, RequestHandler>, setup:
   for (const method of LEGACY_TASK_METHODS) handlers.delete(method);
   const { options, tools } = setup;
   const enabled = options !== undefined && tools !== undefined;
-  const list = handlers.get('tools/list');
-  if (list !== undefined) handlers.set('tools/list', taskSupportShownTo(list, enabled));
+  const list = handlers.get(toolsList.method);
+  if (list !== undefined) handlers.set(toolsList.method, taskSupportShownTo(list, enabled));
   if (!enabled) return undefined;
   const ownStore = options.store === undefined;
   const store = options.store ?? new InMemoryTaskStore({
@@ -81,10 +82,10 @@ export function installModernTasks(handlers: Map<string, RequestHandler>, setup:
     tool: tools.tool,
   });
   // The server's own tools/call, whose contexts now bind a call that became a task (continueAsTask finds it).
-  const toolsCall = handlers.get('tools/call');
-  if (toolsCall === undefined) throw new Error('The modern handler table has no tools/call to extend with tasks');
+  const call = handlers.get(toolsCall.method);
+  if (call === undefined) throw new Error('The modern handler table has no tools/call to extend with tasks');
   tools.wrapToolContext((base) => feature.context(base));
-  handlers.set('tools/call', feature.toolsCall(toolsCall));
+  handlers.set(toolsCall.method, feature.toolsCall(call));
   for (const [method, handler] of Object.entries(feature.handlers)) handlers.set(method, handler);
   setup.ending$.subscribe(() => {
     feature.close();

@@ -15,7 +15,8 @@ import { createStateSealer, randomStateKey } from '../core/request-state.ts';
 import type { Clock } from '../core/clock.ts';
 import type { JsonObject } from '../core/jsonrpc.ts';
 import { checkParamHeaders } from '../core/protocol/header-mirror.ts';
-import type { MethodDeclaration } from '../core/protocol/declarations/declaration.ts';
+import { type MethodDeclaration, targetIn } from '../core/protocol/declarations/declaration.ts';
+import { declarationOf } from '../core/protocol/declarations/index.ts';
 // --- tasks extension (SEP-2663): see modern-tasks.ts ---
 import { type ModernTaskOptions, type ModernToolHooks, installModernTasks, withTasksExtension } from './modern-tasks.ts';
 
@@ -125,15 +126,19 @@ export function createModernServing(setup: ModernServingSetup): ModernServing {
 }
 
 /**
- * The check of the headers a modern HTTP client mirrors from a `tools/call`'s arguments (those its schema marks
- * `x-mcp-header`): a problem's message, or `undefined` when they agree or the tool mirrors none.
+ * The check of the headers a modern HTTP client mirrors from a request's arguments (those the schema of the tool it
+ * addresses marks `x-mcp-header`; the method's declaration names the arguments field, `paramHeaders`): a
+ * problem's message, or `undefined` when they agree or the tool mirrors none.
  */
 function mirrorCheck(tool: ModernToolHooks['tool']): NonNullable<ModernServingOptions['checkMirror']> {
   return (method, params, mirror) => {
-    if (method !== 'tools/call') return undefined;
-    const entry = tool(params?.['name'] as string);
+    const declaration = declarationOf(method);
+    const field = declaration?.modern?.paramHeaders;
+    if (field === undefined) return undefined;
+    const name = targetIn(declaration?.target, params);
+    const entry = name === undefined ? undefined : tool(name);
     if (entry === undefined || entry.headers.length === 0) return undefined;
-    const args = params?.['arguments'];
+    const args = params?.[field];
     return checkParamHeaders(mirror, entry.headers, typeof args === 'object' && args !== null ? (args as JsonObject) : undefined)?.message;
   };
 }

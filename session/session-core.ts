@@ -29,6 +29,7 @@ import type { AuthInfo } from '../core/auth.ts';
 import { type JsonObject, type RequestId, notification } from '../core/jsonrpc.ts';
 import { type Limits, resolveLimits } from '../core/limits.ts';
 import type { AnyCapabilities, Implementation } from '../core/protocol/capabilities.ts';
+import type { ParamsOf, RequestDeclaration, ResultOf } from '../core/protocol/declarations/declaration.ts';
 import type { Role } from '../core/protocol/methods.ts';
 import type { LegacyRevision } from '../core/protocol/versions.ts';
 import type { ExchangeKey, InboundFrame, Transport } from '../core/transport.ts';
@@ -186,13 +187,18 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
     return this.writer.whenWritable();
   }
 
-  request$<R extends object = JsonObject>(method: string, params?: JsonObject, options: RequestOptions = {}): Observable<RequestEvent<R>> {
+  request$<R extends object = JsonObject>(method: string, params?: JsonObject, options?: RequestOptions): Observable<RequestEvent<R>>;
+  request$<D extends RequestDeclaration>(declaration: D, params: ParamsOf<D>, options?: RequestOptions): Observable<RequestEvent<ResultOf<D>>>;
+  request$(target: string | RequestDeclaration, params?: unknown, options: RequestOptions = {}): Observable<RequestEvent<object>> {
+    const method = typeof target === 'string' ? target : target.method;
     const withProgress = options.progress === undefined && method !== 'ping' ? withField(options, 'progress', true) : options;
-    return outgoingRequest$<R>(this, { method, params, options: withProgress });
+    return outgoingRequest$<object>(this, { method, params: params as JsonObject | undefined, options: withProgress });
   }
 
-  request<R extends object = JsonObject>(method: string, params?: JsonObject, options: PromiseRequestOptions = {}): Promise<R> {
-    return outgoingRequest<R>(this, { method, params, options });
+  request<R extends object = JsonObject>(method: string, params?: JsonObject, options?: PromiseRequestOptions): Promise<R>;
+  request<D extends RequestDeclaration>(declaration: D, params: ParamsOf<D>, options?: PromiseRequestOptions): Promise<ResultOf<D>>;
+  request(target: string | RequestDeclaration, params?: unknown, options: PromiseRequestOptions = {}): Promise<object> {
+    return outgoingRequest<object>(this, { method: typeof target === 'string' ? target : target.method, params: params as JsonObject | undefined, options });
   }
 
   /** A request with transport hints (mirrored headers, the sent id): for the client API, not for users. */

@@ -14,6 +14,7 @@ import type { LocalError } from '../core/errors.ts';
 import type { JsonObject, RequestId } from '../core/jsonrpc.ts';
 import type { Limits } from '../core/limits.ts';
 import type { AnyCapabilities, Implementation } from '../core/protocol/capabilities.ts';
+import type { ParamsOf, RequestDeclaration, ResultOf } from '../core/protocol/declarations/declaration.ts';
 import type { LegacyRevision } from '../core/protocol/versions.ts';
 import type { ExchangeKey, PortableSessionState } from '../core/transport.ts';
 import type { LifecycleEvent, LifecycleState } from '../machines/session-lifecycle.ts';
@@ -104,8 +105,12 @@ export interface McpSession extends SessionView {
   readonly clock: Clock;
   /** Sends a request: progress values first, then the result. Unsubscribing cancels it. */
   request$<R extends object = JsonObject>(method: string, params?: JsonObject, options?: RequestOptions): Observable<RequestEvent<R>>;
+  /** The typed form: the method is the declaration's, and so are the params and result types. */
+  request$<D extends RequestDeclaration>(declaration: D, params: ParamsOf<D>, options?: RequestOptions): Observable<RequestEvent<ResultOf<D>>>;
   /** Sends a request and resolves with its result. */
   request<R extends object = JsonObject>(method: string, params?: JsonObject, options?: PromiseRequestOptions): Promise<R>;
+  /** The typed form: `request(declaration, params)` resolves with a `ResultOf<typeof declaration>`. */
+  request<D extends RequestDeclaration>(declaration: D, params: ParamsOf<D>, options?: PromiseRequestOptions): Promise<ResultOf<D>>;
   notify(method: string, params?: JsonObject): void;
   ping(options?: PromiseRequestOptions): Promise<void>;
   close(options?: CloseOptions): Promise<void>;

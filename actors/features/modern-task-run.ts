@@ -20,15 +20,17 @@ import { normaliseProgress } from '../progress.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
 import { LocalError, WireError } from '../../core/errors.ts';
 import type { JsonObject, RequestId } from '../../core/jsonrpc.ts';
-import { answers, keyPrefix } from '../modern/input-round.ts';
+import { answers } from '../modern/input-round.ts';
 import {
   type InputMethod,
   type InputRequest,
   type RequestEnvelope,
   capabilityForInput,
   declaresInput,
+  defaultInputKey,
   missingCapabilityError,
 } from '../../core/protocol/modern.ts';
+import { toolsCall } from '../../core/protocol/declarations/tools.ts';
 import type {
   InputRound,
   ModernRequest,
@@ -59,7 +61,7 @@ interface PendingInput {
 function noop(): void {}
 
 export class ToolCallRun implements RequestContext, InputRound {
-  readonly method = 'tools/call';
+  readonly method = toolsCall.method;
   readonly modern: ModernRequest;
   /** `request` until the call became a task. */
   phase: 'request' | 'task' = 'request';
@@ -238,7 +240,7 @@ export class ToolCallRun implements RequestContext, InputRound {
     if (this.finished || this.signal.aborted) return Promise.reject(this.signal.reason ?? new LocalError('RequestAborted', 'The task has ended'));
     const counted = (this.counters.get(method) ?? 0) + 1;
     this.counters.set(method, counted);
-    const name = key ?? `${keyPrefix[method]}-${counted}`;
+    const name = key ?? defaultInputKey(method, counted);
     if (!declaresInput(this.envelope.clientCapabilities, method, params)) {
       const required = capabilityForInput(method, params);
       const error = missingCapabilityError(required, `${method} needs ${JSON.stringify(required)}, which the request that created the task did not declare`);

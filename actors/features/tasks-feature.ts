@@ -25,6 +25,7 @@ import { ErrorCode } from '../../core/error-codes.ts';
 import { LocalError, WireError, toWireError } from '../../core/errors.ts';
 import type { JsonObject, RequestId } from '../../core/jsonrpc.ts';
 import type { TaskCapabilities } from '../../core/protocol/capabilities.ts';
+import { toolsCall } from '../../core/protocol/declarations/tools.ts';
 import { methodAvailable, methodRule } from '../../core/protocol/methods.ts';
 import { type CreateTaskResult, RELATED_TASK_META_KEY, type Task } from '../../core/protocol/tasks.ts';
 import type { CallToolResult, Tool } from '../../core/protocol/tools.ts';
@@ -118,7 +119,7 @@ function failureMessage(result: CallToolResult): string {
  * signal aborts on `tasks/cancel` and when the session closes; everything it sends names the task.
  */
 class TaskRun implements RequestContext {
-  readonly method = 'tools/call';
+  readonly method = toolsCall.method;
   private readonly controller = new AbortController();
   private readonly related: JsonObject;
   private readonly progressToken: string | number | undefined;

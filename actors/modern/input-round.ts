@@ -17,6 +17,7 @@ import {
   type RequestEnvelope,
   capabilityForInput,
   declaresInput,
+  defaultInputKey,
   missingCapabilityError,
 } from '../../core/protocol/modern.ts';
 import { type RoundSnapshot, initialRound, retriedRound, roundState, stepRound } from '../../machines/request-round.ts';
@@ -34,13 +35,6 @@ export interface InputRoundSink {
   /** Answers the request with this result (once); the handler's own outcome is then ignored. */
   answer(result: JsonObject): void;
 }
-
-/** Default keys of input requests: numbered per kind, in the order the handler asks. */
-export const keyPrefix: Record<InputMethod, string> = {
-  'elicitation/create': 'elicitation',
-  'sampling/createMessage': 'sampling',
-  'roots/list': 'roots',
-};
 
 /** A client's answer is untrusted: it must have the shape of the result it stands for (its method's result guard). */
 export function answers(method: InputMethod, value: unknown): value is JsonObject {
@@ -83,7 +77,7 @@ export class RequestInputRound implements InputRound {
   ask(method: InputMethod, params: JsonObject | undefined, key?: string): Promise<JsonObject> {
     const counted = (this.counters.get(method) ?? 0) + 1;
     this.counters.set(method, counted);
-    const name = key ?? `${keyPrefix[method]}-${counted}`;
+    const name = key ?? defaultInputKey(method, counted);
     if (!declaresInput(this.envelope.clientCapabilities, method, params)) {
       const required = capabilityForInput(method, params);
       const error = missingCapabilityError(required, `${method} needs ${JSON.stringify(required)}, which this request did not declare`);

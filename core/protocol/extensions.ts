@@ -8,11 +8,13 @@
  * An extension is declared once, as data (`defineExtension`): its identifier and its methods, each a method
  * declaration in the style of `declarations/` (who sends it, its modern flags, its guards). The server and client
  * sides (server/extensions.ts, client/extensions.ts) take these definitions; nothing here knows a particular
- * extension. Pure types and functions only.
+ * extension. Defining one makes its methods' declarations known to `declarationOf` (declarations/index.ts), so
+ * what is read per method (interceptor targets, step-up, span names, the `Mcp-Name` mirror) applies to them.
  */
 import type { JsonObject } from '../jsonrpc.ts';
 import type { AnyCapabilities, ClientCapabilities } from './capabilities.ts';
 import type { MethodDeclaration } from './declarations/declaration.ts';
+import { addExtensionDeclarations } from './declarations/index.ts';
 import { isJsonObject } from './guards.ts';
 import { missingCapabilityError } from './modern.ts';
 import type { EnvelopeError } from './modern.ts';
@@ -44,7 +46,8 @@ export function isExtensionId(id: string): boolean {
 
 /**
  * Declares an extension. Refuses a malformed identifier, a method declared twice, and a method listed as
- * needing the client's declaration that the extension does not have.
+ * needing the client's declaration that the extension does not have. Its methods become known to
+ * `declarationOf` (a protocol method of the same name keeps the protocol's declaration).
  */
 export function defineExtension(definition: ExtensionDefinition): ExtensionDefinition {
   if (!isExtensionId(definition.id)) throw new TypeError(`"${definition.id}" is not an extension identifier (<prefix>/<name>, e.g. com.example/widgets)`);
@@ -56,7 +59,9 @@ export function defineExtension(definition: ExtensionDefinition): ExtensionDefin
   for (const method of definition.requiresClientDeclaration ?? []) {
     if (!methods.has(method)) throw new TypeError(`Extension ${definition.id} has no method ${method} to require its declaration for`);
   }
-  return Object.freeze({ ...definition, methods: Object.freeze([...definition.methods]) });
+  const defined = Object.freeze({ ...definition, methods: Object.freeze([...definition.methods]) });
+  addExtensionDeclarations(defined.methods);
+  return defined;
 }
 
 /** The settings a side declared for extension `id`, or `undefined` when it did not declare it. */

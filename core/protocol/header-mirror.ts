@@ -11,7 +11,7 @@
  * One module serves both sides so that what a client sends and what a server accepts cannot drift apart.
  */
 import type { JsonObject } from '../jsonrpc.ts';
-import { nameHeaderFields } from './declarations/index.ts';
+import { declarationOf } from './declarations/index.ts';
 import { isJsonObject } from './guards.ts';
 
 // ---- header names ----
@@ -24,12 +24,12 @@ export const PARAM_HEADER_PREFIX = 'Mcp-Param-';
 /** The `_meta` key whose value `MCP-Protocol-Version` must repeat. */
 export const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
 
-/** Which params field `Mcp-Name` repeats, per method (from each method's declaration). */
-const NAME_FIELDS: ReadonlyMap<string, string> = nameHeaderFields();
-
-/** The params field that `Mcp-Name` mirrors for `method`, or `undefined` when the method has no `Mcp-Name`. */
+/**
+ * The params field that `Mcp-Name` mirrors for `method` (its declaration's `modern.nameHeader`, an extension's
+ * included), or `undefined` when the method has no `Mcp-Name`.
+ */
 export function nameFieldOf(method: string): string | undefined {
-  return NAME_FIELDS.get(method);
+  return declarationOf(method)?.modern?.nameHeader;
 }
 
 /** The header that mirrors the argument marked `x-mcp-header: <name>`. */

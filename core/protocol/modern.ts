@@ -8,7 +8,7 @@ import { ErrorCode } from '../error-codes.ts';
 import type { JsonObject } from '../jsonrpc.ts';
 import { type ClientCapabilities, type Implementation, type ServerCapabilities, isImplementation } from './capabilities.ts';
 import type { InputNeeds } from './declarations/declaration.ts';
-import { cacheableMethods, inputCapableMethods, inputRequestNeeds, modernClientRequests, modernServerCapabilities, untimedMethods } from './declarations/index.ts';
+import { cacheableMethods, inputCapableMethods, inputKeyPrefixes, inputRequestNeeds, modernClientRequests, modernServerCapabilities, untimedMethods } from './declarations/index.ts';
 import { isJsonObject } from './guards.ts';
 import { type LoggingLevel, isLoggingLevel } from './logging.ts';
 import type { InputMethod, SubscriptionFilter } from './modern-shapes.ts';
@@ -135,6 +135,14 @@ function inputNeeds(method: InputMethod): InputNeeds {
   const needs = INPUT_REQUEST_NEEDS.get(method);
   if (needs === undefined) throw new Error(`${method} is not declared as an input request`);
   return needs;
+}
+
+/** What the default keys of each input request start with, from its declaration. */
+const INPUT_KEY_PREFIXES: ReadonlyMap<string, string> = inputKeyPrefixes();
+
+/** The default key of the `count`-th request of `method` a handler makes in one round: `elicitation-1`, `roots-2`... */
+export function defaultInputKey(method: InputMethod, count: number): string {
+  return `${INPUT_KEY_PREFIXES.get(method) ?? method}-${count}`;
 }
 
 /** The capability an input request needs from the client, as a -32021 `requiredCapabilities` value. */

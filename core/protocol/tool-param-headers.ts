@@ -27,7 +27,7 @@ export class ToolParamHeaders {
   }
 
   /** The `Mcp-Param-*` headers of a call, or undefined when the tool mirrors nothing. */
-  headersFor(name: string, args: JsonObject): Readonly<Record<string, string>> | undefined {
+  headersFor(name: string, args: JsonObject | undefined): Readonly<Record<string, string>> | undefined {
     // Most servers mark no argument at all: then no call looks its tool up.
     if (this.byTool.size === 0) return undefined;
     const annotations = this.byTool.get(name);

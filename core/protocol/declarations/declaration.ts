@@ -1,8 +1,10 @@
 /**
- * What one MCP method is, said once: its legacy-era rule, its modern-era flags, and its param/result guards
- * and types. The method table (methods.ts), the modern method sets (modern.ts) and the `Mcp-Name` map
- * (header-mirror.ts) are all computed from these declarations, so adding a method is one declaration in its
- * family's file (this folder) plus the feature that serves it.
+ * What one MCP method is, said once: its legacy-era rule, its modern-era flags, the item it addresses, and its
+ * param/result guards and types. Everything the code knows per method is read from these declarations: the
+ * method table (methods.ts), the modern method sets (modern.ts), the `Mcp-Name` and `Mcp-Param-*` mirrors
+ * (header-mirror.ts), interceptor targets and scopes, the step-up check, span names and attributes, the keys of
+ * input requests and the client's typed calls. Adding a method is one declaration in its family's file (this
+ * folder) plus the feature that serves it.
  */
 import type { JsonObject } from '../../jsonrpc.ts';
 import type { ClientCapabilities, ServerCapabilities } from '../capabilities.ts';
@@ -51,6 +53,11 @@ export interface ModernFlags {
   /** The params field the `Mcp-Name` header mirrors; absent when the method has no `Mcp-Name`. */
   readonly nameHeader?: string;
   /**
+   * The params field holding the arguments of the tool the request addresses (its `target`): the arguments that
+   * tool's `inputSchema` marks `x-mcp-header` are mirrored as `Mcp-Param-*` headers, and checked by the server.
+   */
+  readonly paramHeaders?: string;
+  /**
    * Present for an input request: not a wire message in this era, it travels only inside an
    * `InputRequiredResult`, and the client must have declared what it needs.
    */
@@ -61,10 +68,43 @@ export interface ModernFlags {
 
 /** What an input request needs from the client in the modern era. */
 export interface InputNeeds {
+  /**
+   * What the default keys of its requests in an `InputRequiredResult` start with (`elicitation-1`,
+   * `elicitation-2`...). Default: the method's family, the part before its first `/`.
+   */
+  readonly key?: string;
   /** The capabilities it needs, as the -32021 error's `requiredCapabilities` names them. */
   readonly required: (params: JsonObject | undefined) => ClientCapabilities;
   /** Whether the capabilities a request declared cover it. */
   readonly declared: (capabilities: ClientCapabilities, params: JsonObject | undefined) => boolean;
+}
+
+/** What kind of item a request addresses: a tool, a prompt or a resource of the server's catalog. */
+export type TargetItem = 'tool' | 'prompt' | 'resource';
+
+/** The catalog registry whose entries' `requires` rules apply to a target (`resources`: a resource, else the first template matching the URI). */
+export type AccessRegistry = 'tools' | 'prompts' | 'resources';
+
+/**
+ * The item a request addresses, named by one of its params. Interceptors see its value as `request.target` and
+ * their `tool`, `prompt` and `resource` scopes match it; telemetry names spans after it.
+ */
+export interface MethodTarget {
+  /** The params field whose value (a string) names the item: `name` for a tool or prompt, `uri` for a resource. */
+  readonly field: string;
+  readonly item: TargetItem;
+  /**
+   * Where the item's access rule is found: the request is refused for a missing scope by that rule, and a medium
+   * that must fix its answer's status first (Streamable HTTP) asks before any handler runs (step-up). Absent: no
+   * access rule applies to the request (`resources/unsubscribe`).
+   */
+  readonly access?: AccessRegistry;
+  /**
+   * The span name, after the MCP semantic conventions: `name` (`<method> <target>`, a target of low cardinality,
+   * which metrics carry as well) or `opt-in` (`<method>`, and `<method> <target>` only when the tracing asks for
+   * it: URIs are of high cardinality). Absent: `<method>`.
+   */
+  readonly span?: 'name' | 'opt-in';
 }
 
 /** A runtime check that an untrusted value has the shape `T`. */
@@ -81,6 +121,8 @@ export interface MethodDeclaration<P = unknown, R = unknown> {
   readonly legacy?: LegacyRule;
   /** Absent: the method does not exist in the modern era (2026-07-28). */
   readonly modern?: ModernFlags;
+  /** The item a request of this method addresses (both eras); absent when it names none. */
+  readonly target?: MethodTarget;
   readonly params?: Guard<P>;
   readonly result?: Guard<R>;
 }
@@ -106,6 +148,16 @@ export type ParamsOf<D> = D extends MethodDeclaration<infer P, unknown> ? P : ne
 
 /** The result type a declaration names. */
 export type ResultOf<D> = D extends MethodDeclaration<unknown, infer R> ? R : never;
+
+/** A request's declaration, as the typed calls (`session.request(declaration, params)`) take it. */
+export type RequestDeclaration = MethodDeclaration<unknown, object>;
+
+/** The value of a target's field in `params` (the tool or prompt name, the resource URI), when it is a string. */
+export function targetIn(target: MethodTarget | undefined, params: unknown): string | undefined {
+  if (target === undefined || typeof params !== 'object' || params === null) return undefined;
+  const value = (params as Readonly<Record<string, unknown>>)[target.field];
+  return typeof value === 'string' ? value : undefined;
+}
 
 /**
  * The common `requires` rule: a capability (or a flag under it, `resources.subscribe`) must be declared.

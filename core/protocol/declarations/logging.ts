@@ -5,10 +5,12 @@
 import type { LoggingMessageParams, SetLevelParams } from '../logging.ts';
 import { capability, type MethodDeclaration, notification, request } from './declaration.ts';
 
+export const loggingSetLevel = request<SetLevelParams>('logging/setLevel', {
+  legacy: { sender: 'client', since: '2024-11-05', requires: capability('logging') },
+});
+
 export const loggingMethods: readonly MethodDeclaration[] = [
-  request<SetLevelParams>('logging/setLevel', {
-    legacy: { sender: 'client', since: '2024-11-05', requires: capability('logging') },
-  }),
+  loggingSetLevel,
   notification<LoggingMessageParams>('notifications/message', {
     legacy: { sender: 'server', since: '2024-11-05', beforeHandshake: true, requires: capability('logging') },
     modern: { sender: 'server' },

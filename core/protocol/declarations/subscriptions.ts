@@ -6,7 +6,11 @@ import type { JsonObject } from '../../jsonrpc.ts';
 import type { SubscriptionFilter } from '../modern-shapes.ts';
 import { type MethodDeclaration, notification, request } from './declaration.ts';
 
+export const subscriptionsListen = request<{ readonly notifications: SubscriptionFilter; readonly _meta?: JsonObject }>('subscriptions/listen', {
+  modern: { sender: 'client', untimed: true },
+});
+
 export const subscriptionsMethods: readonly MethodDeclaration[] = [
-  request<{ readonly notifications: SubscriptionFilter; readonly _meta?: JsonObject }>('subscriptions/listen', { modern: { sender: 'client', untimed: true } }),
+  subscriptionsListen,
   notification('notifications/subscriptions/acknowledged', { modern: { sender: 'server' } }),
 ];

@@ -11,7 +11,8 @@ export const toolsList = request<PaginatedParams | undefined, ListToolsResult>('
 
 export const toolsCall = request<CallToolParams, CallToolResult>('tools/call', {
   legacy: { sender: 'client', since: '2024-11-05', requires: capability('tools') },
-  modern: { sender: 'client', serverCapability: 'tools', inputCapable: true, nameHeader: 'name' },
+  modern: { sender: 'client', serverCapability: 'tools', inputCapable: true, nameHeader: 'name', paramHeaders: 'arguments' },
+  target: { field: 'name', item: 'tool', access: 'tools', span: 'name' },
   result: isCallToolResult,
 });
 

@@ -1,8 +1,10 @@
 /**
- * The method declarations are the one place a method is described; the method table, the modern sets and the
- * `Mcp-Name` map are computed from them. These specs hold the tables as they were written by hand before the
- * declarations existed (so deriving them changed nothing), and check the declarations against the official
- * schema of every revision (so no method the protocol has is missing, and none is in the wrong revision).
+ * The method declarations are the one place a method is described; the method table, the modern sets, the
+ * `Mcp-Name` map, interceptor targets and scopes, the step-up rule lookup, span names and attributes, the
+ * `Mcp-Param-*` check and the input keys are computed from them. These specs hold the tables as they were written
+ * by hand before the declarations existed (so deriving them changed nothing), check every derived lookup against
+ * the declaration of every method, and check the declarations against the official schema of every revision (so
+ * no method the protocol has is missing, and none is in the wrong revision).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -15,7 +17,9 @@ import {
   cacheableMethods,
   declarationOf,
   inputCapableMethods,
+  inputKeyPrefixes,
   legacyMethodTable,
+  methodTargets,
   modernClientRequests,
   modernServerCapabilities,
   nameHeaderFields,
@@ -23,6 +27,11 @@ import {
 import { LEGACY_TASK_METHODS } from '../../../core/protocol/declarations/tasks.ts';
 import { toolsCall } from '../../../core/protocol/declarations/tools.ts';
 import { nameFieldOf } from '../../../core/protocol/header-mirror.ts';
+import { type InterceptedRequest, InterceptorList, targetOf } from '../../../actors/interceptors.ts';
+import { adopt } from '../../../actors/intercepted-request.ts';
+import type { AuthInfo } from '../../../core/auth.ts';
+import { createServer } from '../../../server/create-server.ts';
+import { isToolError, metricAttributesOf, spanAttributesOf, spanNameOf } from '../../../otel/attributes.ts';
 import { methodAvailable, methodRule, type MethodRule, type Role } from '../../../core/protocol/methods.ts';
 import {
   CACHEABLE_METHODS,
@@ -32,6 +41,7 @@ import {
   type InputMethod,
   capabilityForInput,
   declaresInput,
+  defaultInputKey,
   isInputMethod,
 } from '../../../core/protocol/modern.ts';
 import type { CallToolParams, CallToolResult } from '../../../core/protocol/tools.ts';
@@ -185,6 +195,36 @@ const OLD_INPUT_DECLARED: readonly (readonly [InputMethod, ClientCapabilities, J
   ['elicitation/create', { elicitation: { form: {} } }, { mode: 'url' }, false],
 ];
 
+/** The interceptors' target table (actors/interceptors.ts): the params member naming each method's target. */
+const OLD_TARGETS: Readonly<Record<string, string>> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  'resources/subscribe': 'uri',
+  'resources/unsubscribe': 'uri',
+};
+/** Which interceptor scope key implied which methods (CompiledScope.covers). */
+const OLD_SCOPE_KEYS: Readonly<Record<string, 'tool' | 'prompt' | 'resource'>> = {
+  'tools/call': 'tool',
+  'prompts/get': 'prompt',
+  'resources/read': 'resource',
+  'resources/subscribe': 'resource',
+  'resources/unsubscribe': 'resource',
+};
+/** The step-up switch (actors/features/scope-shortfall.ts): which registry's rule each method was checked by. */
+const OLD_STEP_UP: Readonly<Record<string, 'tools' | 'prompts' | 'resources'>> = {
+  'tools/call': 'tools',
+  'prompts/get': 'prompts',
+  'resources/read': 'resources',
+  'resources/subscribe': 'resources',
+};
+/** otel/attributes.ts: the methods whose target always named the span (and was a metric attribute), by attribute. */
+const OLD_SPAN_NAMED: Readonly<Record<string, string>> = { 'tools/call': 'gen_ai.tool.name', 'prompts/get': 'gen_ai.prompt.name' };
+/** input-round.ts's keyPrefix: the default keys of input requests. */
+const OLD_INPUT_KEYS: Readonly<Record<string, string>> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
+/** server/modern.ts's mirror check: the methods whose arguments are mirrored as Mcp-Param-*, and their field. */
+const OLD_PARAM_HEADERS: Readonly<Record<string, string>> = { 'tools/call': 'arguments' };
+
 // ---- helpers ----
 
 const sorted = (names: Iterable<string>): string[] => [...names].sort();
@@ -289,6 +329,86 @@ describe('the modern sets, the Mcp-Name map and the cache lists, derived from th
   });
 });
 
+/** Params naming every target field any declaration uses, each with a value of its own. */
+const NAMING_PARAMS: JsonObject = { name: 'the-name', uri: 'memo://the-uri', taskId: 'the-task', ref: { type: 'ref/prompt', name: 'p' }, arguments: {} };
+
+/** A request as interceptors see it, for the telemetry names. */
+function intercepted(method: string, target: string | undefined): InterceptedRequest {
+  const session = { role: 'server', era: 'legacy', revision: '2025-06-18', peerInfo: undefined, peerCapabilities: undefined, principal: undefined, id: 's1' } as const;
+  const made: InterceptedRequest = { direction: 'incoming', method, params: undefined, meta: undefined, id: 1, target, session, signal: new AbortController().signal, with: () => made };
+  return made;
+}
+
+describe('what is read per method, derived from the declarations', () => {
+  test('targets: the declared ones are the hand-kept table\'s, and every method\'s request target is its declaration\'s', () => {
+    assert.deepEqual(Object.fromEntries([...methodTargets()].map(([method, target]) => [method, target.field])), OLD_TARGETS);
+    assert.deepEqual(Object.fromEntries([...methodTargets()].map(([method, target]) => [method, target.item])), OLD_SCOPE_KEYS);
+    for (const { method } of METHOD_DECLARATIONS) {
+      const field = OLD_TARGETS[method];
+      assert.equal(targetOf(method, NAMING_PARAMS), field === undefined ? undefined : NAMING_PARAMS[field], method);
+      // Only a string names a target.
+      if (field !== undefined) assert.equal(targetOf(method, { [field]: 7 }), undefined, method);
+    }
+  });
+
+  test('interceptor scopes: tool, prompt and resource imply exactly the methods they implied', () => {
+    for (const key of ['tool', 'prompt', 'resource'] as const) {
+      const list = new InterceptorList(adopt);
+      list.add((request, next) => next(request), { [key]: 'the-name' });
+      for (const { method } of METHOD_DECLARATIONS) {
+        assert.equal(list.covers('incoming', method), OLD_SCOPE_KEYS[method] === key, `${key} ${method}`);
+      }
+    }
+  });
+
+  test('step-up: each method asks the registry the hand-kept switch asked, and no other method asks', () => {
+    assert.deepEqual(Object.fromEntries(METHOD_DECLARATIONS.filter((d) => d.target?.access !== undefined).map((d) => [d.method, d.target?.access])), OLD_STEP_UP);
+    const server = createServer({ name: 'guarded', version: '1' });
+    server.tool({ name: 'the-name', requires: ['s:tool'] }, () => 'ran');
+    server.prompt({ name: 'the-name', requires: ['s:prompt'] }, () => 'ran');
+    server.resource({ uri: 'memo://the-uri', name: 'r', requires: ['s:resource'] }, () => 'ran');
+    const nobody: AuthInfo = { principal: 'p', subject: 'p', scopes: [], claims: {} };
+    const scopeOf = { tools: 's:tool', prompts: 's:prompt', resources: 's:resource' } as const;
+    for (const { method } of METHOD_DECLARATIONS) {
+      const registry = OLD_STEP_UP[method];
+      assert.deepEqual(server.missingScopes(method, NAMING_PARAMS, nobody), registry === undefined ? undefined : [scopeOf[registry]], method);
+    }
+  });
+
+  test('telemetry: span names and attributes are the hand-kept ones for every method', () => {
+    for (const { method } of METHOD_DECLARATIONS) {
+      const target = OLD_TARGETS[method] === undefined ? undefined : 'the-target';
+      const named = OLD_SPAN_NAMED[method];
+      const request = intercepted(method, target);
+      assert.equal(spanNameOf(request), named === undefined || target === undefined ? method : `${method} the-target`, method);
+      assert.equal(spanNameOf(request, true), target === undefined ? method : `${method} the-target`, method);
+      const metrics = metricAttributesOf(request);
+      const span = spanAttributesOf(request);
+      if (named !== undefined) {
+        assert.equal(metrics[named], 'the-target', method);
+        assert.equal(span['mcp.resource.uri'], undefined, method);
+      } else {
+        assert.deepEqual(Object.keys(metrics).sort(), ['mcp.method.name', 'mcp.protocol.version'], method);
+        assert.equal(span['mcp.resource.uri'], target, method);
+      }
+      assert.equal(metrics['gen_ai.operation.name'], method === 'tools/call' ? 'execute_tool' : undefined, method);
+      assert.equal(isToolError(method, { content: [], isError: true }), method === 'tools/call', method);
+    }
+  });
+
+  test('Mcp-Param-* arguments and input keys are the hand-kept ones', () => {
+    assert.deepEqual(Object.fromEntries(METHOD_DECLARATIONS.filter((d) => d.modern?.paramHeaders !== undefined).map((d) => [d.method, d.modern?.paramHeaders])), OLD_PARAM_HEADERS);
+    assert.deepEqual(Object.fromEntries(inputKeyPrefixes()), OLD_INPUT_KEYS);
+    for (const [method, prefix] of Object.entries(OLD_INPUT_KEYS)) assert.equal(defaultInputKey(method as InputMethod, 3), `${prefix}-3`);
+  });
+
+  test('where a method has both, Mcp-Name mirrors its target', () => {
+    for (const { method, modern, target } of METHOD_DECLARATIONS) {
+      if (modern?.nameHeader !== undefined && target !== undefined) assert.equal(modern.nameHeader, target.field, method);
+    }
+  });
+});
+
 describe('the declarations against the official schema of each revision', () => {
   /** `kind sender+sender` of each wire method a revision's schema lists. */
   function schemaMethods(revision: string): Map<string, string> {
@@ -327,8 +447,10 @@ describe('adding a method', () => {
     const added = request('widgets/spin', {
       legacy: { sender: 'client', since: '2025-11-25', requires: () => undefined },
       modern: { sender: 'client', serverCapability: 'tools', inputCapable: true, cacheable: { list: 'widgets' }, nameHeader: 'widget' },
+      target: { field: 'widget', item: 'tool', access: 'tools', span: 'name' },
     });
-    const declarations: readonly MethodDeclaration[] = [...METHOD_DECLARATIONS, added];
+    const asked = request('widgets/ask', { modern: { sender: 'server', input: { required: () => ({}), declared: () => true } } });
+    const declarations: readonly MethodDeclaration[] = [...METHOD_DECLARATIONS, added, asked];
     assert.equal(legacyMethodTable(declarations).get('widgets/spin')?.kind, 'request');
     assert.ok(modernClientRequests(declarations).has('widgets/spin'));
     assert.ok(inputCapableMethods(declarations).has('widgets/spin'));
@@ -336,8 +458,12 @@ describe('adding a method', () => {
     assert.equal(cacheLists(declarations).get('widgets/spin'), 'widgets');
     assert.equal(modernServerCapabilities(declarations).get('widgets/spin'), 'tools');
     assert.equal(nameHeaderFields(declarations).get('widgets/spin'), 'widget');
-    // The shipped tables are untouched.
+    assert.equal(methodTargets(declarations).get('widgets/spin')?.field, 'widget');
+    assert.equal(inputKeyPrefixes(declarations).get('widgets/ask'), 'widgets');
+    // The shipped tables are untouched, and a declaration nobody defined is not known per method either.
     assert.equal(methodRule('widgets/spin'), undefined);
+    assert.equal(declarationOf('widgets/spin'), undefined);
+    assert.equal(targetOf('widgets/spin', { widget: 'w' }), undefined);
   });
 
   test('a declaration carries its params and result types, and its result guard checks them', () => {
