@@ -79,7 +79,9 @@ using a server (<target>: http(s)://host:port/mcp, nats://host:port/<name>, or -
   logout <url>                    forget the OAuth login kept for an HTTP server (inspect/call/read/prompt log
                                   in when a server asks: browser, loopback redirect, tokens kept per server)
 
-exit codes: 0 ok, 1 failure, 2 usage error, 130 interrupted (Ctrl-C)`;
+exit codes: 0 ok, 1 failure, 2 usage error, 130 interrupted (Ctrl-C). The serving commands (serve, gateway,
+bridge) stop on SIGTERM or SIGINT within --drain-ms (default 10 s) and a second more, exit code 0; a second
+signal ends them at once (rxmcp <command> --help)`;
 
 /** Runs `rxmcp <argv>`; resolves with the exit code, and whether the command was a one-shot client command. */
 export async function runRxmcp(argv: readonly string[], output: CliOutput): Promise<{ readonly code: number; readonly oneShot: boolean }> {
