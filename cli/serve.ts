@@ -14,7 +14,7 @@ import { createDemoServer } from './demo-server.ts';
 import { listenOrExplain } from './listen.ts';
 import { withRequestLog } from './request-log.ts';
 import { type AuthArgs, authArgsOf, authFlags, authFlagsGiven, authHelp, bearerAuthOf, describeAuth, resourceOf } from './auth-args.ts';
-import { LAST_ANSWERS_MS, drainFlag, drainHelp, drainMsOf, stoppingHelp } from './stopping.ts';
+import { LAST_ANSWERS_MS, drainFlag, drainHelp, drainMsOf, letOutputFinish, stoppingHelp } from './stopping.ts';
 
 export interface ServeOptions {
   readonly port: number;
@@ -126,8 +126,18 @@ export async function serve(options: ServeOptions, print: (line: string) => void
   if (options.stdio) {
     // stdout carries the protocol: every word for people goes to stderr.
     process.stderr.write('rxmcp demo server on stdio: connect a client that launches `npx rxmcp serve --stdio`\n');
-    // stdout's last answers get a bounded moment: a client that reads nothing does not hold the process.
-    const reason = await runStdioServer(server, { drainMs: options.drainMs, flushMs: LAST_ANSWERS_MS, handleSignals: true });
+    // Signals are handled here, to know how the session ended: told to stop, its last answers get a bounded
+    // moment (a client that reads nothing does not hold the process); its client done asking (stdin's end),
+    // the client still reads them, at its own pace (cli/stopping.ts).
+    const stop = new AbortController();
+    const removeSignals = onStopSignals({ graceful: () => stop.abort() });
+    let reason: Awaited<ReturnType<typeof runStdioServer>>;
+    try {
+      reason = await runStdioServer(server, { drainMs: options.drainMs, flushMs: LAST_ANSWERS_MS, signal: stop.signal });
+    } finally {
+      removeSignals();
+    }
+    if (!stop.signal.aborted) letOutputFinish();
     // A session the server ended itself (a client that stopped reading, say) says why where people look.
     if (reason !== undefined && reason.code !== 'ConnectionClosed') {
       process.stderr.write(`rxmcp serve: the session ended: ${reason.message}\n`);

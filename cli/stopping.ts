@@ -27,10 +27,49 @@ export const LAST_ANSWERS_MS = 250;
 export const NATS_CLOSE_MS = 250;
 
 /**
- * Once a command has returned, how long a handle it cannot cancel (nats.js's reconnect delay, stdout held by a
- * client that reads nothing) may keep the process before it ends anyway.
+ * Once a command has returned, how long a handle it cannot cancel (nats.js's reconnect delay) may keep the
+ * process before it ends anyway.
  */
 export const EXIT_GRACE_MS = 100;
+
+/** How long stdout and stderr may go without taking a byte of what is left to write before the process ends anyway. */
+const STALLED_OUTPUT_MS = 250;
+
+/** Set once a stdio server's client ended its input (see `letOutputFinish`). */
+let outputFinishes = false;
+
+/**
+ * A stdio server whose client ended its input (it is done asking, not gone) is still read: the process then
+ * waits for stdout to take its last answers however long the reader takes, instead of ending once output
+ * stalls. A signal still ends it at once (its handlers are gone by then).
+ */
+export function letOutputFinish(): void {
+  outputFinishes = true;
+}
+
+/**
+ * Ends the process with `code` once the command is over: at once when nothing holds it, else after `graceMs`,
+ * as soon as stdout and stderr have written everything or (unless `letOutputFinish` was called) have taken
+ * nothing for STALLED_OUTPUT_MS: a reader that reads nothing does not hold a process that was told to stop.
+ * Progress shows as the streams' buffers shrinking, so one large write still under way counts as stalled.
+ */
+export function endProcess(code: number, graceMs: number): void {
+  const started = Date.now();
+  const pending = (): number => process.stdout.writableLength + process.stderr.writableLength;
+  let left = pending();
+  let movedAt = started;
+  // Unreferenced: it never keeps the process alive itself; a pending write or a lingering handle does.
+  setInterval(() => {
+    const now = Date.now();
+    const still = pending();
+    if (still !== left) {
+      left = still;
+      movedAt = now;
+    }
+    if (now - started < graceMs) return;
+    if (still === 0 || (!outputFinishes && now - movedAt >= STALLED_OUTPUT_MS)) process.exit(code);
+  }, 25).unref();
+}
 
 export const drainFlag = { 'drain-ms': { type: 'string' } } as const;
 

@@ -17,7 +17,11 @@ import { PROCESS_MS, killChildren, trackChild, until } from '../../support/inter
 import { type NatsServerProcess, freePort, startNatsServer } from '../../support/nats-server.ts';
 import { type Program, assertGone, assertStops, initializeMessage, startRxmcp } from './stop-processes.ts';
 
+/** Clients' NATS connections reconnect forever: each is closed at the end even when its test failed. */
+const closers: Array<() => Promise<void>> = [];
+
 after(async () => {
+  await Promise.allSettled(closers.splice(0).map((close) => close()));
   await killChildren();
 });
 
@@ -41,6 +45,7 @@ function childPids(program: Program): number[] {
 /** A legacy client of the bridged server, on its own NATS connection. */
 async function legacyClient(nats: NatsServerProcess, name: string): Promise<{ readonly session: Awaited<ReturnType<ReturnType<typeof createClient>['connect']>>; readonly connection: NatsConnection; close(): Promise<void> }> {
   const connection = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+  closers.push(() => connection.close());
   const session = await createClient({ name: 'stop-spec', version: '1', era: 'legacy' }).connect(natsClientTransport({ connection, name, silenceMs: 10_000 }));
   return {
     session,

@@ -16,7 +16,11 @@ import { freePort, startNatsServer } from '../../support/nats-server.ts';
 import { silentListener } from '../../support/misbehaving-peers.ts';
 import { assertStops, startRxmcp } from './stop-processes.ts';
 
+/** Clients' NATS connections reconnect forever: each is closed at the end even when its test failed. */
+const closers: Array<() => Promise<void>> = [];
+
 after(async () => {
+  await Promise.allSettled(closers.splice(0).map((close) => close()));
   await killChildren();
 });
 
@@ -31,6 +35,7 @@ async function natsServe(url: string, name: string, extra: readonly string[] = [
 /** A legacy client of `name` on its own connection, with a count call running (4 s, past the drain). */
 async function callInFlight(url: string, name: string): Promise<{ readonly call: Promise<unknown>; close(): Promise<void> }> {
   const connection = await connect({ servers: url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+  closers.push(() => connection.close());
   const session = await createClient({ name: 'stop-spec', version: '1', era: 'legacy' }).connect(natsClientTransport({ connection, name, silenceMs: 10_000 }));
   let progressed!: () => void;
   const running = new Promise<void>((resolve) => (progressed = resolve));
@@ -79,8 +84,7 @@ describe('rxmcp serve --nats stops on time', { timeout: 120_000 }, () => {
     await nats.kill();
     await new Promise((resolve) => setTimeout(resolve, 300));
     t.diagnostic(`exited ${Math.round(await assertStops(program, DRAIN_MS + 1000))} ms after SIGTERM`);
-    assert.match(program.output(), /was not sent/, 'the answer it could not send is reported');
-    t.diagnostic(program.output());
+    assert.match(program.output(), /RxmcpNatsUndeliveredWarning: \d+ message\(s\) of closed sessions were not sent \(.*the answer to request \d+\)/, 'the answer it could not send is reported');
     await client.close().catch(() => undefined);
   });
 

@@ -5,9 +5,11 @@
  * never read what it writes; and a second signal ends it at once, by that signal.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { after, describe, test } from 'node:test';
 import { RawMcp, asStream } from '../../support/http-raw-client.ts';
-import { PROCESS_MS, killChildren, until } from '../../support/interop-processes.ts';
+import { PROCESS_MS, REPO_ROOT, killChildren, trackChild, until } from '../../support/interop-processes.ts';
+import { CLI } from '../commands/cli-process.ts';
 import { neverReadingPost } from '../../support/misbehaving-peers.ts';
 import { assertStops, initializeMessage, startRxmcp } from './stop-processes.ts';
 
@@ -60,6 +62,27 @@ describe('rxmcp serve stops on time', { timeout: 120_000 }, () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     const ms = await assertStops(program, DRAIN_MS + 1000);
     t.diagnostic(`exited ${Math.round(ms)} ms after SIGTERM`);
+  });
+
+  test('stdio, stdin ended with a 1 MB answer read slowly: the reader gets all of it before the process exits 0', async (t) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--stdio'], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    trackChild(child.pid, 'rxmcp serve --stdio');
+    const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
+    child.stdin.write(`${JSON.stringify(initializeMessage(0))}\n${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n${JSON.stringify(bigRead(1, 1_000_000))}\n`);
+    child.stdin.end();
+    // One chunk every 50 ms: about three seconds for the 2 MB answer, long after the session closed. (Once the
+    // process exits, Node hands over what is left at once.)
+    let read = '';
+    const started = Date.now();
+    child.stdout.on('data', (chunk: Buffer) => {
+      read += chunk.toString();
+      child.stdout.pause();
+      setTimeout(() => child.stdout.resume(), 50);
+    });
+    assert.deepEqual(await closed, { code: 0, signal: null });
+    const answer = JSON.parse(read.split('\n').find((line) => line.includes('"id":1,')) ?? '{}') as Record<string, unknown>;
+    assert.ok(JSON.stringify(answer).length > 1_000_000, 'the whole answer arrived');
+    t.diagnostic(`read in ${Date.now() - started} ms`);
   });
 
   test('HTTP, nothing in flight (a session and its GET stream open): exit 0 within 1 s of SIGTERM', async (t) => {
