@@ -61,16 +61,21 @@ export class Outbox {
     private readonly flush: EarlyFlush,
   ) {
     this.state = connectionState(connection);
+    this.holding = this.state.down;
     this.wait = new ReconnectWait<Held>(clock, Math.max(1, waitMs), MAX_HELD_FRAMES, (held) => this.gaveUp(held, `it waited ${waitMs} ms for the connection to come back`));
     this.stopWatching = this.state.on((event) => {
+      this.holding = event === 'disconnect' && !connection.isClosed();
       if (event === 'reconnect') this.sendHeld();
     });
+    // Closed for good (nats.js gave up reconnecting): nothing waits for it; publishing fails as it did before.
+    void connection.closed().then(() => {
+      this.holding = false;
+      for (const held of this.wait.takeAll()) this.gaveUp(held, 'the NATS connection closed');
+    }, () => undefined);
   }
 
-  /** Whether a publish must wait here now (one property read on every publish of the process). */
-  get holding(): boolean {
-    return this.state.down;
-  }
+  /** Whether a publish must wait here now: a plain field (set only here), read on every publish of the process. */
+  holding: boolean;
 
   /** Frames waiting now. */
   get size(): number {
