@@ -59,7 +59,7 @@ function failUndeliverable(session: SessionContext, payload: unknown, error: Loc
   for (const message of Array.isArray(payload) ? payload : [payload]) {
     const classified = classify(message);
     if (classified.kind === 'request') session.outgoing.get(classified.message.id)?.fail(error);
-    else session.diagnose({ type: 'dropped-notification', detail: `undeliverable: ${error.message}` });
+    else session.diagnose({ type: classified.kind === 'response' ? 'dropped-response' : 'dropped-notification', detail: `undeliverable: ${error.message}` });
   }
 }
 

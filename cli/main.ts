@@ -93,7 +93,9 @@ development:
   dev auth-server [--port N]      a development authorization server on 127.0.0.1 (oidc-provider, installed
                                   beside rxmcp) to try serve --auth-issuer and the logins of call
 
-exit codes: 0 ok, 1 failure, 2 usage error, 130 interrupted (Ctrl-C)`;
+exit codes: 0 ok, 1 failure, 2 usage error, 130 interrupted (Ctrl-C). The serving commands (serve, gateway,
+bridge) stop on SIGTERM or SIGINT within --drain-ms (default 10 s) and a second more, exit code 0; a second
+signal ends them at once (rxmcp <command> --help)`;
 
 /** Runs `rxmcp <argv>`; resolves with the exit code, and whether the command was a one-shot client command. */
 export async function runRxmcp(argv: readonly string[], output: CliOutput): Promise<{ readonly code: number; readonly oneShot: boolean }> {

@@ -14,6 +14,7 @@ import { createDemoServer } from './demo-server.ts';
 import { listenOrExplain } from './listen.ts';
 import { withRequestLog } from './request-log.ts';
 import { type AuthArgs, authArgsOf, authFlags, authFlagsGiven, authHelp, bearerAuthOf, describeAuth, resourceOf } from './auth-args.ts';
+import { LAST_ANSWERS_MS, drainFlag, drainHelp, drainMsOf, letOutputFinish, stoppingHelp } from './stopping.ts';
 
 export interface ServeOptions {
   readonly port: number;
@@ -21,6 +22,8 @@ export interface ServeOptions {
   readonly stdio: boolean;
   /** Log each request (method, tool, duration, outcome) to stderr, one line each. */
   readonly verbose: boolean;
+  /** Once told to stop, how long requests in flight may still run (`--drain-ms`, default 10 s). */
+  readonly drainMs: number;
   /** Serve on NATS instead of HTTP (`--nats`): the connection, the name and prefix, the trusted gateways. */
   readonly nats?: {
     readonly connection: NatsConnectArgs;
@@ -34,7 +37,7 @@ export interface ServeOptions {
   readonly auth?: { readonly args: AuthArgs; readonly resource: string } | undefined;
 }
 
-export const serveUsage = `usage: rxmcp serve [--port N] [--host H] [--stdio] [--verbose] [authorization options]
+export const serveUsage = `usage: rxmcp serve [--port N] [--host H] [--stdio] [--verbose] [--drain-ms N] [authorization options]
        rxmcp serve --nats URL [--name demo] [--prefix mcp] [NATS and identity options]
 
 Runs the demo server: tools that stream progress, elicit (with a fallback for clients that cannot answer),
@@ -45,6 +48,7 @@ options:
   --host H         the address to listen on (default 127.0.0.1)
   --stdio          speak MCP on stdin/stdout instead of HTTP (stdout carries nothing else)
   -v, --verbose    log each request to stderr, one JSON line each: method, tool, duration, outcome
+${drainHelp}
   --nats URL       serve on NATS (docs/nats-binding.md) instead of HTTP, as --name (default demo) under
                    --prefix (default mcp); legacy sessions are recorded in JetStream KV
   -h, --help       show this help
@@ -55,7 +59,9 @@ ${authHelp}
 ${natsConnectionHelp}
 ${jetstreamReplicasHelp}
 
-${natsTrustHelp}`;
+${natsTrustHelp}
+
+${stoppingHelp}`;
 
 const serveCommand = {
   command: 'rxmcp serve',
@@ -65,6 +71,7 @@ const serveCommand = {
     host: { type: 'string' },
     stdio: { type: 'boolean' },
     verbose: { type: 'boolean', short: 'v' },
+    ...drainFlag,
     ...natsConnectionFlags,
     ...jetstreamReplicasFlag,
     ...natsTrustFlags,
@@ -103,16 +110,15 @@ export function parseServeArgs(argv: readonly string[]): ServeOptions | undefine
     const replicas = values['js-replicas'] === undefined ? undefined : positiveIntegerValue(command, '--js-replicas', values['js-replicas']);
     nats = { connection: natsConnectionOf(command, values), name, prefix, trust: natsTrustOf(command, values), replicas };
   }
-  return { port, host, stdio: values.stdio === true, verbose: values.verbose === true, ...(nats === undefined ? {} : { nats }), ...(auth === undefined ? {} : { auth }) };
+  const drainMs = drainMsOf(command, values['drain-ms']);
+  return { port, host, stdio: values.stdio === true, verbose: values.verbose === true, drainMs, ...(nats === undefined ? {} : { nats }), ...(auth === undefined ? {} : { auth }) };
 }
-
-/** How long requests in flight may still run once the server is told to stop. */
-const DRAIN_MS = 10_000;
 
 /**
  * Serves until stdin closes (stdio) or the process is told to stop (both). Every end is graceful: requests in
- * flight are answered (up to 10 s, then with an error saying so) before the server closes; a second SIGTERM or
- * SIGINT ends the process at once (transports/stdio/stop-signals.ts).
+ * flight are answered (up to `drainMs`, then with an error saying so) before the server closes, and the last
+ * steps are bounded (cli/stopping.ts); a second SIGTERM or SIGINT ends the process at once
+ * (transports/stdio/stop-signals.ts).
  */
 export async function serve(options: ServeOptions, print: (line: string) => void): Promise<void> {
   const demo = createDemoServer();
@@ -120,7 +126,18 @@ export async function serve(options: ServeOptions, print: (line: string) => void
   if (options.stdio) {
     // stdout carries the protocol: every word for people goes to stderr.
     process.stderr.write('rxmcp demo server on stdio: connect a client that launches `npx rxmcp serve --stdio`\n');
-    const reason = await runStdioServer(server, { drainMs: DRAIN_MS, handleSignals: true });
+    // Signals are handled here, to know how the session ended: told to stop, its last answers get a bounded
+    // moment (a client that reads nothing does not hold the process); its client done asking (stdin's end),
+    // the client still reads them, at its own pace (cli/stopping.ts).
+    const stop = new AbortController();
+    const removeSignals = onStopSignals({ graceful: () => stop.abort() });
+    let reason: Awaited<ReturnType<typeof runStdioServer>>;
+    try {
+      reason = await runStdioServer(server, { drainMs: options.drainMs, flushMs: LAST_ANSWERS_MS, signal: stop.signal });
+    } finally {
+      removeSignals();
+    }
+    if (!stop.signal.aborted) letOutputFinish();
     // A session the server ended itself (a client that stopped reading, say) says why where people look.
     if (reason !== undefined && reason.code !== 'ConnectionClosed') {
       process.stderr.write(`rxmcp serve: the session ended: ${reason.message}\n`);
@@ -129,7 +146,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     demo.stop();
     return;
   }
-  if (options.nats !== undefined) return serveOnNats(options.nats, server, demo.stop, print);
+  if (options.nats !== undefined) return serveOnNats(options.nats, options.drainMs, server, demo.stop, print);
   // One host owns the HTTP sessions: a maximum, idle expiry, and clients that stop reading are dropped.
   const host = createSessionHost(server, { maxSessions: 1000, idleTimeoutMs: 30 * 60_000 });
   const hostEvents = host.events$.subscribe((event) => {
@@ -156,10 +173,10 @@ export async function serve(options: ServeOptions, print: (line: string) => void
   print(`connect an MCP client to ${listening.url} (Streamable HTTP), or to ${listening.url.replace(/\/mcp$/, '/sse')} for 2024-11-05 HTTP+SSE clients; Ctrl-C stops`);
   let removeSignals = (): void => undefined;
   const signal = await new Promise<StopSignal>((resolve) => (removeSignals = onStopSignals({ graceful: resolve })));
-  print(`stopping (${signal}): new sessions are refused, requests in flight have ${DRAIN_MS} ms to finish; a second signal ends at once`);
+  print(`stopping (${signal}): new sessions are refused, requests in flight have ${options.drainMs} ms to finish; a second signal ends at once`);
   demo.stop();
   // The endpoint drains every session (answers, stream ends), then stops listening; the host then holds none.
-  await http.close({ drainMs: DRAIN_MS });
+  await http.close({ drainMs: options.drainMs, flushMs: LAST_ANSWERS_MS });
   await listening.close();
   await host.close();
   hostEvents.unsubscribe();
@@ -168,8 +185,8 @@ export async function serve(options: ServeOptions, print: (line: string) => void
 }
 
 /** `serve --nats`: the demo server on NATS until a stop signal, then a graceful close (its sessions end). */
-async function serveOnNats(nats: NonNullable<ServeOptions['nats']>, server: ReturnType<typeof createDemoServer>['server'], stopDemo: () => void, print: (line: string) => void): Promise<void> {
-  const [{ connectNats }, { serveNats }, { readTrustedKeys }] = await withNats(() => Promise.all([import('./bridge/connect.ts'), import('../transports/nats/index.ts'), import('./gateway-keys.ts')]));
+async function serveOnNats(nats: NonNullable<ServeOptions['nats']>, drainMs: number, server: ReturnType<typeof createDemoServer>['server'], stopDemo: () => void, print: (line: string) => void): Promise<void> {
+  const [{ closeNats, connectNats }, { serveNats }, { readTrustedKeys }] = await withNats(() => Promise.all([import('./bridge/connect.ts'), import('../transports/nats/index.ts'), import('./gateway-keys.ts')]));
   const identity = nats.trust === undefined ? undefined : { keys: readTrustedKeys(nats.trust.keyFiles), required: nats.trust.required };
   const connection = await connectNats(nats.connection.url, `rxmcp serve ${nats.prefix}.${nats.name}`, nats.connection.credentials, { maxReconnectAttempts: -1, reconnectTimeWait: 250 });
   let serving: Awaited<ReturnType<typeof serveNats>>;
@@ -183,17 +200,17 @@ async function serveOnNats(nats: NonNullable<ServeOptions['nats']>, server: Retu
     });
   } catch (error) {
     stopDemo();
-    await connection.close();
+    await closeNats(connection);
     throw error;
   }
   print(`rxmcp demo server on NATS ${nats.connection.url} as ${nats.prefix}.${nats.name}${identity === undefined ? '' : `, trusting ${identity.keys.keys.length} gateway key(s)${identity.required ? ', identity required' : ''}`}; Ctrl-C stops`);
   let removeSignals = (): void => undefined;
   const signal = await new Promise<StopSignal>((resolve) => (removeSignals = onStopSignals({ graceful: resolve })));
-  print(`stopping (${signal}): requests in flight have ${DRAIN_MS} ms to finish; a second signal ends at once`);
+  print(`stopping (${signal}): requests in flight have ${drainMs} ms to finish; a second signal ends at once`);
   stopDemo();
-  await serving.close('end', { drainMs: DRAIN_MS });
+  await serving.close('end', { drainMs, flushMs: LAST_ANSWERS_MS });
   await server.close();
-  if (!connection.isClosed()) await connection.drain().catch(() => connection.close());
+  await closeNats(connection);
   removeSignals();
   print('stopped');
 }

@@ -6,6 +6,7 @@ import type { BridgeEra } from './era-gate.ts';
 import { UsageError, choiceValue, closestFlag, parseCommand, positiveIntegerValue } from '../args.ts';
 import type { NatsCredentials } from '../../transports/nats/connect-options.ts';
 import { type NatsTrustArgs, natsConnectionFlags, natsConnectionHelp, natsConnectionOf, natsTrustFlags, natsTrustHelp, natsTrustOf } from '../nats-args.ts';
+import { DEFAULT_DRAIN_MS, drainFlag, drainMsOf, stoppingHelp } from '../stopping.ts';
 
 export const bridgeUsage = `usage:
   rxmcp bridge to-nats --nats <url> --name <server name> [options] -- <command> [args...]
@@ -22,12 +23,18 @@ export const bridgeUsage = `usage:
       --era legacy|modern        let only this protocol era through (default: whichever the client speaks)
       --silence-ms <n>           a request with no word from the server for this long fails (default 30000)
 
+  both:
+      --drain-ms <n>             once told to stop, how long requests in flight may still run (default ${DEFAULT_DRAIN_MS}; 0: none)
+
   The command of to-nats must exist (a program on PATH, or a path) before the bridge starts. -h, --help shows
   this help.
 
 ${natsConnectionHelp}
 
-to-nats ${natsTrustHelp}`;
+to-nats ${natsTrustHelp}
+
+${stoppingHelp}
+from-nats also stops when stdin ends (the client is gone), and exits 1 when its NATS connection is lost.`;
 
 interface Common {
   /** The NATS URL. */
@@ -35,6 +42,8 @@ interface Common {
   readonly natsCredentials: NatsCredentials;
   readonly name: string;
   readonly prefix: string | undefined;
+  /** Once told to stop, how long requests in flight may still be answered (`--drain-ms`, default 10 s). */
+  readonly drainMs: number;
 }
 
 export interface ToNatsArgs extends Common {
@@ -59,6 +68,7 @@ export type BridgeArgs = ToNatsArgs | FromNatsArgs;
 
 const common = {
   ...natsConnectionFlags,
+  ...drainFlag,
   name: { type: 'string' },
   prefix: { type: 'string' },
 } as const;
@@ -134,7 +144,7 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeArgs | undefined
   throw new UsageError('rxmcp bridge', `needs to-nats or from-nats, got ${JSON.stringify(mode)}${closest === undefined ? '' : `; did you mean ${closest}?`}`);
 }
 
-function commonOf(command: string, values: Parameters<typeof natsConnectionOf>[1] & { readonly name?: string | undefined; readonly prefix?: string | undefined }): Common {
+function commonOf(command: string, values: Parameters<typeof natsConnectionOf>[1] & { readonly name?: string | undefined; readonly prefix?: string | undefined; readonly 'drain-ms'?: string | undefined }): Common {
   if (values.name === undefined) throw new UsageError(command, 'needs --name <server name>');
   // The binding's own check of the name and prefix, as a usage error.
   try {
@@ -143,5 +153,5 @@ function commonOf(command: string, values: Parameters<typeof natsConnectionOf>[1
     throw new UsageError(command, error instanceof Error ? error.message : String(error));
   }
   const connection = natsConnectionOf(command, values);
-  return { nats: connection.url, natsCredentials: connection.credentials, name: values.name, prefix: values.prefix };
+  return { nats: connection.url, natsCredentials: connection.credentials, name: values.name, prefix: values.prefix, drainMs: drainMsOf(command, values['drain-ms']) };
 }

@@ -10,6 +10,9 @@
  * - At most `maxChildren` processes run. The binding asks `refusal()` before it opens or takes over a session,
  *   so a full bridge neither claims a session it cannot serve nor spawns for it: the client hears the reason,
  *   and a session taken over stays for another bridge. `accept` throws that refusal if asked anyway.
+ * - Once the bridge is stopping (`stopping()`), a process still running after its session closed is hurried:
+ *   SIGTERM `HURRIED_STEP_MS` after its session's last answers went (its stdin has ended by then), SIGKILL as
+ *   long after, so a server that ignores both does not hold the bridge past its stop budget (cli/stopping.ts).
  */
 import { LocalError } from '../../core/errors.ts';
 import type { GracefulCloseOptions, SessionAcceptorPort, Transport } from '../../core/transport.ts';
@@ -17,6 +20,7 @@ import { type EnvInheritance, type StdioClientTransport, spawnStdioServer } from
 import { pendingTransport } from './pending-transport.ts';
 import { type Pipe, pipeTransports } from './pipe.ts';
 import { type AgreedHandshake, replayHandshake } from './replayed-handshake.ts';
+import { LAST_ANSWERS_MS } from '../stopping.ts';
 
 export interface ChildAcceptorOptions {
   readonly command: string;
@@ -38,16 +42,22 @@ export interface ChildAcceptorOptions {
 export interface ChildAcceptor extends SessionAcceptorPort {
   /** Sessions (and so server processes) open now. */
   readonly size: number;
-  /** Ends every session and stops every process. */
+  /** The bridge is stopping: new sessions are refused, and processes that outlive their session are hurried. */
+  stopping(): void;
+  /** Ends every session and stops every process (the bridge stopping). */
   closeAll(): Promise<void>;
 }
 
 interface Bridged {
   readonly pipe: Pipe;
+  /** Its server process, once started, and whether it has exited. */
+  readonly child: { readonly transport: StdioClientTransport; exited: boolean } | undefined;
   state: 'open' | 'closed';
 }
 
 export const DEFAULT_MAX_CHILDREN = 100;
+/** While the bridge stops: the wait before SIGTERM for a process whose session closed, and again before SIGKILL. */
+const HURRIED_STEP_MS = 150;
 
 export function childAcceptor(options: ChildAcceptorOptions): ChildAcceptor {
   const maxChildren = options.maxChildren ?? DEFAULT_MAX_CHILDREN;
@@ -70,6 +80,32 @@ export function childAcceptor(options: ChildAcceptorOptions): ChildAcceptor {
   };
 
   let stopping = false;
+  /**
+   * Closes a session's pipe gracefully (the process answers what it runs first, for up to `drainMs`; the pipe
+   * answers whatever is left), and so its process (its stdin ends). While the bridge stops, a process still
+   * running HURRIED_STEP_MS after the drain and the last answers' time gets SIGTERM, and SIGKILL as long after.
+   */
+  const closeBridged = async (bridged: Bridged, closeOptions: GracefulCloseOptions = {}): Promise<void> => {
+    const closing = bridged.pipe.close(closeOptions);
+    if (!stopping) return closing;
+    await Promise.race([bridged.pipe.answered(closeOptions.drainMs ?? 0), closing]);
+    if (await settlesWithin(closing, (closeOptions.flushMs ?? LAST_ANSWERS_MS) + HURRIED_STEP_MS)) return;
+    signal(bridged, 'SIGTERM');
+    if (await settlesWithin(closing, HURRIED_STEP_MS)) return;
+    signal(bridged, 'SIGKILL');
+    await closing;
+  };
+  // By its pid, only while it has not exited (its exit is seen before any timer of ours runs again).
+  const signal = (bridged: Bridged, name: NodeJS.Signals): void => {
+    const child = bridged.child;
+    if (child === undefined || child.exited) return;
+    options.report(`server process ${child.transport.pid} still runs while the bridge stops: ${name}`);
+    try {
+      process.kill(child.transport.pid, name);
+    } catch {
+      // Gone meanwhile.
+    }
+  };
   const refusal = (): LocalError | undefined => {
     if (stopping) return new LocalError('SessionLimit', 'This bridge is stopping and takes no new sessions');
     if (open.size < maxChildren) return undefined;
@@ -92,8 +128,12 @@ export function childAcceptor(options: ChildAcceptorOptions): ChildAcceptor {
       const refused = reported(refusal());
       if (refused !== undefined) throw refused;
       const agreed: AgreedHandshake | undefined = acceptOptions?.preinitialized;
+      const started: { child?: Bridged['child'] } = {};
       const making = spawnChild().then(
         (child) => {
+          const known = { transport: child, exited: false };
+          started.child = known;
+          void child.exited.then(() => (known.exited = true));
           options.report(`server process ${child.pid} started for ${agreed === undefined ? 'a new session' : `a session taken over (replaying its ${agreed.revision} handshake)`} (${open.size} of at most ${maxChildren} running)`);
           return agreed === undefined ? (child as Transport) : replayHandshake(child, agreed, options.replayTimeoutMs === undefined ? {} : { timeoutMs: options.replayTimeoutMs });
         },
@@ -104,7 +144,13 @@ export function childAcceptor(options: ChildAcceptorOptions): ChildAcceptor {
       );
       // Subscribed at once: the binding hands the session its first frame as soon as accept returns.
       const pipe = pipeTransports(transport, pendingTransport(making, 'stdio'), { names: ['the NATS session', 'the server process'], report: options.report });
-      const bridged: Bridged = { pipe, state: 'open' };
+      const bridged: Bridged = {
+        pipe,
+        get child() {
+          return started.child;
+        },
+        state: 'open',
+      };
       open.add(bridged);
       void pipe.done.then(() => {
         bridged.state = 'closed';
@@ -114,16 +160,23 @@ export function childAcceptor(options: ChildAcceptorOptions): ChildAcceptor {
         get state() {
           return bridged.state;
         },
-        // Gracefully (drainMs): the process answers what it runs first; the pipe answers whatever is left.
-        close: async (closeOptions?: GracefulCloseOptions) => {
-          if ((closeOptions?.drainMs ?? 0) > 0) await pipe.answered(closeOptions?.drainMs ?? 0);
-          await pipe.close();
-        },
+        close: (closeOptions?: GracefulCloseOptions) => closeBridged(bridged, closeOptions),
       };
+    },
+    stopping() {
+      stopping = true;
     },
     async closeAll() {
       stopping = true;
-      await Promise.all(Array.from(open, (bridged) => bridged.pipe.close()));
+      await Promise.all(Array.from(open, (bridged) => closeBridged(bridged, { flushMs: LAST_ANSWERS_MS })));
     },
   };
+}
+
+/** Whether `promise` settles within `ms`. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const settled = await Promise.race([promise.then(() => true, () => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
+  clearTimeout(timer);
+  return settled;
 }

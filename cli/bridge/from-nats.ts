@@ -9,11 +9,9 @@ import { stdioServerTransport } from '../../transports/stdio/index.ts';
 import type { FromNatsArgs } from './args.ts';
 import { eraGate } from './era-gate.ts';
 import { pipeTransports } from './pipe.ts';
-import { connectNats } from './connect.ts';
+import { closeNats, connectNats } from './connect.ts';
 import { onStopSignals } from '../../transports/stdio/stop-signals.ts';
-
-/** How long requests in flight may still be answered once the bridge stops. */
-const DRAIN_MS = 10_000;
+import { LAST_ANSWERS_MS } from '../stopping.ts';
 
 export async function bridgeFromNats(args: FromNatsArgs, report: (line: string) => void): Promise<number> {
   const subjects = serverSubjects(args.prefix ?? 'mcp', args.name);
@@ -32,16 +30,17 @@ export async function bridgeFromNats(args: FromNatsArgs, report: (line: string) 
   let stopping: Promise<void> | undefined;
   const stop = (why: string): void => {
     if (stopping !== undefined) return;
-    report(`stopping (${why}): requests in flight have ${DRAIN_MS} ms to be answered`);
-    stopping = pipe.answered(DRAIN_MS).then(() => pipe.close());
+    report(`stopping (${why}): requests in flight have ${args.drainMs} ms to be answered`);
+    // The last answers get a bounded moment: a client that reads nothing does not hold the bridge.
+    stopping = pipe.close({ drainMs: args.drainMs, flushMs: LAST_ANSWERS_MS });
   };
   void stdio.inputEnded.then(() => stop('stdin ended'));
   const removeSignals = onStopSignals({ graceful: stop });
   const end = await pipe.done;
-  removeSignals();
   // Closed by us (stdin's end, a signal): both sides closed together, whichever was first is no loss.
   const natsLost = stopping === undefined && (end.first === 'b' || connection.isClosed());
-  if (!connection.isClosed()) await connection.drain().catch(() => connection.close());
+  await closeNats(connection);
+  removeSignals();
   if (natsLost) {
     report(`the NATS side ended${end.reason === undefined ? '' : `: ${end.reason.message}`}`);
     return 1;

@@ -6,7 +6,7 @@
  * the last words of an ending side, the handshake's revision, cancellation of a closed exchange).
  */
 import type { LocalError } from '../../core/errors.ts';
-import type { Transport } from '../../core/transport.ts';
+import type { GracefulCloseOptions, Transport } from '../../core/transport.ts';
 import { join } from '../join/join.ts';
 import { type Undelivered, detail } from '../join/undelivered.ts';
 
@@ -41,10 +41,11 @@ export interface Pipe {
    */
   answered(ms: number): Promise<void>;
   /**
-   * Closes both transports (idempotent); resolves once both are closed. Requests of `a` still open are answered
-   * with an error first (their answers get `drainMs` to go out).
+   * Closes both transports (idempotent); resolves once both are closed. With `drainMs`, requests of `a` in
+   * flight get that long for their answers first; those still open then are answered with an error (naming the
+   * deadline), and those answers get `flushMs` (default the pipe's `drainMs` option) to go out.
    */
-  close(reason?: LocalError): Promise<void>;
+  close(options?: GracefulCloseOptions): Promise<void>;
 }
 
 /** Requests from `a` awaiting their answer at once; more are refused. */
@@ -69,6 +70,6 @@ export function pipeTransports(a: Transport, b: Transport, options: PipeOptions 
   return {
     done: joined.done.then((end) => ({ first: end.first === 'front' ? 'a' : 'b', reason: end.reason })),
     answered: (ms) => joined.answered(ms),
-    close: (reason) => joined.close(reason === undefined ? {} : { reason }),
+    close: (closeOptions = {}) => joined.close(closeOptions),
   };
 }

@@ -6,12 +6,10 @@
 import { serveNats, serverSubjects } from '../../transports/nats/index.ts';
 import type { ToNatsArgs } from './args.ts';
 import { childAcceptor } from './child-acceptor.ts';
-import { connectNats } from './connect.ts';
+import { closeNats, connectNats } from './connect.ts';
 import { readTrustedKeys } from '../gateway-keys.ts';
 import { onStopSignals } from '../../transports/stdio/stop-signals.ts';
-
-/** How long requests in flight may still be answered once the bridge is told to stop. */
-const DRAIN_MS = 10_000;
+import { LAST_ANSWERS_MS } from '../stopping.ts';
 
 export async function bridgeToNats(args: ToNatsArgs, report: (line: string) => void): Promise<number> {
   const subjects = serverSubjects(args.prefix ?? 'mcp', args.name);
@@ -29,7 +27,7 @@ export async function bridgeToNats(args: ToNatsArgs, report: (line: string) => v
   try {
     serving = await serveNats(acceptor, { connection, name: args.name, ...(args.prefix === undefined ? {} : { prefix: args.prefix }), ...(identity === undefined ? {} : { identity }) });
   } catch (error) {
-    await connection.close();
+    await closeNats(connection);
     throw error;
   }
   report(`serving ${JSON.stringify([args.command, ...args.args].join(' '))} on NATS ${args.nats} as ${subjects.base} (bridge process ${serving.processId}, at most ${args.maxChildren} server processes); SIGINT/SIGTERM stops`);
@@ -40,12 +38,13 @@ export async function bridgeToNats(args: ToNatsArgs, report: (line: string) => v
     void connection.closed().then((error) => resolve(`the NATS connection closed${error instanceof Error ? `: ${error.message}` : ''}`));
   });
   const mode = args.handover ? 'handover' : 'end';
-  report(`stopping (${stopped}): new work goes to other bridges, requests in flight have ${DRAIN_MS} ms to be answered, then ${mode === 'handover' ? 'leaving' : 'ending'} ${acceptor.size} session(s); a second signal ends at once`);
-  await serving.close(mode, { drainMs: DRAIN_MS });
-  removeSignals();
+  report(`stopping (${stopped}): new work goes to other bridges, requests in flight have ${args.drainMs} ms to be answered, then ${mode === 'handover' ? 'leaving' : 'ending'} ${acceptor.size} session(s); a second signal ends at once`);
+  acceptor.stopping();
+  await serving.close(mode, { drainMs: args.drainMs, flushMs: LAST_ANSWERS_MS });
   // Sessions the binding did not know yet (a process still starting) end here too.
   await acceptor.closeAll();
-  if (!connection.isClosed()) await connection.drain().catch(() => connection.close());
+  await closeNats(connection);
+  removeSignals();
   report('stopped');
   return stopped.startsWith('SIG') ? 0 : 1;
 }

@@ -13,6 +13,7 @@ import { type NatsConnectArgs, jetstreamReplicasFlag, jetstreamReplicasHelp, nat
 import { withNats } from '../optional-peer.ts';
 import { readPrivateKey } from '../gateway-keys.ts';
 import { type AuthArgs, authArgsOf, authFlags, authHelp, bearerAuthOf, describeAuth, resourceOf } from '../auth-args.ts';
+import { LAST_ANSWERS_MS, drainFlag, drainHelp, drainMsOf, stoppingHelp } from '../stopping.ts';
 
 export interface GatewayArgs {
   readonly nats: NatsConnectArgs;
@@ -28,10 +29,12 @@ export interface GatewayArgs {
   readonly identityIssuer: string | undefined;
   /** Callers need an access token (`--auth-issuer` ...), with this resource URI. */
   readonly auth: { readonly args: AuthArgs; readonly resource: string } | undefined;
+  /** Once told to stop, how long requests in flight may still be answered (`--drain-ms`, default 10 s). */
+  readonly drainMs: number;
 }
 
 export const gatewayUsage = `usage: rxmcp gateway --name S [--nats URL] [--prefix P] [--host H] [--port N] [--path /mcp] [--identity-key FILE]
-                     [authorization options]
+                     [--drain-ms N] [authorization options]
 
 Serves the NATS-hosted MCP server S on Streamable HTTP (and HTTP+SSE for 2024-11-05 clients) until SIGINT or
 SIGTERM. Run as many replicas as you like behind a load balancer: they share sessions and SSE events through
@@ -48,12 +51,15 @@ options:
                    with assertions signed by it (servers trust its public half: --trust-gateway);
                    docs/nats-binding.md
   --identity-issuer NAME  the assertions' issuer (default rxmcp-gateway)
+${drainHelp}
   -h, --help       show this help
 
 ${authHelp}
 
 ${natsConnectionHelp}
-${jetstreamReplicasHelp}`;
+${jetstreamReplicasHelp}
+
+${stoppingHelp}`;
 
 const gatewayCommand = {
   command: 'rxmcp gateway',
@@ -68,6 +74,7 @@ const gatewayCommand = {
     host: { type: 'string' },
     port: { type: 'string', short: 'p' },
     path: { type: 'string' },
+    ...drainFlag,
     ...authFlags,
   },
 } as const;
@@ -103,17 +110,21 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayArgs | undefin
     path,
     replicas: values['js-replicas'] === undefined ? undefined : positiveIntegerValue(command, '--js-replicas', values['js-replicas']),
     auth,
+    drainMs: drainMsOf(command, values['drain-ms']),
   };
 }
 
 export async function runGateway(args: GatewayArgs, print: (line: string) => void): Promise<void> {
-  const [{ connectNats }, { createGateway }, { createIdentitySigner }] = await withNats(() => Promise.all([import('../bridge/connect.ts'), import('./gateway.ts'), import('../../transports/nats/index.ts')]));
+  const [{ closeNats, connectNats }, { createGateway }, { createIdentitySigner }] = await withNats(() => Promise.all([import('../bridge/connect.ts'), import('./gateway.ts'), import('../../transports/nats/index.ts')]));
   const identity = args.identityKey === undefined ? undefined : createIdentitySigner({ key: readPrivateKey(args.identityKey), ...(args.identityIssuer === undefined ? {} : { issuer: args.identityIssuer }) });
   const connection = await connectNats(args.nats.url, `rxmcp-gateway-${args.name}`, args.nats.credentials, { maxReconnectAttempts: -1, reconnectTimeWait: 250 });
-  const gateway = await createGateway({ connection, name: args.name, prefix: args.prefix, ...(args.replicas === undefined ? {} : { replicas: args.replicas }), ...(identity === undefined ? {} : { identity }), http: { path: args.path, legacySse: { ssePath: '/sse', messagesPath: '/messages' }, ...(args.auth === undefined ? {} : bearerAuthOf(args.auth.args, args.auth.resource)) } });
+  const gateway = await createGateway({ connection, name: args.name, prefix: args.prefix, ...(args.replicas === undefined ? {} : { replicas: args.replicas }), ...(identity === undefined ? {} : { identity }), http: { path: args.path, legacySse: { ssePath: '/sse', messagesPath: '/messages' }, ...(args.auth === undefined ? {} : bearerAuthOf(args.auth.args, args.auth.resource)) } }).catch(async (error: unknown) => {
+    await closeNats(connection);
+    throw error;
+  });
   const listening = await listenOrExplain(() => gateway.http.listen(args.port, args.host), args.port, args.host).catch(async (error: unknown) => {
-    await gateway.close();
-    await connection.close();
+    await gateway.close({ drainMs: 0, flushMs: LAST_ANSWERS_MS });
+    await closeNats(connection);
     throw error;
   });
   print(`rxmcp gateway for "${args.name}" on ${args.nats.url} listening at ${listening.url}`);
@@ -121,14 +132,11 @@ export async function runGateway(args: GatewayArgs, print: (line: string) => voi
   else if (identity !== undefined) print('note: --identity-key vouches only for authenticated callers, and without --auth-issuer every caller is anonymous');
   let removeSignals = (): void => undefined;
   const signal = await new Promise<StopSignal>((resolve) => (removeSignals = onStopSignals({ graceful: resolve })));
-  print(`stopping (${signal}): new requests are refused, requests in flight have ${DRAIN_MS} ms to be answered; a second signal ends at once`);
+  print(`stopping (${signal}): new requests are refused, requests in flight have ${args.drainMs} ms to be answered; a second signal ends at once`);
   // Sessions drain first, while the sockets are open; closing the gateway's HTTP side stops its listener too.
-  await gateway.close({ drainMs: DRAIN_MS });
+  await gateway.close({ drainMs: args.drainMs, flushMs: LAST_ANSWERS_MS });
   await listening.close();
-  await connection.drain();
+  await closeNats(connection);
   removeSignals();
   print('stopped');
 }
-
-/** How long requests in flight may still be answered once the gateway is told to stop. */
-const DRAIN_MS = 10_000;

@@ -9,7 +9,8 @@
  * its stream resumes it with `Last-Event-ID` on any replica, even while its request still runs elsewhere.
  *
  * Its `/readyz` (cli/gateway/nats-readiness.ts) answers 503 while its NATS connection is down, besides the
- * endpoint's own reasons (shutting down, full) and any check the options add.
+ * endpoint's own reasons (shutting down, full) and any check the options add. Stopping with the connection down,
+ * it still writes its last answers (cli/gateway/stopping-event-store.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { NatsConnection } from 'nats';
@@ -23,6 +24,7 @@ import { JetStreamEventStore, natsClientTransport } from '../../transports/nats/
 import { forward } from './forward.ts';
 import { watchNatsConnection } from './nats-readiness.ts';
 import { type GatewaySessionRecord, GatewaySessions } from './session-records.ts';
+import { stoppingEventStore } from './stopping-event-store.ts';
 
 export interface GatewayOptions {
   /** A connected `nats` client (reconnecting); the gateway never closes it. */
@@ -201,12 +203,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   };
 
   const natsReadiness = watchNatsConnection(connection);
+  const eventStore = stoppingEventStore(events, connection);
   const health = options.http?.health;
   const http = createStreamableHttpServer({
     ...options.http,
     health: health === false ? false : { ...health, readiness: () => natsReadiness.reason() ?? health?.readiness?.() },
     server: acceptor,
-    eventStore: events,
+    eventStore: eventStore.store,
     restoreSession: async (sessionId, origin) => {
       const record = await sessions.get(sessionId);
       // A session is its caller's: another caller (or an anonymous one) restores nothing.
@@ -219,7 +222,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   return {
     http,
     async close(closeOptions) {
+      eventStore.stopping();
       await http.close(closeOptions);
+      eventStore.close();
       natsReadiness.stop();
       await events.close();
     },

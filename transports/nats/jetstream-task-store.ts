@@ -9,7 +9,11 @@
  * its creation time, its outcome once terminal, and its runner: the id of the process whose handler works on
  * it. Every status move is a compare-and-set on the key's revision, retried against the new value when
  * another writer came first; the task lifecycle machine refuses every move out of a terminal status, so of
- * two processes finishing a task at once exactly one wins.
+ * two processes finishing a task at once exactly one wins. On a clustered JetStream a move that was accepted is
+ * confirmed as session claims are (leader-read.ts): two writes on one revision can both be stored there, so
+ * the mover waits a moment, then reads the record from the stream's leader; each record names its last few
+ * writes, and a move whose write is not among them was overwritten by one that never saw it: it lost, and is
+ * tried again on the value that won (a terminal task then refuses it), as a move that lost outright is.
  *
  * Retention: a terminal task whose ttl (from creation) has elapsed is gone for every read and deleted lazily
  * (and by {@link JetStreamTaskStore.deleteExpired}); the bucket's own `ttlMs` (default 25 h, above the longest
@@ -29,7 +33,7 @@
  * ```
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { type KV, type KvEntry, type NatsConnection, StorageType } from 'nats';
+import { type JetStreamManager, type KV, type KvEntry, type NatsConnection, StorageType } from 'nats';
 import type { FinishedTask, NewTask, TaskChange, TaskOutcome, TaskPage, TaskRelay, TaskStore } from '../../core/catalog/task-store.ts';
 import { TaskStoreError } from '../../core/catalog/task-store.ts';
 import { type Clock, systemClock } from '../../core/clock.ts';
@@ -37,7 +41,8 @@ import { randomUuid } from '../../core/crypto/random.ts';
 import { isJsonObject } from '../../core/protocol/guards.ts';
 import { TASK_STATUSES, type Task, type TaskStatus } from '../../core/protocol/tasks.ts';
 import { isFinalTaskStatus, taskStatusAfter } from '../../machines/task-lifecycle.ts';
-import { retryWhileLeaderless } from './jetstream-retry.ts';
+import { DEFAULT_ELECTION_RETRY_MS, retryWhileLeaderless } from './jetstream-retry.ts';
+import { WRITE_SETTLE_MS, isClustered, lastFromLeader } from './leader-read.ts';
 import { NatsTaskRelay } from './task-relay.ts';
 
 export interface JetStreamTaskStoreOptions {
@@ -77,6 +82,8 @@ interface TaskRecord {
   readonly runner: string;
   readonly createdAtMs: number;
   readonly outcome?: TaskOutcome;
+  /** The ids of the last few writes that made this record, the latest last (a move's confirmation). */
+  readonly writes?: readonly string[];
 }
 
 interface Found {
@@ -94,6 +101,8 @@ const MAX_SWEEP = 100_000;
 const MAX_LISTED = 10_000;
 /** Runners remembered by task key (a task's runner never changes), the oldest forgotten first. */
 const MAX_REMEMBERED_RUNNERS = 10_000;
+/** Write ids a record keeps: far more than the moves that can follow one within its confirmation's settle. */
+const KEPT_WRITES = 8;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -109,11 +118,16 @@ function isTask(value: unknown): value is Task {
 }
 
 function parse(entry: KvEntry): TaskRecord | undefined {
-  if (entry.operation !== 'PUT') return undefined;
+  return entry.operation === 'PUT' ? parseValue(entry.value) : undefined;
+}
+
+function parseValue(bytes: Uint8Array): TaskRecord | undefined {
   try {
-    const value: unknown = JSON.parse(decoder.decode(entry.value));
+    const value: unknown = JSON.parse(decoder.decode(bytes));
     if (!isJsonObject(value) || !isTask(value['task'])) return undefined;
     if (typeof value['owner'] !== 'string' || typeof value['runner'] !== 'string' || typeof value['createdAtMs'] !== 'number') return undefined;
+    const writes = value['writes'];
+    if (writes !== undefined && !(Array.isArray(writes) && writes.every((id) => typeof id === 'string'))) return undefined;
     return value as unknown as TaskRecord;
   } catch {
     return undefined;
@@ -154,7 +168,13 @@ export class JetStreamTaskStore implements TaskStore {
   /** key -> runner id, as read: a poll of another process's task then costs one KV read, not two. */
   private readonly knownRunners = new Map<string, string>();
 
-  private constructor(private readonly kv: KV, options: JetStreamTaskStoreOptions, bucket: string) {
+  private constructor(
+    private readonly kv: KV,
+    options: JetStreamTaskStoreOptions,
+    private readonly bucket: string,
+    /** Set on a clustered JetStream, where accepted moves are confirmed (see the file's comment). */
+    private readonly confirmations: { readonly jsm: JetStreamManager; readonly electionRetryMs: number } | undefined,
+  ) {
     this.clock = options.clock ?? systemClock;
     this.maxPerOwner = options.maxTasksPerOwner ?? 100;
     this.pageSize = Math.max(1, options.pageSize ?? 100);
@@ -185,7 +205,10 @@ export class JetStreamTaskStore implements TaskStore {
       timeoutIsSafe: true,
       opening: true,
     });
-    return new JetStreamTaskStore(kv, options, bucket);
+    // The account check was made by the bucket's opening.
+    const jsm = await options.connection.jetstreamManager({ checkAPI: false });
+    const confirmations = (await isClustered(jsm, bucket)) ? { jsm, electionRetryMs: options.electionRetryMs ?? DEFAULT_ELECTION_RETRY_MS } : undefined;
+    return new JetStreamTaskStore(kv, options, bucket, confirmations);
   }
 
   /** Stops serving this process's tasks to the others (they will find its tasks' runner gone). */
@@ -377,22 +400,59 @@ export class JetStreamTaskStore implements TaskStore {
 
   /**
    * Applies `step` to the record by compare-and-set: `step` says the record it becomes, or `undefined` when the
-   * move is refused (or changes nothing). A write that loses to another is retried on the value that won.
+   * move is refused (or changes nothing). A write that loses to another is retried on the value that won, and
+   * so is one that was accepted but does not stand (see `stands`).
    */
   private async move(owner: string, taskId: string, step: (record: TaskRecord) => TaskRecord | undefined): Promise<TaskChange | undefined> {
+    const key = this.key(owner, taskId);
+    /** The record as the leader holds it, after a write that did not stand: the next attempt starts from it. */
+    let leaders: Found | undefined;
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
-      const found = await this.read(owner, taskId);
+      const found = leaders ?? (await this.read(owner, taskId));
+      leaders = undefined;
       if (found === undefined) return undefined;
       const next = step(found.record);
       if (next === undefined) return { task: found.record.task, changed: false };
+      const writeId = randomBytes(8).toString('hex');
+      const written: TaskRecord = { ...next, writes: [...(found.record.writes ?? []), writeId].slice(-KEPT_WRITES) };
+      let revision: number;
       try {
-        await this.kv.update(this.key(owner, taskId), encode(next), found.revision);
-        return { task: next.task, changed: true };
+        revision = await this.kv.update(key, encode(written), found.revision);
       } catch (error) {
         if (!isWrongRevision(error)) throw error;
+        continue;
       }
+      const confirmed = await this.confirm(key, writeId, revision);
+      if (confirmed === 'stands') return { task: next.task, changed: true };
+      // Overwritten by a write that never saw this one: that one is the record, owned as ever (or gone).
+      if (confirmed === undefined || confirmed.record.owner !== owner) return undefined;
+      leaders = confirmed;
     }
     throw new Error(`Task "${taskId}": ${CAS_ATTEMPTS} concurrent writes in a row won over this one`);
+  }
+
+  /**
+   * Whether the accepted write `writeId` stands: on a clustered JetStream, once a concurrent write had a moment to
+   * land, the record the stream's leader holds names it among its writes (it is the record, or the record was
+   * made on it). Otherwise the record that won (undefined: the task is gone). A record that cannot be read then
+   * leaves the write standing, as a claim's confirmation does.
+   */
+  private async confirm(key: string, writeId: string, revision: number): Promise<'stands' | Found | undefined> {
+    const confirmations = this.confirmations;
+    if (confirmations === undefined) return 'stands';
+    await new Promise<void>((resolve) => this.clock.setTimeout(resolve, WRITE_SETTLE_MS));
+    let stored: Awaited<ReturnType<typeof lastFromLeader>>;
+    try {
+      stored = await retryWhileLeaderless(() => lastFromLeader(confirmations.jsm, this.bucket, key), { budgetMs: confirmations.electionRetryMs, timeoutIsSafe: true, clock: this.clock });
+    } catch {
+      return 'stands';
+    }
+    if (stored === undefined) return undefined;
+    if (stored.seq === revision) return 'stands';
+    const operation = stored.header?.get('KV-Operation');
+    const record = operation === 'DEL' || operation === 'PURGE' ? undefined : parseValue(stored.data);
+    if (record === undefined) return undefined;
+    return record.writes?.includes(writeId) === true ? 'stands' : { record, revision: stored.seq };
   }
 }
 

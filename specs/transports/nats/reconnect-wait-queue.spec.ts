@@ -1,11 +1,11 @@
 /**
- * The NATS client's wait for a reconnection (transports/nats/client/reconnect-wait.ts) on a test clock: frames
- * come back in order, each is given up once it has waited its time (the oldest first, the others keep theirs),
- * the count is bounded, and no timer outlives what waits.
+ * The NATS binding's wait for a reconnection, shared by its client and server ends (transports/nats/reconnect-wait.ts),
+ * on a test clock: frames come back in order, each is given up once it has waited its time (the oldest first,
+ * the others keep theirs), the count is bounded, and no timer outlives what waits.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ReconnectWait } from '../../../transports/nats/client/reconnect-wait.ts';
+import { ReconnectWait } from '../../../transports/nats/reconnect-wait.ts';
 import { TestClock } from '../../support/test-clock.ts';
 
 test('reconnect wait - frames come back in order and no timer is left', () => {

@@ -34,7 +34,7 @@ import { fitsPayload, maxPayloadOf } from '../payload-limit.ts';
 import { msgpackCodecIfLoaded, msgpackUnavailableReason } from '../msgpack-codec.ts';
 import { type ConnectionState, type PermissionRefusal, connectionState } from '../connection-state.ts';
 import { MSGPACK_CONTENT_TYPE, NatsHeader, ReceivedHeaders, replyOf, traceContextOf } from '../headers.ts';
-import { ReconnectWait } from './reconnect-wait.ts';
+import { ReconnectWait } from '../reconnect-wait.ts';
 import { ReplyTokens } from './reply-token.ts';
 import { RequestHeaders } from './request-headers.ts';
 import { SessionNotices } from './session-notices.ts';

@@ -27,6 +27,7 @@ import { type LegacySessionOptions, LegacySessions } from './legacy-sessions.ts'
 import type { OpenExchange, ServingHost } from './served-connection.ts';
 import { type SessionRecordOptions, SessionRecords } from './session-records.ts';
 import { msgpackCodecLoaded } from '../msgpack-codec.ts';
+import { DEFAULT_SERVER_RECONNECT_WAIT_MS, Outbox } from './outbox.ts';
 
 export interface NatsServeOptions {
   /** A connected `nats` client; the binding never closes it. */
@@ -59,6 +60,14 @@ export interface NatsServeOptions {
    * Without this option any message carrying an assertion is refused (it cannot be verified).
    */
   readonly identity?: NatsIdentityOptions;
+  /**
+   * How long an answer, a notification or a server request sent while the NATS connection is down (nats.js
+   * reconnecting) waits for it before it is given up (default 10 s; 0: given up at once). nats.js itself would
+   * drop it, and the client would wait for its silence limit. Longer than the client's default: an answer is work
+   * already done, and its client waits up to its `silenceMs` (30 s) for it. Bounded in count and bytes too; what
+   * is given up is reported to its session (`undeliverable`) or, the session gone, as a process warning.
+   */
+  readonly reconnectWaitMs?: number;
   /** Keepalives, idle expiry of sessions and lanes, and owner re-checks run on this clock (default: the system clock). */
   readonly clock?: Clock;
   /** Time for idle expiry and keepalive due dates, when it should differ from `clock.now` (default `clock.now`). */
@@ -68,21 +77,31 @@ export interface NatsServeOptions {
 export interface NatsServing {
   /** This process's id in the binding (its ping subject, its session records' owner). */
   readonly processId: string;
-  /** Open legacy sessions and modern lanes here. */
-  readonly counts: () => { readonly sessions: number; readonly lanes: number; readonly inFlight: number };
+  /**
+   * Open legacy sessions and modern lanes here, requests in flight, and the messages waiting for the NATS
+   * connection to come back (`held`, see `reconnectWaitMs`).
+   */
+  readonly counts: () => { readonly sessions: number; readonly lanes: number; readonly inFlight: number; readonly held: number };
   /**
    * Stops serving, gracefully. First this process leaves the call subjects' queue group (and the adopt
    * subject's), so other processes get the new work; then every lane and legacy session drains: new requests
    * on them are refused, requests in flight run for up to `drainMs` (default 10 s) and what still runs then is
    * answered with an error naming the deadline. `handover` (the default) leaves legacy sessions' records so
    * other processes take them over at their clients' next request; `end` ends them. Open listens end with
-   * their complete result.
+   * their complete result. While the NATS connection is down, answers wait for it until the drain's deadline,
+   * and the close never waits on NATS beyond that (a connection that is down is not drained, a flush that is
+   * not answered is given up after a moment): it resolves within `drainMs` and about a second more.
    */
   close(mode?: 'handover' | 'end', options?: GracefulCloseOptions): Promise<void>;
 }
 
 /** How long requests in flight may still run once serving stops, unless told otherwise. */
 export const DEFAULT_DRAIN_MS = 10_000;
+/**
+ * While serving stops: how long leaving the queue group (a subscription's drain: one round trip), and the last
+ * flush, may wait for a NATS server that does not answer.
+ */
+const NATS_ROUND_TRIP_MS = 250;
 
 export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServeOptions): Promise<NatsServing> {
   const connection = options.connection;
@@ -103,7 +122,9 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
     claims: claimOptions === undefined ? undefined : { bucket: claimOptions.bucket ?? DEFAULT_CLAIM_BUCKET, store: openClaimStore(connection, claimOptions) },
     headers: new HeaderBlocks(),
     flush: earlyFlushOf(connection),
+    outbox: new Outbox(connection, clock, Math.max(0, options.reconnectWaitMs ?? DEFAULT_SERVER_RECONNECT_WAIT_MS), earlyFlushOf(connection)),
   };
+  const state = connectionState(connection);
   if (host.claims !== undefined) await host.claims.store;
   const identity = options.identity;
   const gate = new IdentityGate(identity === undefined ? undefined : createIdentityVerifier({ now: () => clock.now(), ...identity }, subjects.base), identity?.required === true);
@@ -199,6 +220,7 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
   await connection.flush();
   if (refused.length > 0) {
     for (const subscription of [...newWork, ...subscriptions]) subscription.unsubscribe();
+    host.outbox.stop();
     stopChanges?.();
     stopWatching();
     stopKeepalives();
@@ -206,24 +228,44 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
     throw new Error(`NATS refused the subscriptions serving ${subjects.base} needs: ${refused.join('; ')} (see "Permissions" in docs/nats-binding.md)`);
   }
 
+  /** Waits for `promise`, at most `ms` (on the binding's clock). */
+  const within = (promise: Promise<unknown>, ms: number): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const timer = clock.setTimeout(resolve, ms);
+      void promise.then(() => {
+        timer.cancel();
+        resolve();
+      });
+    });
+  const leave = async (subscription: Subscription): Promise<void> => {
+    if (connection.isClosed() || subscription.isClosed()) return;
+    if (!state.down) await within(subscription.drain().catch(() => undefined), NATS_ROUND_TRIP_MS);
+    if (!subscription.isClosed()) subscription.unsubscribe();
+  };
+
   let closed: Promise<void> | undefined;
   return {
     processId,
-    counts: () => ({ sessions: legacy.size, lanes: lanes.size, inFlight: host.exchanges.size }),
+    counts: () => ({ sessions: legacy.size, lanes: lanes.size, inFlight: host.exchanges.size, held: host.outbox.size }),
     close(mode = 'handover', closeOptions = {}) {
       closed ??= (async () => {
-        // Messages already on their way to this process are still taken (drain); the queue group sends the rest
-        // to the other processes.
-        if (!connection.isClosed()) await Promise.all(newWork.map((subscription) => subscription.drain().catch(() => subscription.unsubscribe())));
         const drain = { ...closeOptions, drainMs: closeOptions.drainMs ?? DEFAULT_DRAIN_MS };
+        const deadline = clock.now() + drain.drainMs;
+        // Messages already on their way to this process are still taken (drain); the queue group sends the rest
+        // to the other processes. A connection that is down has nothing on its way: nats.js's drain would wait
+        // for a flush that only fails at its next reconnection attempt.
+        await Promise.all(newWork.map((subscription) => leave(subscription)));
         // Cancellations, pings and keepalives go on meanwhile: the requests still running are alive.
         await Promise.all([lanes.closeAll(drain), legacy.closeAll(mode === 'handover', drain)]);
+        // The last answers, if the connection is down, wait for it until the drain's deadline, no longer.
+        await host.outbox.settle(deadline - clock.now());
         for (const subscription of subscriptions) subscription.unsubscribe();
         stopChanges?.();
         stopWatching();
         stopKeepalives();
         sweeper.cancel();
-        if (!connection.isClosed()) await connection.flush().catch(() => undefined);
+        host.outbox.stop();
+        if (!connection.isClosed() && !state.down) await within(connection.flush().catch(() => undefined), NATS_ROUND_TRIP_MS);
       })();
       return closed;
     },

@@ -8,7 +8,9 @@
  * - anything else (a legacy session's server requests and notifications) goes to the client's session inbox,
  *   with the session subject as reply subject, so the answer reaches whichever process owns the session.
  * An answer larger than the NATS `max_payload` goes by claim-check when the client accepts it, or becomes an
- * internal error naming the sizes: the client never waits for an answer that cannot arrive.
+ * internal error naming the sizes: the client never waits for an answer that cannot arrive. What is sent while
+ * the NATS connection is down waits for it in the process's outbox (outbox.ts), bounded; a frame given up there
+ * comes back to the session as `undeliverable`.
  */
 import type { NatsConnection, ObjectStore } from 'nats';
 import { type Observable, Subject } from 'rxjs';
@@ -25,6 +27,7 @@ import type { ExchangeKey, FrameOrigin, InboundFrame, OutboundFrame, PortableSes
 import { depositClaim } from '../claim-check.ts';
 import type { EarlyFlush } from '../early-flush.ts';
 import type { HeaderBlocks } from '../header-blocks.ts';
+import type { Outbox, OutboxSender } from './outbox.ts';
 import { MSGPACK_CONTENT_TYPE, NatsHeader, newHeaders, SealedHeaders } from '../headers.ts';
 import { fitsPayload, maxPayloadOf } from '../payload-limit.ts';
 
@@ -59,6 +62,8 @@ export interface ServingHost {
   readonly headers: HeaderBlocks;
   /** Writes what the connection buffered every few messages within a turn (see early-flush.ts). */
   readonly flush: EarlyFlush;
+  /** Where what is published while the connection is down waits for it (outbox.ts). */
+  readonly outbox: Outbox;
 }
 
 export interface ServedConnectionOptions {
@@ -93,7 +98,7 @@ function isAnswer(message: JsonRpcMessage): message is JsonRpcMessage & { readon
   return !('method' in message) && 'id' in message;
 }
 
-export class ServedConnection implements Transport {
+export class ServedConnection implements Transport, OutboxSender {
   readonly kind = 'nats';
   /** The portable state write under way, if any: frames wait for it (see `send`). */
   private stateWrite: Promise<void> | undefined;
@@ -133,6 +138,11 @@ export class ServedConnection implements Transport {
 
   get inFlight(): number {
     return this.byId.size;
+  }
+
+  /** A frame the outbox gave up (the NATS connection stayed down): the session hears it was not sent, and why. */
+  undelivered(message: JsonRpcMessage, error: LocalError): void {
+    if (!this.closed) this.inbound.next({ type: 'undeliverable', payload: message, error });
   }
 
   /** Registers a request's reply subject and hands the request to the session. */
@@ -239,10 +249,13 @@ export class ServedConnection implements Transport {
     this.closed = true;
     for (const open of this.byId.values()) {
       if (this.host.exchanges.get(open.reply) === open) this.host.exchanges.delete(open.reply);
-      if (this.answerOnClose) this.publishBody(open.reply, open.codec.encode(errorResponse(open.requestId, {
-        code: ErrorCode.InternalError,
-        message: `The server closed the connection before answering request ${JSON.stringify(open.requestId)}${reason === undefined ? '' : `: ${reason.message}`}`,
-      })), open.codec, EMPTY_HEADERS, undefined);
+      if (this.answerOnClose) {
+        const answer = errorResponse(open.requestId, {
+          code: ErrorCode.InternalError,
+          message: `The server closed the connection before answering request ${JSON.stringify(open.requestId)}${reason === undefined ? '' : `: ${reason.message}`}`,
+        });
+        this.publishBody(open.reply, open.codec.encode(answer), open.codec, EMPTY_HEADERS, undefined, answer);
+      }
     }
     this.byId.clear();
     this.inbound.complete();
@@ -301,12 +314,12 @@ export class ServedConnection implements Transport {
 
   private publishAnswer(open: OpenExchange, message: JsonRpcMessage & { readonly id: RequestId }, headers: Readonly<Record<string, string>>): void | Promise<void> {
     const body = open.codec.encode(message);
-    if (fitsPayload(this.host.connection, body.byteLength)) return this.publishBody(open.reply, body, open.codec, headers, undefined);
+    if (fitsPayload(this.host.connection, body.byteLength)) return this.publishBody(open.reply, body, open.codec, headers, undefined, message);
     const claims = this.host.claims;
     if (open.claim && claims !== undefined) {
       return claims.store
         .then((store) => depositClaim(store, claims.bucket, body))
-        .then((claim) => this.publishBody(open.reply, new Uint8Array(0), open.codec, { ...headers, ...claim }, undefined))
+        .then((claim) => this.publishBody(open.reply, new Uint8Array(0), open.codec, { ...headers, ...claim }, undefined, message))
         .catch((error: unknown) => this.publishTooLarge(open, message.id, body.byteLength, `the object store refused it: ${String(error)}`));
     }
     return this.publishTooLarge(open, message.id, body.byteLength, open.claim ? 'this server has no claim-check store' : 'the client did not accept claim-checks');
@@ -318,7 +331,7 @@ export class ServedConnection implements Transport {
       message: `The answer is ${bytes} bytes, more than the NATS max_payload of ${maxPayloadOf(this.host.connection)} bytes allows, and ${why}`,
       data: { bytes, maxPayload: maxPayloadOf(this.host.connection) },
     });
-    this.publishBody(open.reply, open.codec.encode(refusal), open.codec, EMPTY_HEADERS, undefined);
+    this.publishBody(open.reply, open.codec.encode(refusal), open.codec, EMPTY_HEADERS, undefined, refusal);
   }
 
   private publish(subject: string, message: JsonRpcMessage, codec: Codec, headers: Readonly<Record<string, string>>, reply: string | undefined): void {
@@ -329,18 +342,21 @@ export class ServedConnection implements Transport {
       queueMicrotask(() => this.inbound.next({ type: 'undeliverable', payload: message, error }));
       return;
     }
-    this.publishBody(subject, body, codec, headers, reply);
+    this.publishBody(subject, body, codec, headers, reply, message);
   }
 
-  private publishBody(subject: string, body: Uint8Array, codec: Codec, headers: Readonly<Record<string, string>>, reply: string | undefined): void {
+  private publishBody(subject: string, body: Uint8Array, codec: Codec, headers: Readonly<Record<string, string>>, reply: string | undefined, message: JsonRpcMessage): void {
     // Most frames carry no headers of their own: a JSON one goes without any, a msgpack one with the one shared,
     // already encoded Content-Type set; only the rare others (a claim, the initialize answer) build theirs.
     const own = headers !== EMPTY_HEADERS && hasAny(headers);
     const sent = codec === jsonCodec
       ? (own ? newHeaders(headers) : undefined)
       : (own ? newHeaders({ ...headers, [NatsHeader.contentType]: MSGPACK_CONTENT_TYPE }) : MSGPACK_HEADERS);
+    const options = sent === undefined ? (reply === undefined ? undefined : { reply }) : (reply === undefined ? { headers: sent } : { headers: sent, reply });
+    // nats.js would drop it while reconnecting: it waits for the connection instead (bounded; outbox.ts).
+    if (this.host.outbox.holding) return this.host.outbox.hold(subject, body, options, message, this);
     try {
-      this.host.connection.publish(subject, body, sent === undefined ? (reply === undefined ? undefined : { reply }) : (reply === undefined ? { headers: sent } : { headers: sent, reply }));
+      this.host.connection.publish(subject, body, options);
       this.host.flush.published();
     } catch (error) {
       // The NATS connection itself is closed: this connection is over.

@@ -9,6 +9,7 @@
  */
 import type { TimerHandle } from '../../../core/clock.ts';
 import { isNoRespondersError } from '../headers.ts';
+import { WRITE_SETTLE_MS } from '../leader-read.ts';
 import type { ServerSubjects } from '../subjects.ts';
 import type { ServingHost } from './served-connection.ts';
 import type { SessionRecords } from './session-records.ts';
@@ -21,8 +22,6 @@ const OWNER_RECHECK_MS = 250;
  * half a minute in all, on top of each read's own retries through a leader election.
  */
 const RECORD_RECHECK_PAUSES_MS = [1000, 2000, 4000, 8000, 15_000] as const;
-/** How long a claimant waits for a concurrent claim to land before it reads whose claim came last. */
-const CLAIM_SETTLE_MS = 100;
 /** The longest session id a `taken` notice may carry (ours are 32 characters). */
 const MAX_NOTICE_BYTES = 256;
 const encoder = new TextEncoder();
@@ -73,7 +72,7 @@ export class SessionOwnership {
    * that fails leaves the claim standing, to be read again later (`recheck`).
    */
   async confirmClaim(sessionId: string): Promise<boolean> {
-    await new Promise<void>((resolve) => this.host.clock.setTimeout(resolve, CLAIM_SETTLE_MS));
+    await new Promise<void>((resolve) => this.host.clock.setTimeout(resolve, WRITE_SETTLE_MS));
     try {
       const found = await this.records!.getFromLeader(sessionId);
       return found?.record.owner === this.host.processId;

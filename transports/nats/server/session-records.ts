@@ -10,6 +10,7 @@ import type { LegacyRevision } from '../../../core/protocol/versions.ts';
 import type { PortableSessionState } from '../../../core/transport.ts';
 import type { BodyEncoding } from '../body-codec.ts';
 import { DEFAULT_ELECTION_RETRY_MS, retryWhileLeaderless } from '../jetstream-retry.ts';
+import { lastFromLeader } from '../leader-read.ts';
 
 export interface SessionRecord {
   readonly revision: LegacyRevision;
@@ -29,8 +30,6 @@ export interface SessionRecord {
 export const MAX_RECORDED_SUBSCRIPTIONS = 1000;
 /** Longest resource URI a record keeps. */
 const MAX_URI_CHARS = 2048;
-/** JetStream's error code for "no message found" (a stream message get for a subject that has none). */
-const NO_MESSAGE_FOUND = 10037;
 /** Attempts at a revision-checked state write that lost to a concurrent write of the same record. */
 const STATE_WRITE_ATTEMPTS = 5;
 
@@ -120,15 +119,7 @@ export class SessionRecords {
    * a write that was just acknowledged; this read cannot.
    */
   async getFromLeader(sessionId: string): Promise<{ readonly record: SessionRecord; readonly revision: number } | undefined> {
-    const stored = await this.duringElection(async () => {
-      try {
-        return await this.jsm.streams.getMessage(`KV_${this.bucket}`, { last_by_subj: `$KV.${this.bucket}.${sessionId}` });
-      } catch (error) {
-        // No message for the key: no record.
-        if ((error as { api_error?: { err_code?: number } }).api_error?.err_code === NO_MESSAGE_FOUND) return undefined;
-        throw error;
-      }
-    }, true);
+    const stored = await this.duringElection(() => lastFromLeader(this.jsm, this.bucket, sessionId), true);
     if (stored === undefined) return undefined;
     const operation = stored.header?.get('KV-Operation');
     if (operation === 'DEL' || operation === 'PURGE') return undefined;

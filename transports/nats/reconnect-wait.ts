@@ -1,9 +1,11 @@
 /**
- * What a NATS client transport was asked to send while its connection was down (nats.js reconnecting): nats.js
- * would drop it, so it waits here, in order, for the connection to come back. Bounded in count, and in time: a
- * frame that has waited `waitMs` is given up (its owner fails it), the oldest first, by one timer at a time.
+ * What one end of the NATS binding was asked to send while its connection was down (nats.js reconnecting):
+ * nats.js would drop it, so it waits here, in order, for the connection to come back. Bounded in count, and in
+ * time: a frame that has waited `waitMs` is given up (its owner fails it), the oldest first, by one timer at a
+ * time. The client transport keeps its requests here (client/client-transport.ts), a serving process its answers
+ * and notifications (server/outbox.ts).
  */
-import type { Clock, TimerHandle } from '../../../core/clock.ts';
+import type { Clock, TimerHandle } from '../../core/clock.ts';
 
 interface Waiting<T> {
   readonly frame: T;
@@ -36,6 +38,11 @@ export class ReconnectWait<T> {
     const frames = this.waiting.map((entry) => entry.frame);
     this.clear();
     return frames;
+  }
+
+  /** How many frames wait. */
+  get size(): number {
+    return this.waiting.length;
   }
 
   /** Forgets every waiting frame and the timer (the transport closed). */
