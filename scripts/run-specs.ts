@@ -23,7 +23,7 @@ import { run } from 'node:test';
 import { tap } from 'node:test/reporters';
 import { parseArgs } from 'node:util';
 import { groupSpecs, specFile, type SpecFile } from './spec-runner/groups.ts';
-import { Timings, seconds, slowestReport } from './spec-runner/timings.ts';
+import { Occupancy, Timings, endedChildrenCpuMs, occupancyLine, seconds, slowestReport } from './spec-runner/timings.ts';
 
 type TestEvent = Parameters<typeof tap>[0] extends AsyncGenerator<infer Event, void> ? Event : never;
 
@@ -66,7 +66,7 @@ class Totals {
   topLevel = 0;
   /** `test:fail` events other than todo tests'. */
   failed = 0;
-  readonly wallMs: { label: string; ms: number }[] = [];
+  readonly wallMs: { label: string; ms: number; cpuMs: number | undefined; occupancy: Occupancy }[] = [];
 }
 
 const diagnostic = (message: string): TestEvent => ({ type: 'test:diagnostic', data: { nesting: 0, message } });
@@ -75,7 +75,9 @@ const diagnostic = (message: string): TestEvent => ({ type: 'test:diagnostic', d
  * One group's events, made to continue the document: its top-level results numbered on from the previous groups', its
  * plan and totals kept back (the whole run's are given at the end), file and test durations recorded.
  */
-async function* groupEvents(group: Group, totals: Totals, timings: Timings, signal: AbortSignal): AsyncGenerator<TestEvent, void> {
+async function* groupEvents(group: Group, totals: Totals, timings: Timings, occupancy: Occupancy, signal: AbortSignal): AsyncGenerator<TestEvent, void> {
+  const isFile = (data: { readonly nesting: number; readonly file?: string | undefined; readonly name: string }): data is { nesting: number; file: string; name: string } =>
+    data.nesting === 0 && data.file !== undefined && resolve(root, data.name) === data.file;
   const stream = run({ files: group.files.map((file) => resolve(root, file.path)), concurrency: group.concurrency, signal });
   for await (const event of stream as AsyncIterable<TestEvent>) {
     switch (event.type) {
@@ -89,8 +91,12 @@ async function* groupEvents(group: Group, totals: Totals, timings: Timings, sign
           if (count !== null || event.data.message.startsWith('duration_ms ')) continue;
         }
         break;
+      case 'test:dequeue':
+        if (isFile(event.data)) occupancy.started(event.data.file, performance.now());
+        break;
       case 'test:complete':
-        if (event.data.nesting === 0 && event.data.file !== undefined && resolve(root, event.data.name) === event.data.file) {
+        if (isFile(event.data)) {
+          occupancy.ended(event.data.file, performance.now());
           timings.file(event.data.file, event.data.details.duration_ms);
         }
         break;
@@ -98,8 +104,7 @@ async function* groupEvents(group: Group, totals: Totals, timings: Timings, sign
       case 'test:fail': {
         const data = event.data;
         if (event.type === 'test:fail' && data.todo === undefined) totals.failed++;
-        const fileItself = data.nesting === 0 && data.file !== undefined && resolve(root, data.name) === data.file;
-        if (!fileItself && data.details.type !== 'suite') timings.test(data.file, data.name, data.details.duration_ms);
+        if (!isFile(data) && data.details.type !== 'suite') timings.test(data.file, data.name, data.details.duration_ms);
         // Top-level results numbered 1..n over the whole run (node:test numbers each group from 1, and can give a
         // file that fails to load the number of a test before it). The event is this runner's own object, fresh
         // from the stream: renumbering it in place is safe.
@@ -124,13 +129,20 @@ async function* allEvents(groups: readonly Group[], timings: Timings, signal: Ab
       else if (file.slow !== undefined) yield diagnostic(`  starts first, ${file.path}: ${file.slow}`);
     }
     const groupStarted = performance.now();
-    yield* groupEvents(group, totals, timings, signal);
-    totals.wallMs.push({ label: group.label, ms: performance.now() - groupStarted });
+    const cpuBefore = endedChildrenCpuMs();
+    const occupancy = new Occupancy();
+    yield* groupEvents(group, totals, timings, occupancy, signal);
+    const cpuAfter = endedChildrenCpuMs();
+    const cpuMs = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+    totals.wallMs.push({ label: group.label, ms: performance.now() - groupStarted, cpuMs, occupancy });
   }
   yield { type: 'test:plan', data: { nesting: 0, count: totals.topLevel } };
   for (const name of ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo']) yield diagnostic(`${name} ${totals.counts.get(name) ?? 0}`);
   yield diagnostic(`duration_ms ${(performance.now() - started).toFixed(0)}`);
-  for (const { label, ms } of totals.wallMs) yield diagnostic(`${label} group: ${seconds(ms)} wall`);
+  for (const { label, ms, cpuMs, occupancy } of totals.wallMs) {
+    const cpu = cpuMs === undefined ? '' : `, ${seconds(cpuMs)} CPU (${(cpuMs / ms).toFixed(2)} cores)`;
+    yield diagnostic(`${label} group: ${seconds(ms)} wall${cpu}; ${occupancyLine(occupancy)}`);
+  }
   yield diagnostic(`the spec files' own times add up to ${seconds(timings.filesTotalMs)}`);
   for (const line of slowestReport(timings, SLOWEST)) yield diagnostic(line);
   if (totals.failed > 0 || (totals.counts.get('fail') ?? 0) > 0 || (totals.counts.get('cancelled') ?? 0) > 0) process.exitCode = 1;

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { groupSpecs, specFile } from '../../scripts/spec-runner/groups.ts';
+import { Occupancy, Timings, occupancyLine, slowestReport } from '../../scripts/spec-runner/timings.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const RUNNER = join(REPO, 'scripts', 'run-specs.ts');
@@ -49,6 +50,43 @@ describe('run-specs - the @serial and @slow tags', () => {
   test('serial files form their group; among the concurrent ones the slow start first; each part keeps the order given', () => {
     const [b, a, c, d, e] = [specFile('b', `// ${TAG}: why`), specFile('a', ''), specFile('c', `// ${SLOW}: long`), specFile('d', ''), specFile('e', `// ${SLOW}: long`)];
     assert.deepEqual(groupSpecs([b, a, c, d, e]), { concurrent: [c, e, a, d], serial: [b] });
+  });
+});
+
+describe('run-specs - timings', () => {
+  test('the slowest files and tests, longest first, at most the count asked; suites are the caller\'s to leave out', () => {
+    const timings = new Timings('/repo');
+    timings.file('/repo/specs/a.spec.ts', 1500);
+    timings.file('/repo/specs/b.spec.ts', 61_000);
+    timings.file('/repo/specs/c.spec.ts', 200);
+    timings.test('/repo/specs/helper.ts', 'a slow\n  test', 12_345);
+    timings.test('/repo/specs/a.spec.ts', 'a quick test', 5);
+    assert.deepEqual(slowestReport(timings, 2), [
+      'slowest 2 spec files (each its own process, start-up included):',
+      '  61.0 s  specs/b.spec.ts',
+      '   1.5 s  specs/a.spec.ts',
+      'slowest 2 tests (and the file each is written in):',
+      '  12.3 s  a slow test  (specs/helper.ts)',
+      '   0.0 s  a quick test  (specs/a.spec.ts)',
+    ]);
+    assert.equal(timings.filesTotalMs, 62_700);
+  });
+
+  test('files running at once: the time spent with each count, a file that never ended left out', () => {
+    const occupancy = new Occupancy();
+    occupancy.started('a', 0);
+    occupancy.started('b', 10_000);
+    occupancy.ended('a', 30_000);
+    occupancy.started('c', 30_000);
+    occupancy.ended('b', 40_000);
+    occupancy.ended('c', 50_000);
+    occupancy.started('d', 60_000);
+    assert.deepEqual(occupancy.profile(), [
+      { running: 2, ms: 30_000 },
+      { running: 1, ms: 20_000 },
+    ]);
+    assert.equal(occupancyLine(occupancy), 'files running at once: 2 for 30.0 s, 1 for 20.0 s');
+    assert.equal(occupancyLine(new Occupancy()), 'files running at once: none');
   });
 });
 
@@ -98,6 +136,8 @@ describe('run-specs - whole runs over fixture files', () => {
     assert.match(tap, /^# serial: 1 spec file, one at a time$/m);
     assert.match(tap, /^# {3}specs\/support\/runner-fixtures\/serial\.ts: the runner's own spec checks that this file runs with no other file running$/m);
     assert.match(tap, /^# pass 3$/m);
+    assert.match(tap, /^# concurrent group: \d+\.\d s wall, \d+\.\d s CPU \(\d+\.\d\d cores\); files running at once: 2 for \d+\.\d s(, 1 for \d+\.\d s)?$/m, 'the two met');
+    assert.match(tap, /^# serial group: \d+\.\d s wall, \d+\.\d s CPU \(\d+\.\d\d cores\); files running at once: 1 for \d+\.\d s$/m);
     assert.match(tap, /^# fail 0$/m);
     const slowest = tap.slice(tap.indexOf('# slowest 3 spec files'));
     for (const file of ['concurrent-1.ts', 'concurrent-2.ts', 'serial.ts']) assert.match(slowest, new RegExp(`^# +\\d+\\.\\d s {2}specs/support/runner-fixtures/${file.replace('.', '\\.')}$`, 'm'));
