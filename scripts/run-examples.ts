@@ -4,9 +4,9 @@
  * name resolves to the package itself (Node's and TypeScript's package self-reference through `exports`), so
  * what they get is exactly what `exports` points at:
  *
- * - built package (`exports` points at JavaScript, as after `npm run build`): `npm run build` runs first when
- *   dist/ is missing or older than the sources; tsc checks the examples against the published .d.ts and emits them to .tmp/examples, and each is
- *   run by plain `node`, no loader.
+ * - built package (`exports` points at JavaScript, as after `npm run build`): `npm run build` runs first unless
+ *   dist/ is the build of the current sources (scripts/build-stamp.ts); tsc checks the examples against the
+ *   published .d.ts and emits them to .tmp/examples, and each is run by plain `node`, no loader.
  * - sources (`exports` points at .ts files, before the build exists): tsc checks them against the sources
  *   (`--noEmit --allowImportingTsExtensions`), and each runs with `node --import tsx`.
  *
@@ -17,9 +17,10 @@
  * developer may run on 4222 is never used). Usage: `npm run examples [-- name...]` (names without `.ts`).
  */
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { cpSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startNatsServer, type NatsServerProcess } from '../specs/support/nats-server.ts';
+import { ensureBuilt } from './build-stamp.ts';
 
 const root = join(import.meta.dirname, '..');
 const examplesDir = join(root, 'examples');
@@ -29,26 +30,7 @@ const RUN_TIMEOUT_MS = 90_000;
 /** Examples that talk to a nats-server (they read NATS_URL). */
 const NEEDS_NATS = new Set(['nats-gateway-replicas', 'limits-nats']);
 
-/** What the package is built from: dist/ older than any of these is rebuilt. */
-const SOURCES = ['index.ts', 'core', 'actors', 'machines', 'session', 'server', 'client', 'transports', 'limits', 'otel', 'auth', 'cli', 'package.json'];
-
 type Mode = 'built' | 'sources';
-
-/** The latest modification time under the given paths (files or folders), undefined when none exists. */
-function newestChange(...paths: string[]): number | undefined {
-  let newest: number | undefined;
-  const visit = (path: string): void => {
-    if (!existsSync(path)) return;
-    const stats = statSync(path);
-    if (stats.isDirectory()) {
-      for (const entry of readdirSync(path)) visit(join(path, entry));
-      return;
-    }
-    newest = Math.max(newest ?? 0, stats.mtimeMs);
-  };
-  for (const path of paths) visit(path);
-  return newest;
-}
 
 interface Manifest {
   readonly exports?: Readonly<Record<string, unknown>>;
@@ -109,12 +91,8 @@ async function main(): Promise<void> {
   console.log(`examples: ${names.join(', ')}\n'rxmcp' resolves to the ${mode === 'built' ? 'built package' : 'TypeScript sources'}`);
 
   if (mode === 'built') {
-    const built = newestChange(join(root, 'dist'));
-    if (built === undefined || built < newestChange(...SOURCES.map((path) => join(root, path)))!) {
-      if (manifest.scripts?.['build'] === undefined) throw new Error('package.json exports point at JavaScript, dist/ is missing or older than the sources, and there is no build script');
-      console.log(built === undefined ? 'dist/ is missing: building it' : 'dist/ is older than the sources: building it again');
-      await mustSucceed('npm run build', 'npm', ['run', 'build']);
-    }
+    if (manifest.scripts?.['build'] === undefined) throw new Error('package.json exports point at JavaScript and there is no build script');
+    await ensureBuilt();
     await mustSucceed('type-checking and compiling the examples', process.execPath, [tsc, '-p', join(examplesDir, 'tsconfig.json'), '--rootDir', examplesDir, '--outDir', outDir]);
   } else {
     await mustSucceed('type-checking the examples', process.execPath, [tsc, '-p', join(examplesDir, 'tsconfig.json'), '--noEmit', '--allowImportingTsExtensions']);

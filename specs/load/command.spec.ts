@@ -2,6 +2,8 @@
  * `rxmcp load` on the command line: --help lists every flag with examples and the exit codes; mistakes echo the
  * value, say what would be right, and exit 2; a run writes its JSON result; budgets fail the run (exit 1) with the
  * line that broke them, absolute or relative to a previous result given with --compare.
+ *
+ * @serial: compares the p99 latency of two 1 s runs, one with every call 40 ms slower: contention on the cores moves a p99 by more than that
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

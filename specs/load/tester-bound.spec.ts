@@ -2,6 +2,8 @@
  * The tester tells when it, not the server, held a run back: a run whose own process is kept busy (its status
  * callback spins the CPU, as an overloaded tester would) reports the intervals it was bound in, why, and says the
  * figures understate the server; its live status flags those intervals.
+ *
+ * @serial: asserts the tester's own CPU share and event-loop lag interval by interval: other processes on the cores change what it measures
  */
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';

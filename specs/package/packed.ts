@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -58,34 +58,12 @@ export interface PackedTarball {
   readonly files: readonly string[];
 }
 
-/** What dist/ is built from (tsconfig.build.json's sources, and the manifest). */
-const SOURCES = ['index.ts', 'core', 'actors', 'machines', 'session', 'server', 'client', 'transports', 'limits', 'otel', 'auth', 'cli', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
-
-function filesUnder(path: string): string[] {
-  if (!existsSync(path)) return [];
-  if (!statSync(path).isDirectory()) return [path];
-  return readdirSync(path).flatMap((entry) => filesUnder(join(path, entry)));
-}
-
 /**
- * Whether dist/ is a build of the sources as they are: written after the last change to any of them (a build
- * empties dist/ first, so its oldest file dates the build), with no file left from a source since deleted.
- */
-function distIsFresh(): boolean {
-  const built = filesUnder(join(REPO, 'dist')).filter((file) => file.endsWith('.js'));
-  if (built.length === 0) return false;
-  const oldestBuilt = Math.min(...built.map((file) => statSync(file).mtimeMs));
-  const newestSource = Math.max(...SOURCES.flatMap((path) => filesUnder(join(REPO, path))).map((file) => statSync(file).mtimeMs));
-  const orphaned = built.some((file) => !existsSync(join(REPO, file.slice(join(REPO, 'dist').length + 1).replace(/\.js$/, '.ts'))));
-  return oldestBuilt > newestSource && !orphaned;
-}
-
-/**
- * Packs the package into `destination`, as a release would, building it first unless dist/ is already a build of
- * the sources as they are (CI's package steps run one after the other: the first builds, the others reuse it).
+ * Packs the package into `destination`, as a release would, building it first unless dist/ is already the build of
+ * the sources as they are (scripts/build-stamp.ts: CI's package steps share one build).
  */
 export async function packTarball(destination: string): Promise<PackedTarball> {
-  if (!distIsFresh()) await ok('npm', ['run', 'build'], REPO, 300_000);
+  await ok(process.execPath, ['--import', 'tsx', join(REPO, 'scripts', 'build-stamp.ts'), 'ensure'], REPO, 300_000);
   const packed = JSON.parse(await ok('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', destination], REPO)) as [{ filename: string; files: { path: string }[] }];
   return { path: join(destination, packed[0].filename), filename: packed[0].filename, files: packed[0].files.map((file) => file.path) };
 }

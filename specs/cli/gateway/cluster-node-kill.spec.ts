@@ -12,6 +12,8 @@
  * - An SSE stream broken before the kill resumes with `Last-Event-ID` on the other replica after it: every
  *   event once, in order, up to the answer.
  * The counts (acknowledged / failed / lost) go to the test output.
+ *
+ * @serial: a 3-node nats cluster with a node killed and restarted (same ports) under load through two gateway processes, every call bounded in wall-clock time
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

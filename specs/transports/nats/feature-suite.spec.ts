@@ -5,6 +5,8 @@
  * specs/support/nats-medium.ts), both ends logged and checked by the oracle as over memory. The runner must
  * exit 0 with no failure, no cancellation, and at least as many passing tests as the suite has over NATS
  * (skips are allowed only where a spec names why it cannot hold over NATS; their number is bounded here).
+ *
+ * @slow: runs the whole feature suite again over NATS in a child test runner (a minute or two)
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

@@ -8,6 +8,8 @@
  * What a request sent during the outage meets: nats.js discards what was published while it was disconnected
  * (it resets its outbound buffer on every reconnect attempt), so neither the request nor any answer arrives,
  * and the client ends it by its silence bound (PeerUnresponsive), like a call stranded on the dead server.
+ *
+ * @serial: kills the nats-server and starts it again on the same port (free to any other process meanwhile), and bounds each broken call's failure in wall-clock time
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

@@ -5,6 +5,8 @@
  * unavailable" or a timeout. A creation started then succeeds once a node comes back within its
  * `electionRetryMs`, and fails with the last JetStream error, within its budget, when none does. (A lone node
  * without quorum mostly answers nothing: the timeout is what is tried again.)
+ *
+ * @serial: a 3-node nats cluster whose nodes are killed and restarted (same ports), and creations bounded by the JetStream leader elections' retry windows
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

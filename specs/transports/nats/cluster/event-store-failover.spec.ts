@@ -7,6 +7,8 @@
  * consumer that could be placed on the dead node), and the follower sees every one of them live, then the
  * stream's end. A follow also carries on when the node its own connection is on dies (leading the stream or
  * not): it reads on after its reconnect, missing nothing, repeating nothing.
+ *
+ * @serial: a 3-node nats cluster whose stream leader is killed and restarted (same ports), and the replay after the election bounded in wall-clock time
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

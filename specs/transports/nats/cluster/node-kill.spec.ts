@@ -9,6 +9,8 @@
  * - Legacy sessions keep their ids and never initialize again; their records are all still in the KV bucket.
  * - With the node still down, a server process is SIGKILLed too: its sessions are taken over by the survivors
  *   (the takeover's compare-and-set runs on the 2 remaining replicas).
+ *
+ * @serial: a 3-node nats cluster with a node killed under load, and the failed calls bounded in wall-clock time after the kill
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

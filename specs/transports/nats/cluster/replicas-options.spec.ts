@@ -2,6 +2,8 @@
  * The replicas options on a real 3-node JetStream cluster: each bucket and stream the NATS binding, the
  * claim-check and the gateway create gets the copies asked for (and one copy when nothing is asked); the CLI's
  * `--js-replicas` and comma-separated `--nats` lists reach them.
+ *
+ * @serial: a 3-node JetStream cluster, whose Raft elections and JetStream API timeouts need the cores in time
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

@@ -6,6 +6,8 @@
  *   client's in the west);
  * - when the east server dies, the east client's calls reach the west again, and its legacy session is taken
  *   over in the west without a new initialize.
+ *
+ * @serial: two 3-node nats clusters joined by gateways (six servers), a server process killed, and calls bounded by the silence limit
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

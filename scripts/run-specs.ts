@@ -1,0 +1,179 @@
+/**
+ * `npm test`: every spec file under specs/ through node:test's `run()`, each file in its own process, in two groups:
+ *
+ * 1. concurrent: the files without a `@serial` tag, `--concurrency` of them at a time (default: twice the cores,
+ *    since most files spend their time waiting on sockets, child processes and timers rather than on a core),
+ *    those tagged `@slow` started first;
+ * 2. serial: the files tagged `// @serial: <reason>`, one at a time, with nothing else running.
+ *
+ * The tags and when to use them: scripts/spec-runner/groups.ts and specs/README.md.
+ *
+ * The output is one TAP document on stdout (as `tsx --test` gives), ending with the totals, each group's wall time,
+ * and the slowest spec files and tests. Exits 1 when a test failed or was cancelled.
+ *
+ *   npm test                                   every spec file
+ *   npm test -- specs/a.spec.ts specs/b.spec.ts  just those (their tags still apply)
+ *   npm test -- --concurrency 1                one file at a time (RXMCP_SPEC_CONCURRENCY=1 does the same)
+ */
+import { once } from 'node:events';
+import { readFileSync, readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { run } from 'node:test';
+import { tap } from 'node:test/reporters';
+import { parseArgs } from 'node:util';
+import { groupSpecs, specFile, type SpecFile } from './spec-runner/groups.ts';
+import { Occupancy, Timings, endedChildrenCpuMs, occupancyLine, seconds, slowestReport } from './spec-runner/timings.ts';
+
+type TestEvent = Parameters<typeof tap>[0] extends AsyncGenerator<infer Event, void> ? Event : never;
+
+const root = join(import.meta.dirname, '..');
+const SLOWEST = 20;
+
+function usage(message: string): never {
+  console.error(`run-specs: ${message}\nusage: npm test [-- [--concurrency N] [spec file...]]`);
+  process.exit(2);
+}
+
+function positiveInteger(value: string, what: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) usage(`${what} must be a positive integer, got "${value}"`);
+  return n;
+}
+
+/** Every `*.spec.ts` under specs/, as paths relative to the repository root, sorted. */
+function allSpecs(dir = join(root, 'specs')): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...allSpecs(path));
+    else if (entry.isFile() && entry.name.endsWith('.spec.ts')) found.push(relative(root, path));
+  }
+  return found.sort();
+}
+
+interface Group {
+  readonly label: string;
+  readonly files: readonly SpecFile[];
+  readonly concurrency: number;
+}
+
+/** What the runs of the groups add up to. */
+class Totals {
+  /** node:test's own end-of-run counts (tests, suites, pass, fail, cancelled, skipped, todo), summed over the groups. */
+  readonly counts = new Map<string, number>();
+  /** Top-level results so far (the plan's count at the end). */
+  topLevel = 0;
+  /** `test:fail` events other than todo tests'. */
+  failed = 0;
+  readonly wallMs: { label: string; ms: number; cpuMs: number | undefined; occupancy: Occupancy }[] = [];
+}
+
+const diagnostic = (message: string): TestEvent => ({ type: 'test:diagnostic', data: { nesting: 0, message } });
+
+/**
+ * One group's events, made to continue the document: its top-level results numbered on from the previous groups', its
+ * plan and totals kept back (the whole run's are given at the end), file and test durations recorded.
+ */
+async function* groupEvents(group: Group, totals: Totals, timings: Timings, occupancy: Occupancy, signal: AbortSignal): AsyncGenerator<TestEvent, void> {
+  const isFile = (data: { readonly nesting: number; readonly file?: string | undefined; readonly name: string }): data is { nesting: number; file: string; name: string } =>
+    data.nesting === 0 && data.file !== undefined && resolve(root, data.name) === data.file;
+  const stream = run({ files: group.files.map((file) => resolve(root, file.path)), concurrency: group.concurrency, signal });
+  for await (const event of stream as AsyncIterable<TestEvent>) {
+    switch (event.type) {
+      case 'test:plan':
+        if (event.data.nesting === 0 && event.data.file === undefined) continue;
+        break;
+      case 'test:diagnostic':
+        if (event.data.nesting === 0 && event.data.file === undefined) {
+          const count = /^(\w+) (\d+)$/.exec(event.data.message);
+          if (count !== null) totals.counts.set(count[1]!, (totals.counts.get(count[1]!) ?? 0) + Number(count[2]));
+          if (count !== null || event.data.message.startsWith('duration_ms ')) continue;
+        }
+        break;
+      case 'test:dequeue':
+        if (isFile(event.data)) occupancy.started(event.data.file, performance.now());
+        break;
+      case 'test:complete':
+        if (isFile(event.data)) {
+          occupancy.ended(event.data.file, performance.now());
+          timings.file(event.data.file, event.data.details.duration_ms);
+        }
+        break;
+      case 'test:pass':
+      case 'test:fail': {
+        const data = event.data;
+        if (event.type === 'test:fail' && data.todo === undefined) totals.failed++;
+        if (!isFile(data) && data.details.type !== 'suite') timings.test(data.file, data.name, data.details.duration_ms);
+        // Top-level results numbered 1..n over the whole run (node:test numbers each group from 1, and can give a
+        // file that fails to load the number of a test before it). The event is this runner's own object, fresh
+        // from the stream: renumbering it in place is safe.
+        if (data.nesting === 0) data.testNumber = ++totals.topLevel;
+        break;
+      }
+      default:
+        break;
+    }
+    yield event;
+  }
+}
+
+async function* allEvents(groups: readonly Group[], timings: Timings, signal: AbortSignal): AsyncGenerator<TestEvent, void> {
+  const totals = new Totals();
+  const started = performance.now();
+  for (const group of groups) {
+    if (group.files.length === 0) continue;
+    yield diagnostic(`${group.label}: ${group.files.length} spec file${group.files.length === 1 ? '' : 's'}, ${group.concurrency === 1 ? 'one at a time' : `${group.concurrency} at a time`}`);
+    for (const file of group.files) {
+      if (file.serial !== undefined) yield diagnostic(`  ${file.path}: ${file.serial}`);
+      else if (file.slow !== undefined) yield diagnostic(`  starts first, ${file.path}: ${file.slow}`);
+    }
+    const groupStarted = performance.now();
+    const cpuBefore = endedChildrenCpuMs();
+    const occupancy = new Occupancy();
+    yield* groupEvents(group, totals, timings, occupancy, signal);
+    const cpuAfter = endedChildrenCpuMs();
+    const cpuMs = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+    totals.wallMs.push({ label: group.label, ms: performance.now() - groupStarted, cpuMs, occupancy });
+  }
+  yield { type: 'test:plan', data: { nesting: 0, count: totals.topLevel } };
+  for (const name of ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo']) yield diagnostic(`${name} ${totals.counts.get(name) ?? 0}`);
+  yield diagnostic(`duration_ms ${(performance.now() - started).toFixed(0)}`);
+  for (const { label, ms, cpuMs, occupancy } of totals.wallMs) {
+    const cpu = cpuMs === undefined ? '' : `, ${seconds(cpuMs)} CPU (${(cpuMs / ms).toFixed(2)} cores)`;
+    yield diagnostic(`${label} group: ${seconds(ms)} wall${cpu}; ${occupancyLine(occupancy)}`);
+  }
+  yield diagnostic(`the spec files' own times add up to ${seconds(timings.filesTotalMs)}`);
+  for (const line of slowestReport(timings, SLOWEST)) yield diagnostic(line);
+  if (totals.failed > 0 || (totals.counts.get('fail') ?? 0) > 0 || (totals.counts.get('cancelled') ?? 0) > 0) process.exitCode = 1;
+}
+
+async function main(): Promise<void> {
+  let parsed: { values: { concurrency?: string | undefined }; positionals: string[] };
+  try {
+    parsed = parseArgs({ options: { concurrency: { type: 'string' } }, allowPositionals: true, strict: true });
+  } catch (error) {
+    usage(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  const concurrencyArg = values.concurrency ?? process.env['RXMCP_SPEC_CONCURRENCY'];
+  const concurrency = concurrencyArg === undefined || concurrencyArg === '' ? Math.max(2, availableParallelism() * 2) : positiveInteger(concurrencyArg, '--concurrency');
+  const paths = positionals.length > 0 ? positionals.map((path) => relative(root, resolve(path))) : allSpecs();
+  const { concurrent, serial } = groupSpecs(paths.map((path) => specFile(path, readFileSync(resolve(root, path), 'utf8'))));
+  const groups: Group[] = [
+    { label: 'concurrent', files: concurrent, concurrency },
+    { label: 'serial', files: serial, concurrency: 1 },
+  ];
+
+  const abort = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => abort.abort());
+  const timings = new Timings(root);
+  for await (const chunk of tap(allEvents(groups, timings, abort.signal))) {
+    if (!process.stdout.write(chunk)) await once(process.stdout, 'drain');
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(`run-specs: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,3 @@
+import { meetPeers } from './meet.ts';
+
+meetPeers(import.meta.filename);
