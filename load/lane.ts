@@ -118,11 +118,12 @@ export class Lane {
   }
 
   /** Sends what is due at `now` (ms from the start). */
-  tick(now: number): void {
+  /** Sends what is due by `now` (open loop) or fills the window (closed loop); never a call due at `dueBefore` or later. */
+  tick(now: number, dueBefore = Infinity): void {
     if (this.stopped) return;
     if (this.settings.mode === 'closed') return this.fill(now);
     let sentThisTick = 0;
-    while (this.nextDue !== undefined && this.nextDue <= now && sentThisTick < MAX_PER_TICK) {
+    while (this.nextDue !== undefined && this.nextDue <= now && this.nextDue < dueBefore && sentThisTick < MAX_PER_TICK) {
       if (this.inFlight.size >= this.settings.maxInFlight) {
         this.self.heldBack = true;
         return;

@@ -96,6 +96,7 @@ export function assembleResult(parts: Assembly): LoadResult {
     },
     ...counts,
     lost: lostOf(counts),
+    unsent: parts.plannedCalls === undefined || parts.interrupted ? undefined : Math.max(0, parts.plannedCalls - counts.sent),
     answers,
     latency: accounts.total.summary(),
     serviceTime: summarize(accounts.serviceTime),

@@ -68,6 +68,11 @@ export interface LoadResult extends Counts {
   };
   /** Calls that got no answer: hung, or failed because their connection went away. */
   readonly lost: number;
+  /**
+   * Open loop: calls the plan had due in the measured part that were never sent, because the tester held them back
+   * (the in-flight cap reached, or a session's transport not taking more); `undefined` for a closed loop.
+   */
+  readonly unsent: number | undefined;
   /** Answers that did not belong: duplicates, unknown ids (late ones are allowed and counted apart). */
   readonly answers: Readonly<AnswerAnomalies>;
   /** Latency from the time each call was due (open loop) or sent (closed loop). */

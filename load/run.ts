@@ -144,6 +144,14 @@ async function drive(resolved: ResolvedOptions, options: LoadOptions, parts: Par
   if (resolved.faults.length > 0) accounts.okWatcher = () => (faults.watching ? faults.answeredOk(now()) : undefined);
   faults.arm(0);
   let lastInterval = 0;
+  /** When the server was last sampled: its CPU over a span is read against that span. */
+  let lastServerAt = 0;
+  const countServer = (sample: { readonly cpuMs: number; readonly rssBytes: number; readonly processes: number }, wall: number): void => {
+    server.cpuMs += sample.cpuMs;
+    server.wallMs += wall;
+    server.rssPeak = Math.max(server.rssPeak ?? 0, sample.rssBytes);
+    server.processes = Math.max(server.processes, sample.processes);
+  };
   const sampleInterval = (): void => {
     const atMs = now();
     // An interval belongs to the measured part when most of it does (timers fire a little early or late).
@@ -152,12 +160,9 @@ async function drive(resolved: ResolvedOptions, options: LoadOptions, parts: Par
     lastInterval = atMs;
     const mine = self.sample(resolved.mode === 'open', measured);
     const serverNow = serverWatch.sample(pids());
-    if (serverNow !== undefined && measured) {
-      server.cpuMs += serverNow.cpuMs;
-      server.wallMs += wall;
-      server.rssPeak = Math.max(server.rssPeak ?? 0, serverNow.rssBytes);
-      server.processes = Math.max(server.processes, serverNow.processes);
-    }
+    const serverWall = Math.max(1, atMs - lastServerAt);
+    lastServerAt = atMs;
+    if (serverNow !== undefined && measured) countServer(serverNow, serverWall);
     const interval = accounts.interval;
     const latency = summarize(interval.latency);
     const inFlight = lanes.reduce((total, lane) => total + lane.calls, 0);
@@ -179,7 +184,7 @@ async function drive(resolved: ResolvedOptions, options: LoadOptions, parts: Par
       maxMs: latency.maxMs,
       inFlight,
       sessionsUp,
-      serverCpu: serverNow === undefined ? undefined : serverNow.cpuMs / wall,
+      serverCpu: serverNow === undefined ? undefined : serverNow.cpuMs / serverWall,
       serverRss: serverNow?.rssBytes,
       testerCpu: mine.cpu,
       loopDelayP99Ms: mine.loopDelayP99Ms,
@@ -243,14 +248,24 @@ async function drive(resolved: ResolvedOptions, options: LoadOptions, parts: Par
     options.signal?.addEventListener('abort', onAbort, { once: true });
     const tick = (): void => {
       const t = now();
+      // The last tick still sends what fell due since the one before (a timer fires late, a tester lags): the plan's
+      // calls up to its end are sent, or counted as not sent, never forgotten.
+      for (const lane of lanes) lane.tick(t, endMs);
       if (t >= endMs) return finish();
-      for (const lane of lanes) lane.tick(t);
       ticker = setTimeout(tick, TICK_MS);
     };
     tick();
   });
   for (const timer of timers) clearTimeout(timer);
   const measuredUntil = Math.min(now(), endMs);
+  // The server's last sample of the measured part: a run shorter than one interval has no other (its memory per
+  // session would not be known), and the rest of the measured part would go uncounted.
+  if (!interrupted && measuredUntil > resolved.warmupMs) {
+    const atEnd = now();
+    const closing = serverWatch.sample(pids());
+    if (closing !== undefined) countServer(closing, Math.max(1, atEnd - lastServerAt));
+    lastServerAt = atEnd;
+  }
   phase = 'draining';
   await Promise.all(lanes.map((lane) => (interrupted ? lane.stop(Math.min(2000, resolved.hangMs), INTERRUPTED) : lane.stop(resolved.hangMs + 2000, HUNG))));
   clearInterval(intervalTimer);

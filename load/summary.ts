@@ -80,6 +80,9 @@ export function renderSummary(result: LoadResult): string {
   const { answers } = result;
   if (answers.duplicate + answers.unknownId > 0) lines.push(`ANSWERS NOT MATCHING A REQUEST: ${answers.duplicate} duplicate, ${answers.unknownId} with an unknown id`);
   if (answers.late > 0) lines.push(`late answers (after the call was given up on): ${formatCount(answers.late)}`);
+  if (result.unsent !== undefined && result.unsent > 0) {
+    lines.push(`NOT SENT: ${formatCount(result.unsent)} calls the plan had due were held back (the in-flight cap, or a session not taking more): the schedule was not kept`);
+  }
   lines.push(`rates: ${result.rates.planned === undefined ? '' : `planned ${result.rates.planned.toFixed(1)}/s, `}sent ${result.rates.sent.toFixed(1)}/s, ok ${result.rates.ok.toFixed(1)}/s`);
   lines.push(`latency ${result.mode === 'open' ? 'from the time each call was due' : 'from sending'}; service time (from sending) p50 ${formatMs(result.serviceTime.p50Ms)}, p99 ${formatMs(result.serviceTime.p99Ms)}`);
   if (result.server !== undefined) {

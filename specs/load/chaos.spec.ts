@@ -117,3 +117,14 @@ test('load - dropped connections are opened again; what was in flight is counted
   assert.ok(windowOf(result, 'step').ok > 30);
   assert.equal(result.wrong, 0);
 });
+
+test('load - calls the open loop held back at the in-flight cap while the server was paused are counted as not sent, not forgotten', async () => {
+  // 100/s for 1.6 s with at most 5 in flight, the server stopped from 0.4 s to the end: the calls due meanwhile are
+  // held back at the cap, and the run ends with them never sent.
+  const result = await runLoad({ target: ECHO_CHILD, era: 'legacy', rate: 100, durationMs: 1600, maxInFlight: 5, faults: [{ kind: 'pause', atMs: 400, forMs: 1400 }], hangMs: 5000 });
+  track(result);
+  assertBooks(result);
+  const planned = Math.round((result.rates.planned ?? 0) * 1.6);
+  assert.ok(result.unsent !== undefined && result.unsent >= 50, `calls held back at the cap are counted (${result.unsent} of ${planned} planned)`);
+  assert.equal(result.sent + result.unsent, planned, 'every planned call is either sent or counted as not sent');
+});

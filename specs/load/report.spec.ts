@@ -110,6 +110,7 @@ function emptyResult(): Parameters<typeof renderReport>[0] {
     plan: { warmupMs: 0, durationMs: 1000, rampMs: 0, steps: [{ level: 1, durationMs: 1000 }], sessions: 1, hangMs: 1000, operations: [] },
     ...counts,
     lost: 0,
+    unsent: undefined,
     answers: { duplicate: 0, unknownId: 0, late: 0 },
     latency: none,
     serviceTime: none,
