@@ -60,12 +60,11 @@ export interface ProgressFields {
   readonly message?: string;
 }
 
-declare const progressBrand: unique symbol;
-
-/** A progress report made with {@link progress}: in a handler's stream it is progress, never the result. */
-export interface Progress extends ProgressFields {
-  readonly [progressBrand]: true;
-}
+/**
+ * A progress report made with {@link progress}: in a handler's stream it is progress, never the result. What
+ * marks it is how it was made (a plain object with the same members is not one), so its type adds no member.
+ */
+export type Progress = ProgressFields;
 
 /**
  * Marks a value a handler's stream (an Observable or an async iterable) emits as a progress report: it is sent at
@@ -82,7 +81,7 @@ export interface Progress extends ProgressFields {
  */
 export function progress(update: ProgressFields): Progress {
   if (typeof update?.progress !== 'number' || !Number.isFinite(update.progress)) throw new TypeError('progress() needs a finite number as "progress"');
-  return new ProgressReport(update) as unknown as Progress;
+  return new ProgressReport(update);
 }
 
 /** True when a value in a handler's stream can only be progress: a number, or a {@link progress} report. */

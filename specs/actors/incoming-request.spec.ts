@@ -11,7 +11,7 @@ import {
   toolResult, waitFor,
 } from '../support/test-clock.ts';
 import { deferred } from '../support/harness.ts';
-import { progress } from '../../actors/progress.ts';
+import { type Progress, progress } from '../../actors/progress.ts';
 
 const call = { name: 'work', arguments: {} };
 
@@ -83,7 +83,7 @@ test('incoming request - an Observable handler: values before the last are incre
 });
 
 test('incoming request - an asynchronous Observable handler reports progress at once and answers with its last value', async () => {
-  const output = new Subject<number | JsonObject>();
+  const output = new Subject<number | Progress | JsonObject>();
   const served = await serve(() => output);
   const events: RequestEvent[] = [];
   served.pair.client.request$('tools/call', call).subscribe((event) => events.push(event));

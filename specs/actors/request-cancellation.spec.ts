@@ -22,6 +22,7 @@ import { envelope } from '../support/modern-envelope.ts';
 
 /** A medium the spec drives: frames pushed in by hand, frames sent recorded. */
 class ScriptedTransport implements Transport {
+  readonly kind = 'scripted';
   readonly frames = new Subject<InboundFrame>();
   readonly incoming$ = this.frames.asObservable();
   readonly sent: OutboundFrame[] = [];
@@ -41,7 +42,7 @@ class ScriptedTransport implements Transport {
 
   /** What was sent that answers `id`. */
   answersTo(id: string): JsonObject[] {
-    return this.sent.map((frame) => frame.payload as JsonObject).filter((payload) => payload['id'] === id);
+    return this.sent.map((frame) => frame.payload as unknown as JsonObject).filter((payload) => payload['id'] === id);
   }
 }
 
@@ -72,7 +73,7 @@ async function running(era: 'legacy' | 'modern', intercepted: boolean, handlerTi
   if (intercepted) server.use((request, next) => next(request).pipe(map((event) => event)));
   const transport = new ScriptedTransport();
   const session = server.accept(transport, handlerTimeoutMs === undefined ? undefined : { limits: { handlerTimeoutMs } });
-  const params: JsonObject = { name: 'hang', arguments: {} };
+  const params: Record<string, unknown> = { name: 'hang', arguments: {} };
   if (era === 'legacy') {
     transport.push({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'scripted', version: '1' } } });
     transport.push({ jsonrpc: '2.0', method: 'notifications/initialized' });
@@ -80,7 +81,7 @@ async function running(era: 'legacy' | 'modern', intercepted: boolean, handlerTi
     params['_meta'] = envelope();
   }
   await tick();
-  transport.push({ jsonrpc: '2.0', id: 'call', method: 'tools/call', params }, 'x1');
+  transport.push({ jsonrpc: '2.0', id: 'call', method: 'tools/call', params: params as JsonObject }, 'x1');
   await tick();
   assert.equal(counts.subscribed, 1, 'the handler runs');
   return {
