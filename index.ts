@@ -79,6 +79,8 @@ export { taskTool, continueAsTask, type TaskStart } from './actors/features/tool
 export type { ModernTaskOptions } from './server/modern-tasks.ts';
 export type { ModernOptions } from './server/modern.ts';
 export type { InputCallOptions, InputRound, ModernRequest } from './actors/handler-types.ts';
+// A value a handler's stream emits that is progress, never the result (see HandlerOutput).
+export { progress, type Progress, type ProgressFields } from './actors/progress.ts';
 export type { SubscriptionFilter, CacheHints, RequestEnvelope } from './core/protocol/modern.ts';
 export type {
   Interceptor,

@@ -113,13 +113,16 @@ export interface InputRound {
 }
 
 /**
- * What a handler may return: a result, a Promise of one, an Observable whose values before the last are
- * progress reports and whose last value is the result, or an Effect (interrupted on cancellation).
+ * What a handler may return: a result, a Promise of one, an Effect (interrupted on cancellation), or a stream (an
+ * Observable or an async iterable, such as an async generator) of progress then the result. In a stream a number
+ * or a `progress(...)` report is progress, sent at once; any other value is the result if it is the last one, and
+ * progress if another value follows it.
  */
 export type HandlerOutput<R extends object = object> =
   | R
   | PromiseLike<R>
   | Observable<ProgressUpdate | R>
+  | AsyncIterable<ProgressUpdate | R>
   | EffectLike<R>;
 
 export type RequestHandler<R extends object = object> = (

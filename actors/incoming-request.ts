@@ -1,22 +1,23 @@
 /**
- * One actor per incoming request: it runs the handler and sends exactly one response, unless the request is
- * cancelled (then it sends nothing more, as the protocol requires).
+ * One actor per incoming request, with an Observable life: its handler's output, normalised into the request's
+ * events (normalise-output.ts), is subscribed to run it, and every way it can end early (the requester's
+ * `notifications/cancelled`, a closed exchange, the handler deadline, the session ending, a modern round answered
+ * with `input_required`) goes through one path, {@link IncomingRequest.stop}: the one final answer (or none), then
+ * the handler let go of once (its signal aborted, its events unsubscribed). It sends exactly one response, unless
+ * it is cancelled (then nothing more, as the protocol requires).
  *
- * A handler may return a value, a Promise, an Observable (values before the last are progress) or an Effect
- * (cancellation interrupts its fiber). The AbortController is created only when a handler reads
- * `context.signal`, so handlers that never look cost nothing for it.
+ * A handler that answers with a plain value is answered at once: no Observable, no registration. The
+ * AbortController is created only when a handler reads `context.signal`, so handlers that never look cost nothing
+ * for it.
  */
 import { type Observable, type Subscription, isObservable } from 'rxjs';
-import { type EffectOutcome, isEffect, runEffect } from '../core/abort.ts';
 import type { AuthInfo } from '../core/auth.ts';
 import { ErrorCode } from '../core/error-codes.ts';
 import type { TimerHandle } from '../core/clock.ts';
-import { LocalError, toWireError } from '../core/errors.ts';
+import { LocalError, WireError, toWireError } from '../core/errors.ts';
 import { type JsonObject, type JsonRpcResponse, type RequestId, errorResponse, notification, resultResponse } from '../core/jsonrpc.ts';
-import { isThenable } from '../core/thenable.ts';
 import type { ExchangeKey } from '../core/transport.ts';
 import type {
-  HandlerOutput,
   ModernRequest,
   PromiseRequestOptions,
   ProgressUpdate,
@@ -26,8 +27,10 @@ import type {
   RequestOptions,
   SessionView,
 } from './handler-types.ts';
+import { type EventTarget, type OutputOwner, eventsInto, normaliseOutput } from './normalise-output.ts';
 import { outgoingRequest, outgoingRequest$ } from './outgoing-request.ts';
-import { looksLikeProgress, normaliseProgress } from './progress.ts';
+import { normaliseProgress } from './progress.ts';
+import { type FinalEvent, type HandlerEvent, type ResultEvent, errorEvent } from './request-events.ts';
 import type { RunningRequest, SessionContext } from './session-context.ts';
 
 /**
@@ -54,12 +57,14 @@ export function sendResponse(session: SessionContext, route: ResponseRoute, resp
   else session.writer.write(route.exchange === undefined ? { payload: response } : { payload: response, exchange: route.exchange });
 }
 
-export class IncomingRequest implements RequestContext, RunningRequest {
+export class IncomingRequest implements RequestContext, RunningRequest, OutputOwner, EventTarget {
   private controller: AbortController | undefined;
   /** Created only when a handler reads `shutdown`; `true` once the shutdown began before anyone read it. */
   private shutdownController: AbortController | true | undefined;
   private cancelReason: LocalError | undefined;
   private done = false;
+  /** Set once the handler was let go of: a subscription made meanwhile is dropped at once. */
+  private released = false;
   private lastProgress = -Infinity;
   private subscription: Subscription | undefined;
   private timer: TimerHandle | undefined;
@@ -83,17 +88,6 @@ export class IncomingRequest implements RequestContext, RunningRequest {
   /** The exchange the request came on (a closed exchange cancels modern requests). */
   get exchange(): ExchangeKey | undefined {
     return this.route.exchange;
-  }
-
-  /**
-   * Answers the request now with `result`, whatever the handler does later: a modern request that needs
-   * client input is answered with `input_required` while its handler waits. The handler's signal aborts.
-   */
-  answerEarly(result: JsonObject): void {
-    if (this.done) return;
-    this.subscription?.unsubscribe();
-    this.controller?.abort(new LocalError('RequestAborted', `${this.method} was answered with input_required`));
-    this.respond(result);
   }
 
   get meta(): JsonObject | undefined {
@@ -125,38 +119,55 @@ export class IncomingRequest implements RequestContext, RunningRequest {
     return this.scope?.view ?? this.sessionContext.view;
   }
 
-  /** Runs the handler. Synchronous results are answered at once without registering the request. */
+  /**
+   * Runs the handler: a plain value is answered at once without registering the request; anything else becomes
+   * the request's events, subscribed to until their final event or until the request is stopped.
+   */
   run(handler: RequestHandler): void {
-    let output: HandlerOutput;
+    let events: ResultEvent | Observable<HandlerEvent>;
     try {
-      output = handler(this.params, this);
+      events = normaliseOutput(handler(this.params, this), this);
     } catch (error) {
       return this.respondError(error);
     }
-    if (isObservable(output)) return this.track(() => this.runObservable(output as Observable<unknown>));
-    if (isThenable(output)) return this.track(() => this.runPromise(output as PromiseLike<JsonObject>));
-    if (isEffect(output)) return this.track(() => this.runEffect(output as Parameters<typeof runEffect>[0]));
-    this.respond(output as JsonObject);
+    if (!isObservable(events)) return this.settle(events);
+    this.track();
+    const subscription = events.subscribe(eventsInto(this));
+    // Stopped while subscribing (or finished then): nothing is left to run.
+    if (this.released || this.done) subscription.unsubscribe();
+    else this.subscription = subscription;
+  }
+
+  /** One event of the handler's: progress and log messages go out as notifications, a final event answers. */
+  onEvent(event: HandlerEvent): void {
+    switch (event.type) {
+      case 'progress':
+        return this.progress(event);
+      case 'log':
+        return this.notify('notifications/message', event.params);
+      case 'input':
+        return this.answerEarly(event.result);
+      case 'result':
+      case 'error':
+        return this.settle(event);
+    }
+  }
+
+  /**
+   * Answers the request now with `result`, whatever the handler does later: a modern request that needs
+   * client input is answered with `input_required` while its handler waits. The handler's signal aborts.
+   */
+  answerEarly(result: JsonObject): void {
+    this.stop(new LocalError('RequestAborted', `${this.method} was answered with input_required`), { type: 'input', result });
   }
 
   cancel(reason: LocalError): void {
-    if (this.done) return;
-    this.done = true;
-    this.cancelReason = reason;
-    this.untrack();
-    this.subscription?.unsubscribe();
-    this.controller?.abort(reason);
-    // A cancelled request is never answered; a batch it belongs to stops waiting for it.
-    this.route.batch?.deliver(undefined);
+    // A cancelled request is never answered.
+    this.stop(reason, undefined);
   }
 
   abandon(reason: LocalError, answer: { readonly code: number; readonly message: string; readonly data?: unknown }): void {
-    if (this.done) return;
-    this.cancelReason = reason;
-    // Answered first: whatever the handler does when its signal aborts comes after the one answer and is dropped.
-    this.finish(errorResponse(this.id, answer));
-    this.subscription?.unsubscribe();
-    this.controller?.abort(reason);
+    this.stop(reason, errorEvent(new WireError(answer.code, answer.message, { data: answer.data })));
   }
 
   progress(update: ProgressUpdate): void {
@@ -190,6 +201,32 @@ export class IncomingRequest implements RequestContext, RunningRequest {
     return this.sessionContext.writer.whenWritable(this.route.exchange);
   }
 
+  /**
+   * The one way a request ends before its handler did. `answer` is what the requester is told (none for a
+   * cancellation); it goes first, so whatever the handler does once its signal aborts comes after the one answer
+   * and is dropped. Then the handler is let go of: its signal aborts with `reason` before its events are
+   * unsubscribed, so what watches the request (a span, a metric) reads in it why it ended.
+   */
+  private stop(reason: LocalError, answer: FinalEvent | undefined): void {
+    if (this.done) return;
+    this.cancelReason = reason;
+    if (answer === undefined) {
+      this.done = true;
+      this.untrack();
+    } else if (answer.type === 'input') {
+      this.respond(answer.result);
+    } else {
+      this.settle(answer);
+    }
+    this.released = true;
+    this.controller?.abort(reason);
+    const subscription = this.subscription;
+    this.subscription = undefined;
+    subscription?.unsubscribe();
+    // A batch the request belongs to stops waiting for it.
+    if (answer === undefined) this.route.batch?.deliver(undefined);
+  }
+
   /** Requests made for this one end with it: they share its signal unless given their own. */
   private relatedSpec<O extends RequestOptions>(method: string, params: JsonObject | undefined, options: O) {
     const signal = options.signal === undefined ? this.signal : AbortSignal.any([options.signal, this.signal]);
@@ -197,12 +234,11 @@ export class IncomingRequest implements RequestContext, RunningRequest {
     return this.route.exchange === undefined ? spec : { ...spec, exchange: this.route.exchange };
   }
 
-  private track(start: () => void): void {
+  private track(): void {
     const session = this.sessionContext;
     session.incoming.set(this.id, this);
     const limit = this.scope?.timeoutMs ?? session.limits.handlerTimeoutMs;
     if (Number.isFinite(limit)) this.timer = session.clock.setTimeout(() => this.onHandlerTimeout(), limit);
-    start();
   }
 
   private untrack(): void {
@@ -211,57 +247,18 @@ export class IncomingRequest implements RequestContext, RunningRequest {
     if (this.sessionContext.incoming.get(this.id) === this) this.sessionContext.incoming.delete(this.id);
   }
 
-  /**
-   * The handler ran past its time: tell the requester, then abort its work. Answered first (as `abandon` does), so
-   * what the handler does when its signal aborts is dropped; the signal is aborted before the interceptor chain is
-   * let go, so what watches the request (a span, a metric) reads a timeout in it, not a cancellation.
-   */
+  /** The handler ran past its time: the requester is told, and the handler stopped. */
   private onHandlerTimeout(): void {
     this.timer = undefined;
     if (this.done) return;
     const limit = this.scope?.timeoutMs ?? this.sessionContext.limits.handlerTimeoutMs;
     const error = new LocalError('RequestTimeout', `The handler of ${this.method} ran longer than ${limit} ms`);
-    this.cancelReason = error;
-    this.respondError(error);
-    this.controller?.abort(error);
-    this.subscription?.unsubscribe();
+    this.stop(error, errorEvent(error));
   }
 
-  private runPromise(promise: PromiseLike<JsonObject>): void {
-    promise.then(
-      (result) => this.respond(result),
-      (error: unknown) => this.respondError(error),
-    );
-  }
-
-  private runObservable(output$: Observable<unknown>): void {
-    // Hold each value until the next one arrives: only then is it known not to be the last (the result). A value
-    // that can only be a progress report goes out at once.
-    let held: { value: unknown } | undefined;
-    this.subscription = output$.subscribe({
-      next: (value) => {
-        if (held !== undefined) this.progress(held.value as ProgressUpdate);
-        held = undefined;
-        if (looksLikeProgress(value)) this.progress(value as ProgressUpdate);
-        else held = { value };
-      },
-      error: (error: unknown) => this.respondError(error),
-      complete: () => {
-        if (held === undefined) this.respondError(new LocalError('ProtocolViolation', `The handler of ${this.method} completed without a result`));
-        else this.respond(held.value as JsonObject);
-      },
-    });
-  }
-
-  private runEffect(effect: Parameters<typeof runEffect>[0]): void {
-    runEffect(effect, this.signal).then(
-      (outcome: EffectOutcome<unknown>) => {
-        if (outcome.type === 'success') this.respond(outcome.value as JsonObject);
-        else if (outcome.type === 'failure') this.respondError(outcome.error);
-        // Interrupted: the request was cancelled and is not answered.
-      },
-      (error: unknown) => this.respondError(error),
-    );
+  private settle(event: FinalEvent): void {
+    if (event.type === 'error') this.respondError(event.error);
+    else this.respond(event.result);
   }
 
   private respond(result: JsonObject): void {

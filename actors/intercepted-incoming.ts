@@ -1,22 +1,21 @@
 /**
  * A request handler behind a chain of interceptors. The wrapped handler is built once per method when `use` is
- * called; per request it makes the request object, runs the chain, and gives the incoming-request actor an
- * output it already knows how to run.
+ * called; per request it makes the request object, runs the chain, and gives the incoming-request actor the
+ * chain's outcome as the request's events.
  *
- * At the end of the chain the raw handler runs with a context of its own: its progress reports become events of
- * the chain (so interceptors can map or drop them), its `_meta` is the one the chain passed on, and its signal
- * aborts when the chain stops listening (a cancellation, or an interceptor's timeout or short-circuit).
- * Whatever shape the handler returns (value, Promise, Observable, Effect) becomes events; the chain's events
- * become the handler output the actor runs. A chain that finishes synchronously is answered synchronously, as a
+ * At the end of the chain the raw handler runs with a context of its own: its output is normalised into events
+ * (normalise-output.ts) and handed to the chain in the interceptors' shape (`RequestEvent`: progress, then one
+ * result, or an error), its progress reports become events of the chain (so interceptors can map or drop them),
+ * its `_meta` is the one the chain passed on, and its signal aborts when the chain stops listening (a
+ * cancellation, or an interceptor's timeout or short-circuit). What comes out of the chain is typed already: its
+ * result stays a result, whatever its keys. A chain that finishes synchronously is answered synchronously, as a
  * plain handler's value would be.
  */
 import { Observable, type Subscriber, type Subscription, type TeardownLogic, isObservable } from 'rxjs';
-import { isEffect, onAbort } from '../core/abort.ts';
+import { onAbort } from '../core/abort.ts';
 import type { AuthInfo } from '../core/auth.ts';
 import { LocalError } from '../core/errors.ts';
 import type { JsonObject, RequestId } from '../core/jsonrpc.ts';
-import { isThenable } from '../core/thenable.ts';
-import { finishOutput } from './features/handler-output.ts';
 import type {
   HandlerOutput,
   ModernRequest,
@@ -31,9 +30,9 @@ import type {
 import { type RequestRunner, finalParams, interceptedRequest, runIntercepted } from './intercepted-request.ts';
 import { type Chain, type InterceptedRequest, type InterceptedSession, type InterceptorList, InterceptedSessionFacts } from './interceptors.ts';
 import { RequestInputRound } from './modern/input-round.ts';
-import { looksLikeProgress, normaliseProgress } from './progress.ts';
-
-type ProgressEvent = Extract<RequestEvent, { type: 'progress' }>;
+import { EventStream, eventsInto, normaliseOutput, withoutResult } from './normalise-output.ts';
+import { normaliseProgress } from './progress.ts';
+import { type FinalEvent, type HandlerEvent, type ProgressEvent, type ResultEvent, errorEvent, isFinal, resultEvent } from './request-events.ts';
 
 /** What a modern request's scope may add: the principal the transport authenticated. */
 interface PrincipalScope {
@@ -61,8 +60,8 @@ function interceptedHandler(method: string, handler: RequestHandler, chain: Chai
     const events$ = chain(request);
     // Every interceptor passed the request on untouched and returned what `next` gave it: the handler's output
     // needs no adapting, and the actor runs it as it would without interceptors.
-    if (events$ instanceof HandlerRun && events$.untouched(params)) return events$.runPlain();
-    return settle(events$);
+    if (runner.untouched(events$, params)) return runner.runPlain();
+    return settle(events$, method);
   };
 }
 
@@ -77,6 +76,10 @@ function sessionOf(context: RequestContext): InterceptedSession {
 
 /** Runs the raw handler when a request reaches the end of the chain. */
 class HandlerRunner implements RequestRunner {
+  /** The first run the chain asked for, and the request it was asked with (see {@link untouched}). */
+  private first: Observable<RequestEvent> | undefined;
+  private firstRequest: InterceptedRequest | undefined;
+
   constructor(
     private readonly handler: RequestHandler,
     private readonly context: RequestContext,
@@ -86,106 +89,56 @@ class HandlerRunner implements RequestRunner {
     return this.context.signal;
   }
 
+  /** One run of the raw handler, as the Observable of its events in the interceptors' shape. */
   run(request: InterceptedRequest): Observable<RequestEvent> {
-    return new HandlerRun(this.handler, this.context, request);
-  }
-}
-
-/**
- * One run of the raw handler, as an Observable of its events. A class rather than `new Observable(fn)`: requests
- * are hot, and this way a run makes no closures.
- */
-class HandlerRun extends Observable<RequestEvent> {
-  constructor(
-    private readonly handler: RequestHandler,
-    private readonly base: RequestContext,
-    private readonly request: InterceptedRequest,
-  ) {
-    super();
+    const run$ = new Observable<RequestEvent>((subscriber) => this.start(request, subscriber));
+    if (this.first === undefined) {
+      this.first = run$;
+      this.firstRequest = request;
+    }
+    return run$;
   }
 
-  /** Whether the request reached the handler with the params it came with. */
-  untouched(params: JsonObject | undefined): boolean {
-    return this.request.params === params && finalParams(this.request) === params;
+  /** Whether the chain gave back its first run as it is, asked with the params the request came with. */
+  untouched(events$: Observable<RequestEvent>, params: JsonObject | undefined): boolean {
+    const request = this.firstRequest;
+    return events$ === this.first && request !== undefined && request.params === params && finalParams(request) === params;
   }
 
   /** Runs the handler with the request's own context, its output unadapted (nothing was composed over it). */
   runPlain(): HandlerOutput {
-    return this.handler(this.request.params, this.base);
+    return this.handler((this.firstRequest as InterceptedRequest).params, this.context);
   }
 
-  // Observable's own subscription hook (internal to RxJS's typings, stable since RxJS 5).
-  _subscribe(subscriber: Subscriber<RequestEvent>): TeardownLogic {
-    const params = finalParams(this.request);
-    const context = new InterceptedContext(this.base, params, subscriber);
+  private start(request: InterceptedRequest, subscriber: Subscriber<RequestEvent>): TeardownLogic {
+    const params = finalParams(request);
+    const context = new InterceptedContext(this.context, params, subscriber);
     // A modern round that needs input ends the request with `input_required`: that answer is this round's result.
-    const inputs = this.base.modern?.inputs;
+    const inputs = this.context.modern?.inputs;
     if (inputs instanceof RequestInputRound) inputs.divert((result) => context.answerEarly(result));
-    let output: HandlerOutput;
+    let events: ResultEvent | Observable<HandlerEvent>;
     try {
-      output = this.handler(params, context);
+      events = normaliseOutput(this.handler(params, context), context);
     } catch (error) {
-      context.error(error);
+      context.onEvent(errorEvent(error));
       return undefined;
     }
-    context.feeding = feed(output, context, this.request.method);
+    if (!isObservable(events)) context.onEvent(events);
+    else {
+      const feeding = events.subscribe(eventsInto(context));
+      // The chain let go while the handler's events were being subscribed to: they stop now.
+      if (context.isReleased) feeding.unsubscribe();
+      else context.feeding = feeding;
+    }
     return context;
   }
-}
-
-/** An Effect's value is the result as it is. */
-const unchanged = { finish: (value: object): object => value };
-
-type EventSink = Pick<Subscriber<RequestEvent>, 'next' | 'error' | 'complete'>;
-
-/** Feeds any handler output into the chain as events. */
-function feed(output: HandlerOutput, subscriber: EventSink, method: string): Subscription | undefined {
-  if (isObservable(output)) return feedObservable(output as Observable<unknown>, subscriber, method);
-  if (isThenable(output)) {
-    output.then(
-      (result) => {
-        subscriber.next({ type: 'result', result: result as JsonObject });
-        subscriber.complete();
-      },
-      (error: unknown) => subscriber.error(error),
-    );
-    return undefined;
-  }
-  if (isEffect(output)) return feedObservable(finishOutput(output, unchanged) as Observable<unknown>, subscriber, method);
-  subscriber.next({ type: 'result', result: output as JsonObject });
-  subscriber.complete();
-  return undefined;
-}
-
-function feedObservable(output$: Observable<unknown>, subscriber: EventSink, method: string): Subscription {
-  // As the actor does: a value is the result only once it is known to be the last one.
-  let held: { value: unknown } | undefined;
-  return output$.subscribe({
-    next: (value) => {
-      if (held !== undefined) emitProgress(subscriber, held.value);
-      held = undefined;
-      if (looksLikeProgress(value)) emitProgress(subscriber, value);
-      else held = { value };
-    },
-    error: (error: unknown) => subscriber.error(error),
-    complete: () => {
-      if (held === undefined) return subscriber.error(new LocalError('ProtocolViolation', `The handler of ${method} completed without a result`));
-      subscriber.next({ type: 'result', result: held.value as JsonObject });
-      subscriber.complete();
-    },
-  });
-}
-
-function emitProgress(subscriber: EventSink, update: unknown): void {
-  const report = normaliseProgress(update);
-  if (report !== undefined) subscriber.next({ type: 'progress', ...report });
 }
 
 /**
  * The context the raw handler gets at the end of a chain: the request's own context, with the `_meta` the chain
  * passed on, progress that flows through the chain, and a signal that also aborts when the chain lets go.
  */
-class InterceptedContext implements RequestContext, EventSink {
+class InterceptedContext implements RequestContext {
   /** The handler's Observable (or Effect), while the chain listens. */
   feeding: Subscription | undefined;
   private controller: AbortController | undefined;
@@ -249,18 +202,27 @@ class InterceptedContext implements RequestContext, EventSink {
     this.sink.next({ type: 'progress', ...report } satisfies ProgressEvent);
   }
 
-  next(event: RequestEvent): void {
-    this.sink.next(event);
-  }
-
-  error(error: unknown): void {
-    this.ended = true;
-    this.sink.error(error);
-  }
-
-  complete(): void {
-    this.ended = true;
-    this.sink.complete();
+  /**
+   * One event of the handler's, into the chain in the interceptors' shape: progress as it is, the final event as
+   * the result (a modern round's `input_required` answer included) or the error. A log message is not the
+   * chain's: it goes out on the request.
+   */
+  onEvent(event: HandlerEvent): void {
+    if (this.ended) return;
+    switch (event.type) {
+      case 'progress':
+        return this.sink.next(event);
+      case 'log':
+        return this.base.notify('notifications/message', event.params);
+      case 'error':
+        this.ended = true;
+        return this.sink.error(event.error);
+      case 'input':
+      case 'result':
+        this.ended = true;
+        this.sink.next({ type: 'result', result: event.result });
+        return this.sink.complete();
+    }
   }
 
   request$<R extends object = JsonObject>(method: string, params?: JsonObject, options: RequestOptions = {}): Observable<RequestEvent<R>> {
@@ -282,9 +244,12 @@ class InterceptedContext implements RequestContext, EventSink {
   /** A modern round's `input_required`: the result of this run of the handler, which stops here. */
   answerEarly(result: JsonObject): void {
     if (this.released || this.ended) return;
-    this.next({ type: 'result', result });
-    this.complete();
+    this.onEvent({ type: 'input', result });
     this.controller?.abort(new LocalError('RequestAborted', `${this.base.method} was answered with input_required`));
+  }
+
+  get isReleased(): boolean {
+    return this.released;
   }
 
   /** The chain let go of the handler (its teardown): its work is aborted unless it had finished. */
@@ -310,68 +275,70 @@ const neverAborted = new AbortController().signal;
 const released = (): LocalError => new LocalError('RequestAborted', 'The request was cancelled before its handler finished');
 
 /**
- * The chain's events as an output the incoming-request actor runs. The chain is subscribed at once: when it
- * finishes within the call, its result (or error) is returned (or thrown) as a plain handler's would be;
- * otherwise an Observable carries what it emitted so far and the rest, and unsubscribing from it lets go of the
- * chain.
+ * The chain's outcome as the request's events. The chain is subscribed at once: when it finishes within the call
+ * with nothing but its result (or error), that is returned (or thrown) as a plain handler's would be; otherwise the
+ * events it emitted so far and the rest are replayed to the actor, and unsubscribing lets go of the chain.
  */
-function settle(events$: Observable<RequestEvent>): HandlerOutput {
-  const bridge = new EventBridge();
-  bridge.subscription = events$.subscribe(bridge);
-  return bridge.output();
+function settle(events$: Observable<RequestEvent>, method: string): HandlerOutput {
+  const bridge = new ChainBridge(method);
+  const subscription = events$.subscribe(bridge);
+  const only = bridge.onlyFinal();
+  if (only !== undefined) {
+    if (only.type === 'error') throw only.error;
+    return only.result as JsonObject;
+  }
+  return new EventStream(new Observable<HandlerEvent>((subscriber) => bridge.attach(subscriber, subscription)));
 }
 
-type Emitted = { readonly value: unknown };
+/** The chain's events (the interceptors' shape) back into the request's, kept until the actor subscribes. */
+class ChainBridge {
+  private buffer: HandlerEvent[] = [];
+  private final: FinalEvent | undefined;
+  private target: Subscriber<HandlerEvent> | undefined;
 
-class EventBridge {
-  subscription: Subscription | undefined;
-  private buffer: Emitted[] | undefined;
-  private ended: { readonly error: unknown } | 'complete' | undefined;
-  private target: Subscriber<unknown> | undefined;
+  constructor(private readonly method: string) {}
 
   next(event: RequestEvent): void {
-    // Progress goes on as `{ progress, total?, message? }`, which the actor can only take for a progress report.
-    const value = event.type === 'progress' ? progressUpdate(event) : event.result;
-    if (this.target !== undefined) this.target.next(value);
-    else (this.buffer ??= []).push({ value });
+    // What follows the result (an interceptor that emits twice) is not the request's any more.
+    if (this.final === undefined) this.push(event.type === 'progress' ? event : resultEvent(event.result));
   }
 
   error(error: unknown): void {
-    if (this.target !== undefined) this.target.error(error);
-    else this.ended = { error };
+    if (this.final === undefined) this.push(errorEvent(error));
   }
 
   complete(): void {
-    if (this.target !== undefined) this.target.complete();
-    else this.ended = 'complete';
+    if (this.final === undefined) this.push(withoutResult(this.method));
   }
 
-  output(): HandlerOutput {
-    const ended = this.ended;
+  /** The final event, when the chain finished at once with nothing before it. */
+  onlyFinal(): FinalEvent | undefined {
+    return this.buffer.length === 1 ? this.final : undefined;
+  }
+
+  attach(subscriber: Subscriber<HandlerEvent>, subscription: Subscription): TeardownLogic {
     const buffer = this.buffer;
-    if (ended !== undefined && (buffer === undefined || buffer.length === 0) && ended !== 'complete') throw ended.error;
-    if (ended === 'complete' && buffer?.length === 1) {
-      const only = (buffer[0] as Emitted).value;
-      if (!looksLikeProgress(only)) return only as JsonObject;
+    this.buffer = [];
+    for (const event of buffer) subscriber.next(event);
+    if (this.final !== undefined) {
+      subscriber.complete();
+      return undefined;
     }
-    return new Observable<unknown>((subscriber) => {
-      this.buffer = undefined;
-      for (const emitted of buffer ?? []) subscriber.next(emitted.value);
-      if (ended === 'complete') subscriber.complete();
-      else if (ended !== undefined) subscriber.error(ended.error);
-      else this.target = subscriber;
-      return () => {
-        this.target = undefined;
-        this.subscription?.unsubscribe();
-      };
-    }) as Observable<ProgressUpdate | JsonObject>;
+    this.target = subscriber;
+    return () => {
+      this.target = undefined;
+      subscription.unsubscribe();
+    };
   }
-}
 
-function progressUpdate(event: ProgressEvent): ProgressUpdate {
-  return {
-    progress: event.progress,
-    ...(event.total === undefined ? {} : { total: event.total }),
-    ...(event.message === undefined ? {} : { message: event.message }),
-  };
+  private push(event: HandlerEvent): void {
+    if (isFinal(event)) this.final = event;
+    const target = this.target;
+    if (target === undefined) {
+      this.buffer.push(event);
+      return;
+    }
+    target.next(event);
+    if (this.final !== undefined) target.complete();
+  }
 }

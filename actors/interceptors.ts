@@ -238,17 +238,15 @@ export class InterceptorList {
   chain(direction: InterceptedDirection, method: string, terminal: Chain): Chain | undefined {
     const entries = this.registered.filter((entry) => entry.scope.covers(direction, method));
     if (entries.length === 0) return undefined;
-    let next: Chain = terminal;
-    for (let index = entries.length - 1; index >= 0; index--) {
-      const { interceptor, scope } = entries[index] as Registered;
-      const following = next;
-      // What an interceptor passes on may be a spread copy: it becomes a request again.
-      const inner: Chain = (request) => following(this.adopt(request));
-      const targets = scope.needsTarget ? scope.targetsOf(method) : undefined;
-      next = targets !== undefined
-        ? (request) => (request.target !== undefined && targets.has(request.target) ? interceptor(request, inner) : inner(request))
-        : (request) => interceptor(request, inner);
-    }
-    return next;
+    // Each interceptor is one step around the rest of the chain; folded from the innermost (the last registered).
+    return entries.reduceRight<Chain>((inner, entry) => this.around(entry, method, inner), terminal);
+  }
+
+  /** One interceptor around `following`: what it passes on becomes a request again (it may be a spread copy). */
+  private around({ interceptor, scope }: Registered, method: string, following: Chain): Chain {
+    const next: Chain = (request) => following(this.adopt(request));
+    const targets = scope.needsTarget ? scope.targetsOf(method) : undefined;
+    if (targets === undefined) return (request) => interceptor(request, next);
+    return (request) => (request.target !== undefined && targets.has(request.target) ? interceptor(request, next) : next(request));
   }
 }

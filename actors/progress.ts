@@ -39,17 +39,52 @@ export function normaliseProgress(update: ProgressUpdate | unknown): { progress:
   };
 }
 
-const progressKeys: ReadonlySet<string> = new Set(['progress', 'total', 'message']);
+/** The runtime class of {@link progress} values: what makes them progress is their class, never their keys. */
+class ProgressReport {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+
+  constructor(update: ProgressFields) {
+    this.progress = update.progress;
+    // Own members only when given, so the report spreads into `notifications/progress` params as it is.
+    if (update.total !== undefined) this.total = update.total;
+    if (update.message !== undefined) this.message = update.message;
+  }
+}
+
+/** The members of a progress report. */
+export interface ProgressFields {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
 
 /**
- * True when `value` can only be a progress report, never a result (used for handler Observables): a bare
- * number, or an object holding a numeric `progress` and nothing but `total` and `message` besides (every result
- * shape has other members: content, messages, contents...).
+ * A progress report made with {@link progress}: in a handler's stream it is progress, never the result. What
+ * marks it is how it was made (a plain object with the same members is not one), so its type adds no member.
  */
-export function looksLikeProgress(value: unknown): boolean {
-  if (typeof value === 'number') return true;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  if (typeof (value as { progress?: unknown }).progress !== 'number') return false;
-  for (const key in value) if (!progressKeys.has(key)) return false;
-  return true;
+export type Progress = ProgressFields;
+
+/**
+ * Marks a value a handler's stream (an Observable or an async iterable) emits as a progress report: it is sent at
+ * once and is never taken for the result. A bare number is progress too; any other value is decided by its
+ * position (the last value is the result, the ones before it progress), whatever its keys.
+ *
+ * @example
+ * ```ts
+ * server.tool({ name: 'count' }, async function* () {
+ *   for (let step = 1; step <= 3; step++) yield progress({ progress: step, total: 3 });
+ *   yield { content: [{ type: 'text', text: 'done' }] };
+ * });
+ * ```
+ */
+export function progress(update: ProgressFields): Progress {
+  if (typeof update?.progress !== 'number' || !Number.isFinite(update.progress)) throw new TypeError('progress() needs a finite number as "progress"');
+  return new ProgressReport(update);
+}
+
+/** True when a value in a handler's stream can only be progress: a number, or a {@link progress} report. */
+export function isProgressValue(value: unknown): value is number | Progress {
+  return typeof value === 'number' || value instanceof ProgressReport;
 }

@@ -60,7 +60,7 @@ export function clientRequestHandlers(handlers: ClientRequestHandlers): Record<s
           if (!isCreateMessageResult(result)) throw new WireError(ErrorCode.InternalError, 'The sampling handler returned a malformed result (it needs role, content and model)');
           return result;
         },
-      });
+      }, request);
     };
   }
   const elicitation = handlers.elicitation;
@@ -74,7 +74,7 @@ export function clientRequestHandlers(handlers: ClientRequestHandlers): Record<s
         if (typeof params['url'] !== 'string') throw invalid('URL-mode elicitation needs a string "url"');
         const elicitationId = params['elicitationId'];
         if (typeof elicitationId === 'string') handlers.onUrlElicitation?.(request.session, elicitationId);
-        return runFinished(() => url(params as unknown as ElicitRequestURLParams, request), { finish: (result: ElicitResult) => result });
+        return runFinished(() => url(params as unknown as ElicitRequestURLParams, request), { finish: (result: ElicitResult) => result }, request);
       }
       const form = elicitation.form;
       if (form === undefined) throw invalid('this client does not support form-mode elicitation');
@@ -86,7 +86,7 @@ export function clientRequestHandlers(handlers: ClientRequestHandlers): Record<s
           result.action === 'accept'
             ? { ...result, content: applyElicitationDefaults(schema as JsonObject, (result.content ?? {}) as JsonObject) as ElicitResult['content'] }
             : result,
-      });
+      }, request);
     };
   }
   const roots = handlers.roots;

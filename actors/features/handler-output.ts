@@ -1,21 +1,25 @@
 /**
- * Transforms the outcome of a handler whatever shape it returns (value, Promise, Observable, Effect) while
- * leaving progress untouched: feature layers use it to finish a result (validate structured output, wrap a
- * string into content) and to turn failures into results (a failed tool is an `isError` result), without
- * forcing user handlers into one shape.
+ * Finishes the outcome of a feature handler (a tool, a prompt, a resource read, a client's sampling handler)
+ * whatever shape it returns: its output becomes the request's events (actors/normalise-output.ts, the one place
+ * that decides what is progress and what the result), and the final `result` event is finished (validate
+ * structured output, wrap a string into content) or a failure turned into a result (a failed tool is an `isError`
+ * result). Progress passes untouched, and the result keeps its tag all the way to the writer.
  */
-import { Observable, type Subscriber, isObservable } from 'rxjs';
-import { isEffect, runEffect } from '../../core/abort.ts';
+import { Observable, type Subscriber, type Subscription, isObservable } from 'rxjs';
 import type { EffectLike } from '../../core/effect-like.ts';
 import { isThenable } from '../../core/thenable.ts';
 import type { ProgressUpdate } from '../handler-types.ts';
-import { looksLikeProgress } from '../progress.ts';
+import { EventStream, type OutputOwner, isDeferred, normaliseOutput } from '../normalise-output.ts';
+import { type ErrorEvent, type FinalEvent, type HandlerEvent, errorEvent, resultEvent } from '../request-events.ts';
 
-/** What a feature handler may return: a value, a Promise, an Observable (progress, then the value) or an Effect. */
-export type Output<R> = R | PromiseLike<R> | Observable<ProgressUpdate | R> | EffectLike<R>;
+/**
+ * What a feature handler may return: a value, a Promise, an Effect, or a stream (an Observable or an async
+ * iterable: progress, then the value; see `progress()`).
+ */
+export type Output<R> = R | PromiseLike<R> | Observable<ProgressUpdate | R> | AsyncIterable<ProgressUpdate | R> | EffectLike<R>;
 
-/** The same shapes, finished into a JSON-RPC result; a finished Effect is an Observable of its finished value. */
-export type FinishedOutput<O extends object> = O | PromiseLike<O> | Observable<ProgressUpdate | O>;
+/** The outcome finished into a JSON-RPC result: at once, later, or as the request's events. */
+export type FinishedOutput<O extends object> = O | PromiseLike<O> | EventStream<O>;
 
 export interface Finishers<I, O extends object> {
   /** Turns the handler's final value into the result; may throw (the request then fails). */
@@ -24,13 +28,13 @@ export interface Finishers<I, O extends object> {
   readonly recover?: (error: unknown) => O;
 }
 
-/** Whether a handler's outcome is still to come (an Observable, a thenable or an Effect), not a plain value. */
+/** Whether a handler's outcome is still to come (a stream, a thenable or an Effect), not a plain value. */
 export function isDeferredOutput<I>(output: Output<I>): output is Exclude<Output<I>, I> {
-  return isObservable(output) || isThenable(output) || isEffect(output);
+  return isDeferred(output);
 }
 
 /** Runs `handler` and finishes its outcome; synchronous handlers stay synchronous. */
-export function runFinished<I, O extends object>(handler: () => Output<I>, finishers: Finishers<I, O>): FinishedOutput<O> {
+export function runFinished<I, O extends object>(handler: () => Output<I>, finishers: Finishers<I, O>, owner: OutputOwner): FinishedOutput<O> {
   let output: Output<I>;
   try {
     output = handler();
@@ -38,137 +42,116 @@ export function runFinished<I, O extends object>(handler: () => Output<I>, finis
     if (finishers.recover === undefined) throw error;
     return finishers.recover(error);
   }
-  return finishOutput(output, finishers);
+  return finishOutput(output, finishers, owner);
 }
 
 /**
- * Applies the finishers to a handler's outcome. For an Observable, the values before the last stay progress
- * reports and only the last is finished. An Effect becomes an Observable that runs it (loading `effect` then)
- * and finishes its value; unsubscribing interrupts the handler's fiber.
+ * Applies the finishers to a handler's outcome: a plain value is finished at once; otherwise the final `result`
+ * event of its events is finished (an `error` event of the handler's recovered, where the finishers recover).
+ * Unsubscribing stops the handler's work (its Observable, its Effect's fiber, its iterator).
  */
-export function finishOutput<I, O extends object>(output: Output<I>, finishers: Finishers<I, O>): FinishedOutput<O> {
-  const { finish, recover } = finishers;
-  if (isObservable(output)) return finishObservable(output, finishers);
-  if (isThenable(output)) return Promise.resolve(output).then(finish, recover);
-  if (isEffect(output)) return finishEffect(output as EffectLike<I>, finishers);
-  return finish(output as I);
+export function finishOutput<I, O extends object>(output: Output<I>, finishers: Finishers<I, O>, owner: OutputOwner): FinishedOutput<O> {
+  const events = normaliseOutput<I>(output, owner);
+  if (!isObservable(events)) return finishers.finish(events.result);
+  return new EventStream<O>(new Observable<HandlerEvent<O>>((subscriber) => events.subscribe(new Finishing<I, O>(subscriber, finishers))));
 }
 
-/** Ends `subscriber` on a handler failure: with the finishers' recovered result where they recover, else the error. */
-function failOrRecover<I, O extends object>(subscriber: Pick<Subscriber<O>, 'next' | 'error' | 'complete'>, finishers: Finishers<I, O>, error: unknown): void {
-  if (finishers.recover === undefined) return subscriber.error(error);
-  let recovered: O;
-  try {
-    recovered = finishers.recover(error);
-  } catch (unrecoverable) {
-    return subscriber.error(unrecoverable);
+/** Passes progress and log messages on, and finishes (or recovers) the final event. */
+class Finishing<I, O extends object> {
+  constructor(
+    private readonly subscriber: Subscriber<HandlerEvent<O>>,
+    private readonly finishers: Finishers<I, O>,
+  ) {}
+
+  next(event: HandlerEvent<I>): void {
+    switch (event.type) {
+      case 'progress':
+      case 'log':
+        return this.subscriber.next(event);
+      case 'input':
+        return this.end(event);
+      case 'error':
+        return this.recover(event);
+      case 'result':
+        return this.finish(event.result);
+    }
   }
-  subscriber.next(recovered);
-  subscriber.complete();
-}
 
-function finishEffect<I, O extends object>(effect: EffectLike<I>, finishers: Finishers<I, O>): Observable<O> {
-  return new Observable<O>((subscriber) => {
-    const controller = new AbortController();
-    const fail = (error: unknown): void => failOrRecover<I, O>(subscriber, finishers, error);
-    runEffect(effect, controller.signal)
-      .then((outcome) => {
-        if (outcome.type === 'failure') return fail(outcome.error);
-        if (outcome.type === 'interrupted') return undefined;
-        // A finisher failure fails the request (as for the other shapes), it is not recovered into a result.
-        return Promise.resolve()
-          .then(() => finishers.finish(outcome.value))
-          .then(
-            (result) => {
-              subscriber.next(result);
-              subscriber.complete();
-            },
-            (error: unknown) => subscriber.error(error),
-          );
-      })
-      .catch(fail);
-    return () => controller.abort();
-  });
-}
+  error(error: unknown): void {
+    this.end(errorEvent(error));
+  }
 
-function finishObservable<I, O extends object>(output$: Observable<ProgressUpdate | I>, finishers: Finishers<I, O>): Observable<ProgressUpdate | O> {
-  return new Observable<ProgressUpdate | O>((subscriber) => {
-    let held: { value: unknown } | undefined;
-    const fail = (error: unknown): void => failOrRecover<I, O>(subscriber, finishers, error);
-    const subscription = output$.subscribe({
-      next: (value) => {
-        if (held !== undefined) subscriber.next(held.value as ProgressUpdate);
-        held = undefined;
-        // A progress report (a number, or { progress, total?, message? }) is never the value to finish: pass it on at once. Holding it here too would
-        // delay it twice, since the incoming-request actor holds each value until the next one arrives.
-        if (looksLikeProgress(value)) subscriber.next(value as ProgressUpdate);
-        else held = { value };
-      },
-      error: fail,
-      complete: () => {
-        if (held === undefined) return subscriber.complete();
-        const last = held.value as I;
-        Promise.resolve()
-          .then(() => finishers.finish(last))
-          .then(
-            (result) => {
-              subscriber.next(result);
-              subscriber.complete();
-            },
-            (error: unknown) => subscriber.error(error),
-          );
-      },
-    });
-    return () => subscription.unsubscribe();
-  });
+  complete(): void {
+    this.subscriber.complete();
+  }
+
+  private finish(value: I): void {
+    let finished: O | PromiseLike<O>;
+    try {
+      finished = this.finishers.finish(value);
+    } catch (error) {
+      // A finisher failure fails the request: it is not recovered into a result.
+      return this.end(errorEvent(error));
+    }
+    if (!isThenable(finished)) return this.end(resultEvent(finished));
+    finished.then(
+      (result) => this.end(resultEvent(result)),
+      (error: unknown) => this.end(errorEvent(error)),
+    );
+  }
+
+  private recover(event: ErrorEvent): void {
+    const recover = this.finishers.recover;
+    // An output that broke the handler contract (it ended without a result) is no failure of the handler's.
+    if (recover === undefined || event.violation === true) return this.end(event);
+    let recovered: O;
+    try {
+      recovered = recover(event.error);
+    } catch (unrecoverable) {
+      return this.end(errorEvent(unrecoverable));
+    }
+    this.end(resultEvent(recovered));
+  }
+
+  private end(event: FinalEvent<O>): void {
+    this.subscriber.next(event);
+    this.subscriber.complete();
+  }
 }
 
 /**
  * Continues after an asynchronous step (an async validation) with a handler whose output may have any shape.
- * The combined outcome is an Observable, so progress and cancellation keep working: unsubscribing before
- * the step ends skips the continuation; afterwards it cancels what the continuation returned.
+ * The combined outcome is the request's events, so progress and cancellation keep working: unsubscribing before
+ * the step ends skips the continuation; afterwards it stops what the continuation returned.
  */
-export function continueAfter<T, O extends object>(step: PromiseLike<T>, continuation: (value: T) => FinishedOutput<O>): Observable<ProgressUpdate | O> {
-  return new Observable<ProgressUpdate | O>((subscriber) => {
-    let active = true;
-    let teardown: (() => void) | undefined;
-    Promise.resolve(step).then(
-      (value) => {
-        if (!active) return;
-        let next: FinishedOutput<O>;
-        try {
-          next = continuation(value);
-        } catch (error) {
-          return subscriber.error(error);
-        }
-        teardown = forward(next, subscriber);
-      },
-      (error: unknown) => subscriber.error(error),
-    );
-    return () => {
-      active = false;
-      teardown?.();
-    };
-  });
-}
-
-/** Feeds any output shape into a subscriber; returns how to cancel it. */
-function forward<O extends object>(output: FinishedOutput<O>, subscriber: Subscriber<ProgressUpdate | O>): () => void {
-  if (isObservable(output)) {
-    const subscription = output.subscribe(subscriber);
-    return () => subscription.unsubscribe();
-  }
-  if (isThenable(output)) {
-    Promise.resolve(output).then(
-      (value) => {
-        subscriber.next(value);
+export function continueAfter<T, O extends object>(step: PromiseLike<T>, continuation: (value: T) => FinishedOutput<O>, owner: OutputOwner): EventStream<O> {
+  return new EventStream<O>(
+    new Observable<HandlerEvent<O>>((subscriber) => {
+      let active = true;
+      let inner: Subscription | undefined;
+      const end = (event: FinalEvent<O>): void => {
+        subscriber.next(event);
         subscriber.complete();
-      },
-      (error: unknown) => subscriber.error(error),
-    );
-    return () => undefined;
-  }
-  subscriber.next(output as O);
-  subscriber.complete();
-  return () => undefined;
+      };
+      Promise.resolve(step).then(
+        (value) => {
+          if (!active) return;
+          let next: FinishedOutput<O>;
+          try {
+            next = continuation(value);
+          } catch (error) {
+            return end(errorEvent(error));
+          }
+          const events = normaliseOutput<O>(next, owner);
+          if (isObservable(events)) inner = events.subscribe(subscriber);
+          else end(events);
+        },
+        (error: unknown) => end(errorEvent(error)),
+      );
+      return () => {
+        active = false;
+        inner?.unsubscribe();
+      };
+    }),
+  );
 }

@@ -12,7 +12,7 @@
  *   more: they go to the host, which hands them to the listen streams that watch the task.
  */
 import type { AuthInfo } from '../../core/auth.ts';
-import type { Observable } from 'rxjs';
+import type { Observable, Subscription } from 'rxjs';
 import { throwError } from 'rxjs';
 import { onAbort } from '../../core/abort.ts';
 import { isProgressToken } from '../../core/progress-token.ts';
@@ -70,7 +70,7 @@ export class ToolCallRun implements RequestContext, InputRound {
   /** Set once the handler's work ended (or was aborted): nothing more is recorded for it. */
   finished = false;
   /** Stops the handler's output (an Observable subscription) on abort. */
-  teardown: (() => void) | undefined;
+  teardown: Subscription | undefined;
   private readonly controller = new AbortController();
   private detachRequest: () => void;
   private escalation: Promise<boolean> | undefined;
@@ -170,7 +170,7 @@ export class ToolCallRun implements RequestContext, InputRound {
     this.detachRequest();
     const teardown = this.teardown;
     this.teardown = undefined;
-    teardown?.();
+    teardown?.unsubscribe();
     this.controller.abort(reason);
     for (const entry of this.pending.values()) entry.reject(reason);
     this.pending.clear();

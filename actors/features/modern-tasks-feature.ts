@@ -31,7 +31,8 @@
  * notification is `notifications/tasks` carrying the task as `tasks/get` would give it.
  */
 import { type Observable, Subject, filter } from 'rxjs';
-import { type Settled, followOutput } from './follow-output.ts';
+import { followOutput } from '../normalise-output.ts';
+import type { FinalEvent } from '../request-events.ts';
 import { type RelayAnswer, type RunnerView, type TaskRelay, type TaskRunnerCalls, type TaskStore, TaskStoreError } from '../../core/catalog/task-store.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
 import { LocalError, WireError, toWireError } from '../../core/errors.ts';
@@ -331,7 +332,7 @@ class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
    * The handler's outcome. Still in the request: the request's answer, except that a `required` tool's call
    * is answered with a task all the same (created now and finished at once). As a task: recorded in the store.
    */
-  private settle(run: ToolCallRun, settled: Settled): void {
+  private settle(run: ToolCallRun, settled: FinalEvent<unknown>): void {
     if (run.phase === 'task') return this.finish(run, settled);
     const escalated = (becameTask: boolean): void => (becameTask ? this.finish(run, settled) : this.answer(run, settled));
     const failed = (error: unknown): void => this.answer(run, { type: 'error', error });
@@ -343,24 +344,24 @@ class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
   }
 
   /** Answers the request with the handler's own outcome (the call did not become a task). */
-  private answer(run: ToolCallRun, settled: Settled): void {
+  private answer(run: ToolCallRun, settled: FinalEvent<unknown>): void {
     run.endInRequest();
     const answer = this.answers.get(run);
-    if (settled.type === 'value') answer?.resolve(settled.value as JsonObject);
+    if (settled.type !== 'error') answer?.resolve(settled.result as JsonObject);
     else answer?.reject(settled.error);
   }
 
   /** Stores how the task's work ended: what `tasks/get` inlines once it is terminal. */
-  private finish(run: ToolCallRun, settled: Settled): void {
+  private finish(run: ToolCallRun, settled: FinalEvent<unknown>): void {
     if (run.finished) return;
     run.finished = true;
     run.teardown = undefined;
     const taskId = run.taskId;
     if (taskId === undefined) return;
     if (this.running.get(taskId) === run) this.running.delete(taskId);
-    const value = settled.type === 'value' ? settled.value : undefined;
+    const value = settled.type === 'error' ? undefined : settled.result;
     let step: () => Promise<unknown>;
-    if (settled.type === 'value' && isJsonObject(value)) {
+    if (settled.type !== 'error' && isJsonObject(value)) {
       // A tool that ran and reported an error is still `completed`: `failed` is for protocol errors.
       step = () => this.store.setResult(run.owner, taskId, 'completed', { type: 'result', result: value });
     } else {

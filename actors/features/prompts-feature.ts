@@ -38,7 +38,7 @@ export function promptHandlers(
           if (!needsContentCompat(revision) || revision === undefined) return result;
           return { ...result, messages: result.messages.map((message) => ({ ...message, content: compatBlock(message.content, revision) })) };
         },
-      });
+      }, request);
     },
   };
 }

@@ -47,13 +47,13 @@ export function resourceHandlers(catalog: ServerCatalog, pageSize: number, runti
       const resource = catalog.resources.get(uri);
       if (resource !== undefined) {
         if (resource.access !== undefined) checkAccess(resource.access, request.auth, `resource ${uri}`, notFound);
-        return runFinished(() => resource.read(uri, runtime.context(request)), finish(resource.definition.mimeType));
+        return runFinished(() => resource.read(uri, runtime.context(request)), finish(resource.definition.mimeType), request);
       }
       for (const entry of catalog.templates.values()) {
         const variables = entry.template.match(uri);
         if (variables === undefined) continue;
         if (entry.access !== undefined) checkAccess(entry.access, request.auth, `resource ${uri}`, notFound);
-        return runFinished(() => entry.read(uri, variables, runtime.context(request)), finish(entry.definition.mimeType));
+        return runFinished(() => entry.read(uri, variables, runtime.context(request)), finish(entry.definition.mimeType), request);
       }
       throw notFound();
     },

@@ -17,8 +17,9 @@
  * deleted when the session closes (nobody could reach them any more).
  */
 import type { AuthInfo } from '../../core/auth.ts';
-import { type Settled, followOutput } from './follow-output.ts';
-import { Observable, defer, finalize } from 'rxjs';
+import { followOutput } from '../normalise-output.ts';
+import type { FinalEvent } from '../request-events.ts';
+import { Observable, type Subscription, defer, finalize } from 'rxjs';
 import { randomUuid } from '../../core/crypto/random.ts';
 import { type TaskStore, type TaskTtlPolicy, TaskStoreError, resolveTaskTtl } from '../../core/catalog/task-store.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
@@ -129,7 +130,7 @@ class TaskRun implements RequestContext {
   /** Set once the work ended (or was aborted): nothing more is sent for it. */
   finished = false;
   /** Stops the handler's output (an Observable subscription). */
-  teardown: (() => void) | undefined;
+  teardown: Subscription | undefined;
 
   constructor(
     private readonly feature: TaskFeatureImpl,
@@ -162,7 +163,7 @@ class TaskRun implements RequestContext {
     this.finished = true;
     const teardown = this.teardown;
     this.teardown = undefined;
-    teardown?.();
+    teardown?.unsubscribe();
     this.controller.abort(reason);
   }
 
@@ -328,7 +329,7 @@ class TaskFeatureImpl implements TasksFeature {
   }
 
   /** Stores how the tool call ended: what `tasks/result` will answer, exactly as the call would have. */
-  private finish(run: TaskRun, settled: Settled): void {
+  private finish(run: TaskRun, settled: FinalEvent<unknown>): void {
     if (run.finished) return;
     run.finished = true;
     run.teardown = undefined;
@@ -336,8 +337,8 @@ class TaskFeatureImpl implements TasksFeature {
     let status: 'completed' | 'failed';
     let statusMessage: string | undefined;
     let outcome: Parameters<TaskStore['setResult']>[3];
-    const value = settled.type === 'value' ? settled.value : undefined;
-    if (settled.type === 'value' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const value = settled.type === 'error' ? undefined : settled.result;
+    if (settled.type !== 'error' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
       const result = value as CallToolResult;
       // A tool result with isError is a failed task (its result is still the result, as the call's would be).
       status = result.isError === true ? 'failed' : 'completed';

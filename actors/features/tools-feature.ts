@@ -69,19 +69,19 @@ const unknownTool = (name: string): WireError => new WireError(ErrorCode.Invalid
  */
 function validateAndCall(entry: ToolEntry, args: JsonObject, request: RequestContext, runtime: ToolCallRuntime): FinishedOutput<CallToolResult> {
   const checked = entry.input.validate(args);
-  if (isPromise(checked)) return continueAfter(checked, (outcome) => afterValidation(entry, outcome, request, runtime));
+  if (isPromise(checked)) return continueAfter(checked, (outcome) => afterValidation(entry, outcome, request, runtime), request);
   return afterValidation(entry, checked, request, runtime);
 }
 
 function afterValidation(entry: ToolEntry, outcome: ValidationOutcome, request: RequestContext, runtime: ToolCallRuntime): FinishedOutput<CallToolResult> {
-  return outcome.ok ? callTool(entry, outcome.value as JsonObject, runtime.context(request)) : errorResult(outcome.summary);
+  return outcome.ok ? callTool(entry, outcome.value as JsonObject, runtime.context(request), request) : errorResult(outcome.summary);
 }
 
 function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
   return value instanceof Promise;
 }
 
-function callTool(entry: ToolEntry, args: JsonObject, context: FeatureContext): FinishedOutput<CallToolResult> {
+function callTool(entry: ToolEntry, args: JsonObject, context: FeatureContext, request: RequestContext): FinishedOutput<CallToolResult> {
   let output: ReturnType<ToolEntry['handler']>;
   try {
     output = (entry.handler as (a: JsonObject, c: FeatureContext) => ReturnType<ToolEntry['handler']>)(args, context);
@@ -93,7 +93,7 @@ function callTool(entry: ToolEntry, args: JsonObject, context: FeatureContext): 
   return finishOutput<ToolReturn, CallToolResult>(output, {
     finish: (value) => finishToolCall(entry, context, value),
     recover: recoverToolError,
-  });
+  }, request);
 }
 
 function finishToolCall(entry: ToolEntry, context: FeatureContext, value: ToolReturn): CallToolResult | PromiseLike<CallToolResult> {

@@ -11,6 +11,7 @@ import {
   toolResult, waitFor,
 } from '../support/test-clock.ts';
 import { deferred } from '../support/harness.ts';
+import { type Progress, progress } from '../../actors/progress.ts';
 
 const call = { name: 'work', arguments: {} };
 
@@ -82,7 +83,7 @@ test('incoming request - an Observable handler: values before the last are incre
 });
 
 test('incoming request - an asynchronous Observable handler reports progress at once and answers with its last value', async () => {
-  const output = new Subject<number | JsonObject>();
+  const output = new Subject<number | Progress | JsonObject>();
   const served = await serve(() => output);
   const events: RequestEvent[] = [];
   served.pair.client.request$('tools/call', call).subscribe((event) => events.push(event));
@@ -90,15 +91,18 @@ test('incoming request - an asynchronous Observable handler reports progress at 
   output.next(1);
   await settle();
   assert.deepEqual(events, [{ type: 'progress', progress: 1 }], 'a number can only be progress: it is not held back');
-  output.next({ progress: 2, total: 3 });
+  output.next(progress({ progress: 2, total: 3 }));
   await settle();
-  assert.deepEqual(events, [{ type: 'progress', progress: 1 }, { type: 'progress', progress: 2, total: 3 }], 'nor is a { progress } report');
+  assert.deepEqual(events, [{ type: 'progress', progress: 1 }, { type: 'progress', progress: 2, total: 3 }], 'nor is a progress() report');
+  output.next({ progress: 3, message: 'unbranded' });
+  await settle();
+  assert.equal(events.length, 2, 'a value that only looks like progress may be the result: held until the next value or the end');
   output.next(toolResult('streamed'));
   await settle();
-  assert.equal(events.length, 2, 'any other value may be the result: held until the next value or the end');
+  assert.deepEqual(events[2], { type: 'progress', progress: 3, message: 'unbranded' }, 'a value followed by another one was progress');
   output.complete();
   await settle();
-  assert.deepEqual(events.map((event) => event.type), ['progress', 'progress', 'result']);
+  assert.deepEqual(events.map((event) => event.type), ['progress', 'progress', 'progress', 'result']);
   assert.deepEqual(responsesTo(served.pair.serverSent, toolCallId(served.pair)).length, 1, 'exactly one response');
   await end(served);
 });

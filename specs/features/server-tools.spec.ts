@@ -18,6 +18,7 @@ import type { LegacyRevision } from '../../core/protocol/versions.ts';
 import { DIALECT_URIS, isSchemaError, schemaCompilerStats, type StandardSchemaV1 } from '../../core/schema/index.ts';
 import { REVISIONS, featurePair, featureServer, wireErrorOf } from '../support/feature-pair.ts';
 import { eventually } from '../support/harness.ts';
+import { progress as progressReport } from '../../index.ts';
 
 const text = (result: CallToolResult): string => result.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
 const listed = async (tools: Promise<Tool[]>, name: string): Promise<Tool> => {
@@ -296,10 +297,10 @@ describe('server tools: streamed progress', () => {
     pair.assertClean();
   });
 
-  test('tools - an Observable handler\'s { progress } report reaches the client before the handler emits again', async () => {
+  test('tools - an Observable handler\'s progress() report reaches the client before the handler emits again', async () => {
     const gate = new Subject<string>();
     await using pair = await featurePair((server) =>
-      server.tool({ name: 'gated' }, () => concat(of({ progress: 1, total: 2 }), gate)),
+      server.tool({ name: 'gated' }, () => concat(of(progressReport({ progress: 1, total: 2 })), gate)),
     );
     const progress: number[] = [];
     const call = pair.client.callTool('gated', {}, { onProgress: (event) => progress.push(event.progress) });
