@@ -3,7 +3,7 @@
  * the one place they are checked and given their defaults. A mistake throws a {@link LoadOptionsError} that
  * names the option, echoes the value and says what would be right.
  */
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { JsonObject } from '../core/jsonrpc.ts';
 import type { Transport } from '../core/transport.ts';
 
