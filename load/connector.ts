@@ -58,7 +58,7 @@ function natsConnector(target: Extract<LoadTarget, { nats: unknown }>): Connecto
       const connect = await import('@nats-io/transport-node').then(
         (nats) => nats.connect,
         (error: unknown) => {
-          throw new Error('a NATS target needs the "nats" package: install it beside rxmcp (npm install nats)', { cause: error });
+          throw new Error('a NATS target needs nats.js v3: install it beside rxmcp (npm install @nats-io/transport-node @nats-io/jetstream @nats-io/kv)', { cause: error });
         },
       );
       return connect({ servers, name: 'rxmcp load' });
