@@ -220,7 +220,7 @@ describe('nats binding - eras', () => {
     const sessionId = transport.sessionId as string;
     await session.close();
     await eventually(() => serving.counts().sessions === 0, WAIT, 'the session to end on the server');
-    const kv = await new Kvm(connection).open('mcp_sessions_closing');
+    const kv = await new Kvm(connection).create('mcp_sessions_closing');
     const entry = await kv.get(sessionId);
     assert.ok(entry === null || entry.operation !== 'PUT', 'the session record was deleted');
   });

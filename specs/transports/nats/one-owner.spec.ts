@@ -26,7 +26,7 @@ const encoder = new TextEncoder();
 let owners: InProcessOwners;
 
 async function bucketOf(connection: NatsConnection, name: string): Promise<KV> {
-  return new Kvm(connection).open(`mcp_sessions_${name}`);
+  return new Kvm(connection).create(`mcp_sessions_${name}`);
 }
 
 /** Rewrites the session's record to name `owner`, as a process taking it over would. */

@@ -148,7 +148,7 @@ describe('NATS: nats-server killed and restarted under load', { timeout: 60_000 
       assert.deepEqual(modern.sent.filter((method) => method === 'server/discover'), ['server/discover'], 'the modern client did not reconnect at the MCP level');
 
       // The records survived the restart: they are in the KV bucket, and a takeover works from them.
-      const kv = await new Kvm(connection).open(`mcp_sessions_${NAME}`);
+      const kv = await new Kvm(connection).create(`mcp_sessions_${NAME}`);
       for (const [i, sessionId] of sessionIds.entries()) {
         const entry = await kv.get(sessionId);
         assert.ok(entry !== null && entry.operation === 'PUT', `the record of legacy session ${i} survived the restart`);

@@ -51,7 +51,7 @@ async function follow(name: string, processes: readonly ServerProcess[], uris: r
 }
 
 async function recordOf(connection: NatsConnection, name: string, sessionId: string): Promise<{ owner: string; state?: { subscriptions?: string[]; logLevel?: string } }> {
-  const entry = await (await new Kvm(connection).open(`mcp_sessions_${name}`)).get(sessionId);
+  const entry = await (await new Kvm(connection).create(`mcp_sessions_${name}`)).get(sessionId);
   assert.ok(entry !== null);
   return JSON.parse(new TextDecoder().decode(entry.value)) as { owner: string };
 }

@@ -149,7 +149,7 @@ describe('NATS cluster: a nats-server node dies under load', { timeout: 120_000 
       assert.deepEqual(client.sent.filter((method) => method === 'initialize'), ['initialize'], `session ${i} never initialized again`);
     }
     // Every record is still in the bucket (read through a node that never died), owned by a living process.
-    const kv = await new Kvm(onOther).open(`mcp_sessions_${NAME}`);
+    const kv = await new Kvm(onOther).create(`mcp_sessions_${NAME}`);
     const living = new Set(processes.map((p) => p.processId));
     for (const [i, sessionId] of [...sessionIds, ...newcomers.map((client) => client.transport.sessionId)].entries()) {
       const entry = await kv.get(sessionId as string);
