@@ -13,7 +13,7 @@
 //            core/                       pure: JSON-RPC, protocol declarations, codecs, errors, limits, the port
 //   transports/                          adapters of the transport port: core only
 //   limits/                              rxmcp/limits (rate limits as an interceptor): core, and actors/ for the
-//                                        interceptor's types; limits/nats/ alone reaches nats. Nothing of ours
+//                                        interceptor's types; limits/nats/ alone reaches nats.js. Nothing of ours
 //                                        imports it: it is an add-on a user plugs in.
 //   otel/                                rxmcp/otel (OpenTelemetry as interceptors): core, actors/ for the
 //                                        interceptor's types, @opentelemetry/api. Nothing of ours imports it.
@@ -26,7 +26,8 @@
 //
 // specs/ and bench/ may import anything; nothing else imports them. No cycles anywhere (specs and bench included).
 // Node's modules only in transports/, load/ and cli/; effect only in its bridge and schema adapter; msgpackr only in its
-// codec; nats only in the NATS transport, rxmcp/limits/nats and the commands built on it; @opentelemetry/api only
+// codec; nats.js (@nats-io/*) only in the NATS transport, rxmcp/limits/nats and the commands built on it (the NATS
+// client transport, rxmcp/nats/client, on @nats-io/nats-core alone and without Node); @opentelemetry/api only
 // in rxmcp/otel.
 // Run by `npm run layers`; any `error` violation makes depcruise exit non-zero.
 
@@ -220,6 +221,25 @@ module.exports = {
       to: { dependencyTypes: ['core'], dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'nats-client-runtime-neutral',
+      severity: 'error',
+      comment:
+        'rxmcp/nats/client (the NATS client transport) runs in browsers over wsconnect: of nats.js it imports only ' +
+        '@nats-io/nats-core (no Node transport, no JetStream); specs/browser/nats-websocket.spec.ts bundles its whole graph for the browser.',
+      from: { path: '^transports/nats/client/' },
+      to: {
+        path: '(^|/)node_modules/@nats-io/(transport-node|jetstream|kv|obj)/',
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
+      name: 'nats-client-reaches-no-node',
+      severity: 'error',
+      comment: 'What rxmcp/nats/client reaches imports no Node builtin (types aside): it runs in browsers.',
+      from: { path: '^transports/nats/client/' },
+      to: { dependencyTypes: ['core'], dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'nothing-imports-cli',
       severity: 'error',
       comment: 'cli/ is a top layer: only specs/ and bench/ may import it.',
@@ -240,14 +260,14 @@ module.exports = {
         'Shipped code (core, actors, machines, transports, cli, index.ts) must not import devDependencies: ' +
         'they are not installed for users. Move the package to "dependencies" or keep the import in specs/bench.',
       from: { path: SHIPPED },
-      // An optional peer (effect, nats, msgpackr) is a devDependency too, for our own tests.
+      // An optional peer (effect, the @nats-io packages, msgpackr) is a devDependency too, for our own tests.
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['npm-peer'] },
     },
     {
       name: 'optional-peers-behind-their-entry-points',
       severity: 'error',
       comment:
-        'effect, nats, msgpackr and @opentelemetry/api are optional peers: only the entry points that need them import them ' +
+        'effect, the nats.js v3 packages (@nats-io/*), msgpackr and @opentelemetry/api are optional peers: only the entry points that need them import them ' +
         '(rxmcp/nats, rxmcp/limits/nats, rxmcp/msgpack, rxmcp/effect, rxmcp/otel, the bridge and gateway commands); elsewhere only a dynamic ' +
         'import (an Effect returned by a handler) or a type-only one, so `import "rxmcp"` loads none of them.',
       from: { path: SHIPPED, pathNot: '^(transports/nats/|limits/nats/|otel/|cli/(bridge|gateway)/|core/codecs/msgpack\\.ts$|core/schema/effect-schema\\.ts$)' },

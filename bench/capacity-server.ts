@@ -11,7 +11,7 @@
  * (`close('end')` unless handed over), closes its connection, exits.
  */
 import { createInterface } from 'node:readline';
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
 import { createServer } from '../index.ts';
 import { serveNats } from '../transports/nats/index.ts';
 import { echo, type EchoArgs, echoJsonSchema, serverInfo } from './echo-tool.ts';

@@ -35,7 +35,8 @@
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import { join } from 'node:path';
-import { type NatsConnection, connect } from 'nats';
+import { type NatsConnection, connect } from '@nats-io/transport-node';
+import { Kvm } from '@nats-io/kv';
 import { Subscription as RxSubscription } from 'rxjs';
 import { createClient } from '../index.ts';
 import { startNatsServer } from '../specs/support/nats-server.ts';
@@ -332,7 +333,7 @@ export interface KvFigure {
 
 /** `puts` KV puts of a session-record-sized value (400 B) on a fresh bucket (history 1, R1, file), `inFlight` at a time. */
 async function kvThroughput(nc: NatsConnection, natsPid: number, puts: number, levels: readonly number[]): Promise<KvFigure[]> {
-  const kv = await nc.jetstream().views.kv('capacity_kv_bench', { history: 1 });
+  const kv = await new Kvm(nc).create('capacity_kv_bench', { history: 1 });
   const value = new Uint8Array(400).fill(120);
   const figures: KvFigure[] = [];
   let key = 0;

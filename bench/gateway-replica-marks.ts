@@ -6,7 +6,7 @@
  *
  *   npx tsx bench/gateway-replica-marks.ts [calls per round = 200] [rounds = 6] [aa]
  */
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
 import { createGateway } from '../cli/gateway/gateway.ts';
 import { createClient } from '../client/create-client.ts';
 import { createServer } from '../server/create-server.ts';

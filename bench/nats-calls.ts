@@ -36,7 +36,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { type Msg, type MsgHdrs, type NatsConnection, connect, createInbox } from 'nats';
+import { type Msg, type MsgHdrs, type NatsConnection, connect, createInbox } from '@nats-io/transport-node';
 import { createClient, type JsonObject } from '../index.ts';
 import { type NatsServerProcess, startNatsServer } from '../specs/support/nats-server.ts';
 import { natsClientTransport } from '../transports/nats/index.ts';

@@ -13,7 +13,8 @@
  */
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { type NatsCluster, startNatsCluster } from '../specs/support/nats-cluster.ts';
 import {
   type Load,
@@ -105,7 +106,7 @@ async function run(fault: 'node' | 'process'): Promise<FaultRun> {
     let victim: string;
     const killedAt = Date.now();
     if (fault === 'node') {
-      const info = await (await (connections[0] as NatsConnection).jetstreamManager()).streams.info(`KV_mcp_sessions_${NAME}`);
+      const info = await (await jetstreamManager(connections[0] as NatsConnection)).streams.info(`KV_mcp_sessions_${NAME}`);
       const node = cluster.nodes.find((candidate) => candidate.name === info.cluster?.leader) ?? (cluster.nodes[0] as NatsCluster['nodes'][number]);
       victim = `nats-server ${node.name} (the KV bucket's leader)`;
       await node.kill();

@@ -14,7 +14,7 @@
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
 import { startNatsServer } from '../specs/support/nats-server.ts';
 import { callArgs, clientInfo, echo, type EchoArgs, echoJsonSchema, serverInfo } from './echo-tool.ts';
 import { type Op, windowed } from './harness.ts';

@@ -16,7 +16,7 @@
  * stops serving, closes its connection, writes its source maps (`--source-maps`, for CPU profiles) and exits.
  */
 import { createInterface } from 'node:readline';
-import { type NatsConnection, type Subscription, connect } from 'nats';
+import { type NatsConnection, type Subscription, connect } from '@nats-io/transport-node';
 import { argValue, hasFlag } from './lib.ts';
 import { dumpSourceMaps } from './source-maps.ts';
 import { echo, type EchoArgs, echoJsonSchema, serverInfo } from './echo-tool.ts';

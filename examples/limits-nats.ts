@@ -7,7 +7,7 @@
  * `nats-server -js -p 4222`. Run: node limits-nats.js (after tsc), exits 0 when every assertion holds.
  */
 import assert from 'node:assert/strict';
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
 import { createClient, createServer, isWireError, type McpServer } from 'rxmcp';
 import { createMemoryPair } from 'rxmcp/memory';
 import { rateLimit } from 'rxmcp/limits';

@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
 import { createClient, createServer, type McpServer } from 'rxmcp';
 import { createStreamableHttpClientTransport } from 'rxmcp/http';
 import { natsClientTransport, serveNats } from 'rxmcp/nats';

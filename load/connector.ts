@@ -3,7 +3,7 @@
  * kept for the process figures and the faults), a NATS client transport on a connection shared by the run's
  * sessions, or a transport of the caller's making. `close()` releases what the connector itself opened.
  */
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { Transport } from '../core/transport.ts';
 import { createStreamableHttpClientTransport } from '../transports/http/index.ts';
 import { spawnStdioServer } from '../transports/stdio/index.ts';
@@ -55,10 +55,10 @@ function natsConnector(target: Extract<LoadTarget, { nats: unknown }>): Connecto
     connection ??= (async () => {
       if (typeof target.nats !== 'string') return target.nats;
       const servers = target.nats.split(',').map((one) => one.trim()).filter((one) => one !== '');
-      const connect = await import('nats').then(
+      const connect = await import('@nats-io/transport-node').then(
         (nats) => nats.connect,
         (error: unknown) => {
-          throw new Error('a NATS target needs the "nats" package: install it beside rxmcp (npm install nats)', { cause: error });
+          throw new Error('a NATS target needs nats.js v3: install it beside rxmcp (npm install @nats-io/transport-node @nats-io/jetstream @nats-io/kv)', { cause: error });
         },
       );
       return connect({ servers, name: 'rxmcp load' });

@@ -3,7 +3,7 @@
  * the one place they are checked and given their defaults. A mistake throws a {@link LoadOptionsError} that
  * names the option, echoes the value and says what would be right.
  */
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { JsonObject } from '../core/jsonrpc.ts';
 import type { Transport } from '../core/transport.ts';
 
@@ -20,7 +20,7 @@ export type LoadTarget =
       /** The server's stderr (default `ignore`: its words would garble the live status). */
       readonly stderr?: 'inherit' | 'ignore';
     }
-  /** An MCP server on NATS (needs the nats package): a server list or a connection of your own (not closed). */
+  /** An MCP server on NATS (needs nats.js v3, @nats-io/transport-node): a server list or a connection of your own (not closed). */
   | { readonly nats: string | NatsConnection; readonly name: string; readonly prefix?: string }
   /** Any transport: one is made per session. */
   | { readonly connect: () => Promise<Transport>; readonly label: string };

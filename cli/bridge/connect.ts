@@ -1,5 +1,5 @@
 /** The NATS connection of a command, with its credentials, and a failure that says where it tried; and its end. */
-import { type ConnectionOptions, type NatsConnection, connect } from 'nats';
+import { type ConnectionOptions, type NatsConnection, connect } from '@nats-io/transport-node';
 import { type NatsCredentials, natsConnectionOptions } from '../../transports/nats/connect-options.ts';
 import { connectionState } from '../../transports/nats/connection-state.ts';
 import { NATS_CLOSE_MS } from '../stopping.ts';

@@ -2,7 +2,7 @@
  * Where `rxmcp inspect|call|read|prompt` connect: an HTTP(S) URL (Streamable HTTP, falling back to HTTP+SSE),
  * `nats://host:port/<name>` (the NATS binding), or `-- <command> [args]` (a stdio server this process starts).
  */
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { Transport } from '../../core/transport.ts';
 import type { NatsCredentials } from '../../transports/nats/connect-options.ts';
 import type { HttpClientAuth } from '../../transports/http/client/auth-port.ts';

@@ -13,14 +13,14 @@
  * it still writes its last answers (cli/gateway/stopping-event-store.ts).
  */
 import { randomBytes } from 'node:crypto';
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { AuthInfo } from '../../core/auth.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
 import type { FrameOrigin, GracefulCloseOptions, InboundFrame, Transport } from '../../core/transport.ts';
 import type { NatsIdentitySigner } from '../../transports/nats/index.ts';
 import { isLegacyRevision } from '../../core/protocol/versions.ts';
 import { type StreamableHttpServer, type StreamableHttpServerOptions, createStreamableHttpServer } from '../../transports/http/index.ts';
-import { JetStreamEventStore, natsClientTransport } from '../../transports/nats/index.ts';
+import { JetStreamEventStore, type NatsClientTransport, natsClientTransport } from '../../transports/nats/index.ts';
 import { forward } from './forward.ts';
 import { watchNatsConnection } from './nats-readiness.ts';
 import { type GatewaySessionRecord, GatewaySessions } from './session-records.ts';
@@ -144,7 +144,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // Records read by restoreSession, picked up by the accept that follows it for the same session.
   const restored = new Map<string, GatewaySessionRecord>();
   const audience = `${prefix}.${name}`;
-  const back = (identity: () => string | undefined, extra: { readonly clientInbox?: string; readonly resumeSession?: string } = {}): ReturnType<typeof natsClientTransport> =>
+  const back = (identity: () => string | undefined, extra: { readonly clientInbox?: string; readonly resumeSession?: string } = {}): NatsClientTransport =>
     natsClientTransport({
       connection,
       name,

@@ -6,7 +6,7 @@
  * The connection's state comes from its status events (disconnect, reconnect) read as they happen, so a probe
  * costs no round trip to the NATS server.
  */
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/transport-node';
 
 export interface NatsReadiness {
   /** Why the gateway cannot serve now, or undefined while its connection is up. */

@@ -3,7 +3,8 @@
  * id maps to the NATS session behind it, with what a replica needs to restore the HTTP side (the negotiated
  * revision and the client's capabilities) and the subject where the session's server requests arrive.
  */
-import type { KV, NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { type KV, Kvm } from '@nats-io/kv';
 import type { RestoredSession } from '../../transports/http/index.ts';
 import { isLegacyRevision } from '../../core/protocol/versions.ts';
 import { DEFAULT_ELECTION_RETRY_MS, retryWhileLeaderless } from '../../transports/nats/jetstream-retry.ts';
@@ -33,7 +34,7 @@ export class GatewaySessions {
   static async open(connection: NatsConnection, bucket: string, ttlMs: number, options: { readonly replicas?: number; readonly electionRetryMs?: number } = {}): Promise<GatewaySessions> {
     const electionRetryMs = options.electionRetryMs ?? DEFAULT_ELECTION_RETRY_MS;
     const config = { history: 1, ttl: ttlMs, ...(options.replicas === undefined ? {} : { replicas: options.replicas }) };
-    const kv = await retryWhileLeaderless(() => connection.jetstream().views.kv(bucket, config), { budgetMs: electionRetryMs, timeoutIsSafe: true, opening: true });
+    const kv = await retryWhileLeaderless(() => new Kvm(connection).create(bucket, config), { budgetMs: electionRetryMs, timeoutIsSafe: true, opening: true });
     return new GatewaySessions(kv, electionRetryMs);
   }
 

@@ -9,7 +9,7 @@
  * store has not taken goes out unstored, under an id no replica resumes from (`<stream>.0`: JetStream sequences
  * start at 1). Its client has the answer; there is nothing to resume.
  */
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { EventStore } from '../../transports/http/index.ts';
 import { connectionState } from '../../transports/nats/connection-state.ts';
 import type { JetStreamEventStore } from '../../transports/nats/index.ts';

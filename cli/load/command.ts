@@ -5,7 +5,7 @@
  * second Ctrl-C exits at once.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { type Budgets, checkBudgets, readPreviousResult } from '../../load/budgets.ts';
 import { type LoadOptions, type LoadTarget, resolveOptions } from '../../load/options.ts';
 import { renderReport } from '../../load/report/html.ts';

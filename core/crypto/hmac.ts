@@ -44,6 +44,11 @@ export function sha256(text: string): Uint8Array {
   return nobleSha256(utf8Bytes(text));
 }
 
+/** SHA-256 of `bytes`. */
+export function sha256Bytes(bytes: Uint8Array): Uint8Array {
+  return nobleSha256(bytes);
+}
+
 /**
  * Compares two byte arrays in time that depends only on their lengths (lengths are public here: tags have a
  * fixed size), so a forger learns nothing from how long a refusal took.

@@ -13,7 +13,8 @@
  * back, so N processes admit at most N times the limit instead of either everything (fail open) or nothing
  * (fail closed, which turns a NATS outage into an outage of every MCP server behind it).
  */
-import type { KV, NatsConnection, NatsError } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
+import type { KV } from '@nats-io/kv';
 import { MemoryBucketStore } from '../bucket-store.ts';
 import type { BucketStore } from '../bucket-store.ts';
 import type { Clock } from '../../core/clock.ts';
@@ -78,7 +79,8 @@ function decodeState(value: Uint8Array): BucketState | undefined {
 }
 
 function isConflict(error: unknown): boolean {
-  return (error as Partial<NatsError> | undefined)?.api_error?.err_code === WRONG_LAST_SEQUENCE;
+  // A JetStreamApiError of @nats-io/jetstream, known by its name: this module loads without the package.
+  return error instanceof Error && error.name === 'JetStreamApiError' && (error as { readonly code?: unknown }).code === WRONG_LAST_SEQUENCE;
 }
 
 export class KvBucketStore implements BucketStore {
@@ -111,7 +113,9 @@ export class KvBucketStore implements BucketStore {
   static async open(connection: NatsConnection, options: KvBucketStoreOptions = {}): Promise<KvBucketStore> {
     const ttlMs = options.ttlMs ?? 3_600_000;
     if (!Number.isInteger(options.maxAttempts ?? 1) || (options.maxAttempts ?? 1) < 1) throw new RangeError('maxAttempts is a positive integer');
-    const kv = await connection.jetstream({ timeout: options.timeoutMs ?? 500 }).views.kv(options.bucket ?? 'rxmcp_limits', { history: 1, ttl: ttlMs });
+    // Loaded here, not at the top: rxmcp/limits/nats itself loads without the NATS packages (their types aside).
+    const [{ jetstream }, { Kvm }] = await Promise.all([import('@nats-io/jetstream'), import('@nats-io/kv')]);
+    const kv = await new Kvm(jetstream(connection, { timeout: options.timeoutMs ?? 500 })).create(options.bucket ?? 'rxmcp_limits', { history: 1, ttl: ttlMs });
     return new KvBucketStore(connection, kv, ttlMs, options);
   }
 

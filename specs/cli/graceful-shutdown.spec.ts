@@ -11,7 +11,7 @@ import { createClient } from '../../client/create-client.ts';
 import { natsClientTransport } from '../../transports/nats/index.ts';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
 import { RawMcp, asStream } from '../support/http-raw-client.ts';
 import { freePort, startNatsServer } from '../support/nats-server.ts';
 import { PROCESS_MS, REPO_ROOT, killChildren, trackChild, until } from '../support/interop-processes.ts';

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type MsgHdrs, type NatsConnection, type Subscription, connect, headers as natsHeaders } from 'nats';
+import { type MsgHdrs, type NatsConnection, type Subscription, connect, headers as natsHeaders } from '@nats-io/transport-node';
 import { type McpServer, createClient } from '../../index.ts';
 import { type NatsServing, natsClientTransport, serveNats, serverSubjects } from '../../transports/nats/index.ts';
 import { type NatsServerProcess, startNatsServer } from '../support/nats-server.ts';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type StreamableHttpServer, createStreamableHttpServer } from '../../transports/http/index.ts';
 import type { McpServer } from '../../index.ts';
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
 import { serveNats, serverSubjects } from '../../transports/nats/index.ts';
 import { startNatsServer } from '../support/nats-server.ts';
 import { fuzzServer } from './fuzz-server.ts';

@@ -18,7 +18,7 @@ import { Client as Sdk1Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as Sdk1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as Sdk2Client, StreamableHTTPClientTransport as Sdk2Transport } from '@modelcontextprotocol/client';
-import { type NatsConnection, connect } from 'nats';
+import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { type Gateway, createGateway } from '../../cli/gateway/gateway.ts';
 import { type McpServer, createServer } from '../../server/create-server.ts';
 import { type SessionHost, createSessionHost } from '../../server/session-host.ts';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, beforeEach, describe, test } from 'node:test';
 import { SpanKind } from '@opentelemetry/api';
-import { connect as connectNats } from 'nats';
+import { connect as connectNats } from '@nats-io/transport-node';
 import { createGateway } from '../../cli/gateway/gateway.ts';
 import type { ClientSession } from '../../client/session-api.ts';
 import { tracing } from '../../otel/tracing.ts';

@@ -16,7 +16,8 @@ import { build, type Metafile } from 'esbuild';
 import { startNatsServer } from '../support/nats-server.ts';
 import { REPO_TSC as TSC, npmInstall, ok, packTarball, project, repoPackage, run } from './packed.ts';
 
-const OPTIONAL_PEERS = ['effect', 'nats', 'msgpackr'] as const;
+const NATS_PEERS = ['@nats-io/transport-node', '@nats-io/nats-core', '@nats-io/jetstream', '@nats-io/kv', '@nats-io/obj'] as const;
+const OPTIONAL_PEERS = ['effect', ...NATS_PEERS, 'msgpackr'] as const;
 
 describe('package: the packed tarball in throwaway projects', () => {
   let work = '';
@@ -39,7 +40,7 @@ describe('package: the packed tarball in throwaway projects', () => {
     await npmInstall(plain, [tarball, 'typescript@7']);
     const peers = OPTIONAL_PEERS.map((name) => `${name}@${repoPackage.peerDependencies[name]}`);
     await npmInstall(typed, [tarball, ...peers, `@types/node@${repoPackage.devDependencies['@types/node']}`]);
-    await npmInstall(natsOnly, [tarball, `nats@${repoPackage.peerDependencies['nats']}`]);
+    await npmInstall(natsOnly, [tarball, ...NATS_PEERS.map((name) => `${name}@${repoPackage.peerDependencies[name]}`)]);
   });
 
   after(() => {
@@ -138,7 +139,7 @@ describe('package: the packed tarball in throwaway projects', () => {
     assert.ok((await ok(bin, ['demo'], elsewhere, 60_000)).length > 0, 'the demo prints what it does');
     const gateway = await run(bin, ['gateway', '--name', 'x'], elsewhere);
     assert.equal(gateway.code, 1);
-    assert.match(gateway.stderr, /rxmcp gateway: the "nats" package is needed: install it beside rxmcp \(npm install nats\)/);
+    assert.match(gateway.stderr, /rxmcp gateway: the "@nats-io\/[a-z-]+" package is needed: install it beside rxmcp \(npm install @nats-io\/transport-node @nats-io\/jetstream @nats-io\/kv\)/);
     const devAuthServer = await run(bin, ['dev', 'auth-server', '--port', '0'], elsewhere);
     assert.equal(devAuthServer.code, 1, 'oidc-provider is an optional peer, not installed here');
     assert.match(devAuthServer.stderr, /rxmcp dev: the "oidc-provider" package is needed: install it beside rxmcp \(npm install -D oidc-provider\)/);

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { connect, type NatsConnection } from 'nats';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { natsClientTransport } from '../../transports/nats/index.ts';
 import { type BridgeProcess, startToNats, stopBridge } from '../cli/bridge/bridge-processes.ts';
 import { burstCalls, withClient } from '../support/burst.ts';

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { connect, type NatsConnection } from 'nats';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { ClientSession } from '../../client/session-api.ts';
 import { createServer, type McpServer } from '../../server/create-server.ts';
 import { createGateway } from '../../cli/gateway/gateway.ts';

@@ -10,7 +10,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { StorageType, connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import { StorageType, jetstreamManager } from '@nats-io/jetstream';
 import { acceptsConnections, freePort } from './nats-server.ts';
 
 const READY_TIMEOUT_MS = 20_000;
@@ -128,7 +129,7 @@ async function awaitJetStream(servers: string | string[], ms: number, peers: num
     try {
       const nc = await connect({ servers, reconnect: false, timeout: 2000 });
       try {
-        const jsm = await nc.jetstreamManager({ timeout: 2000 });
+        const jsm = await jetstreamManager(nc, { timeout: 2000 });
         await jsm.getAccountInfo();
         // A meta leader alone does not mean every running node is a JetStream peer yet ("no suitable peers for
         // placement"): a throwaway stream with a replica on each of them proves it.

@@ -20,7 +20,7 @@
  */
 import { AssertionError } from 'node:assert';
 import { after } from 'node:test';
-import { type NatsConnection, connect } from 'nats';
+import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { type Observable, defer, from, switchMap } from 'rxjs';
 import type { ChangeFeedPort } from '../../core/server-change.ts';
 import type { InboundFrame, OutboundFrame, SessionAcceptorPort, Transport } from '../../core/transport.ts';

@@ -5,7 +5,7 @@
  * may too. Files are read here, so a missing or unreadable one is named at once, not deep inside a handshake.
  */
 import { readFileSync } from 'node:fs';
-import { type ConnectionOptions, credsAuthenticator, nkeyAuthenticator } from 'nats';
+import { type ConnectionOptions, credsAuthenticator, nkeyAuthenticator } from '@nats-io/nats-core';
 
 export interface NatsCredentials {
   /** User and password (`authorization { users = [...] }`). */

@@ -3,7 +3,7 @@
  * connection, however many transports use it). nats.js drops what is published while it is disconnected, so
  * callers fail such sends at once instead of letting them wait for an answer that cannot come.
  */
-import type { NatsConnection } from 'nats';
+import { type NatsConnection, PermissionViolationError } from '@nats-io/nats-core';
 
 export interface ConnectionState {
   /** The client library is reconnecting. */
@@ -47,9 +47,8 @@ export function connectionState(connection: NatsConnection): ConnectionState {
   states.set(connection, state);
   void (async () => {
     for await (const status of connection.status()) {
-      const context = (status as { readonly permissionContext?: { readonly operation?: unknown; readonly subject?: unknown } }).permissionContext;
-      if (status.type === 'error' && context !== undefined && (context.operation === 'publish' || context.operation === 'subscription') && typeof context.subject === 'string') {
-        const refusal: PermissionRefusal = { operation: context.operation, subject: context.subject };
+      if (status.type === 'error' && status.error instanceof PermissionViolationError) {
+        const refusal: PermissionRefusal = { operation: status.error.operation, subject: status.error.subject };
         for (const listener of refusalListeners) listener(refusal);
         continue;
       }

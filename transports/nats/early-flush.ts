@@ -7,7 +7,7 @@
  * each idle while another works. Written every {@link FLUSH_EVERY} messages, the first answers travel while the
  * rest are made, and the three work at once.
  */
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
 
 /**
  * Messages per write within a turn: small enough that the peer starts early, large enough to keep writes few (each

@@ -4,7 +4,7 @@
  * almost always one already read: its reader (and the standard-header check it remembers) is taken as it is,
  * instead of decoding and splitting the block, folding the names and checking the mirrors once more per message.
  */
-import type { Msg } from 'nats';
+import type { Msg } from '@nats-io/nats-core';
 import { ReceivedHeaders } from './headers.ts';
 
 /** Distinct blocks kept (a few per client connection in practice); emptied when full. */
@@ -12,7 +12,7 @@ const MAX_BLOCKS = 512;
 /** Blocks longer than this (a long identity assertion, say) are read each time rather than kept. */
 const MAX_BLOCK_BYTES = 4096;
 
-/** A received message of nats.js 2.x, as far as its header block goes (not in its public types). */
+/** A received message of nats.js, as far as its header block goes (not in its public types). */
 interface RawMsg {
   readonly _msg?: { readonly hdr?: unknown };
   readonly _rdata?: unknown;

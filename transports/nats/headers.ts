@@ -3,7 +3,8 @@
  * `MCP-Protocol-Version`, `Mcp-Param-*`) keep their HTTP spelling; the rest are this binding's own. The JSON-RPC
  * body stays authoritative: headers are mirrors and routing hints, checked against the body.
  */
-import { type Msg, type MsgHdrs, MsgHdrsImpl, headers as natsHeaders } from 'nats';
+import { type Msg, type MsgHdrs, MsgHdrsImpl, headers as natsHeaders } from '@nats-io/nats-core';
+import { isNoResponders } from './nats-errors.ts';
 import { checkStandardHeaders, type HeaderLookup, type HeaderProblem, type MirroredMessage, nameOf, protocolVersionOf } from '../../core/protocol/header-mirror.ts';
 
 export const NatsHeader = {
@@ -184,7 +185,7 @@ export class ReceivedHeaders implements HeaderReader {
 /** The headers of a message that has none. */
 const NO_HEADERS = new ReceivedHeaders(undefined);
 
-/** A received message of nats.js 2.x, as far as its header block goes (not in its public types). */
+/** A received message of nats.js, as far as its header block goes (not in its public types). */
 interface RawMsg {
   readonly _msg?: { readonly hdr?: unknown };
   readonly _rdata?: unknown;
@@ -233,7 +234,7 @@ export class SealedHeaders extends MsgHdrsImpl {
 
 /** Whether a failed `request` failed because nobody subscribes to the subject. */
 export function isNoRespondersError(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { readonly code?: unknown }).code === '503';
+  return isNoResponders(error);
 }
 
 /** A header's value; undefined when absent or empty (nats.js answers "" for a missing header). */

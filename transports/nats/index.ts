@@ -7,8 +7,9 @@
  * processes").
  */
 export { type NatsServeOptions, type NatsServing, serveNats } from './server/serve-nats.ts';
-export { natsClientTransport } from './client/client-transport.ts';
-export type { NatsClientTransportOptions } from './client/transport-options.ts';
+export { natsClientTransport } from './nats-client-transport.ts';
+export type { NatsClientTransport } from './client/client-transport.ts';
+export type { NatsClientConnectOptions, NatsClientTransportOptions } from './client/transport-options.ts';
 export { JetStreamEventStore, type JetStreamEventStoreOptions } from './jetstream-event-store.ts';
 export { JetStreamTaskStore, type JetStreamTaskStoreOptions, createJetStreamTaskStore } from './jetstream-task-store.ts';
 export type { BodyEncoding } from './body-codec.ts';

@@ -32,7 +32,7 @@
  *
  * @example
  * ```ts
- * import { connect } from 'nats';
+ * import { connect } from '@nats-io/nats-core';
  * import { createServer } from 'rxmcp';
  * import { createStreamableHttpServer } from 'rxmcp/http';
  * import { JetStreamEventStore } from 'rxmcp/nats';
@@ -45,23 +45,19 @@
  * ```
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { type MsgHdrs, type NatsConnection, type Subscription, headers as natsHeaders, nanos } from '@nats-io/nats-core';
 import {
   DiscardPolicy,
-  ErrorCode,
   type JetStreamClient,
   type JetStreamManager,
-  type MsgHdrs,
-  type NatsConnection,
-  NatsError,
   RetentionPolicy,
   type SeqMsgRequest,
   StorageType,
   type StoredMsg,
   type StreamConfig,
-  type Subscription,
-  headers as natsHeaders,
-  nanos,
-} from 'nats';
+  jetstream,
+  jetstreamManager,
+} from '@nats-io/jetstream';
 import { Observable } from 'rxjs';
 import { type Clock, type TimerHandle, systemClock } from '../../core/clock.ts';
 import type { RequestId } from '../../core/jsonrpc.ts';
@@ -69,6 +65,8 @@ import { coalescedRun } from './coalesced-run.ts';
 import { type ConnectionState, connectionState } from './connection-state.ts';
 import { type EventStore, type FollowOptions, type ReplayResult, type StoredEvent, StreamAbandonedError } from '../http/index.ts';
 import { DEFAULT_ELECTION_RETRY_MS, isLeaderless, retryWhileLeaderless } from './jetstream-retry.ts';
+import { apiErrorCode } from './jetstream-errors.ts';
+import { isNoResponders } from './nats-errors.ts';
 
 export interface JetStreamEventStoreOptions {
   /** The stream's name (default `MCP_GATEWAY_EVENTS`). */
@@ -131,9 +129,8 @@ const ATTEMPT_TIMEOUT_MS = 2000;
 /** How often an idle follow reads anyway: a doorbell can be missed (interest still spreading through a cluster). */
 const FOLLOW_POLL_MS = 2000;
 
-/** JetStream API error codes this store tells apart. */
+/** The JetStream API error code this store tells apart. */
 const STREAM_NAME_IN_USE = 10058;
-const NO_MESSAGE_FOUND = 10037;
 
 const encoder = new TextEncoder();
 const EMPTY = new Uint8Array(0);
@@ -180,8 +177,8 @@ export class JetStreamEventStore implements EventStore {
     private readonly producerCheckMs: number | false,
     private readonly electionRetryMs: number,
   ) {
-    this.js = nc.jetstream();
-    this.reader = nc.jetstreamManager({ timeout: ATTEMPT_TIMEOUT_MS, checkAPI: false });
+    this.js = jetstream(nc);
+    this.reader = jetstreamManager(nc, { timeout: ATTEMPT_TIMEOUT_MS, checkAPI: false });
     this.reader.catch(() => undefined);
     this.state = connectionState(nc);
     this.liveness = producerCheckMs === false ? undefined : nc.subscribe(this.aliveSubject(this.producerId), { callback: (error, msg) => {
@@ -204,7 +201,7 @@ export class JetStreamEventStore implements EventStore {
     const prefix = options.subjectPrefix ?? DEFAULTS.subjectPrefix;
     if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(prefix)) throw new RangeError(`The subject prefix ${JSON.stringify(prefix)} must be dot-separated tokens of A-Z a-z 0-9 _ -`);
     const maxAgeMs = options.maxAgeMs ?? DEFAULTS.maxAgeMs;
-    const config: Partial<StreamConfig> = {
+    const config: Partial<StreamConfig> & { readonly name: string } = {
       name: stream,
       subjects: [`${prefix}.>`],
       retention: RetentionPolicy.Limits,
@@ -221,7 +218,7 @@ export class JetStreamEventStore implements EventStore {
     // "temporarily unavailable" while a cluster has no JetStream leader (a gateway replica starting meanwhile).
     const duringElection = <T>(call: () => Promise<T>): Promise<T> => retryWhileLeaderless(call, { budgetMs: electionRetryMs, timeoutIsSafe: true, opening: true, ...(options.clock === undefined ? {} : { clock: options.clock }) });
     // Making the manager asks JetStream for its account info: leaderless, that too waits for the election.
-    const jsm = await duringElection(() => nc.jetstreamManager());
+    const jsm = await duringElection(() => jetstreamManager(nc));
     try {
       await duringElection(() => jsm.streams.add(config));
     } catch (error) {
@@ -397,7 +394,7 @@ export class JetStreamEventStore implements EventStore {
         silent = 0;
       } catch (error) {
         if (this.state.down) return;
-        if (isNoRespondersError(error)) noResponders++;
+        if (isNoResponders(error)) noResponders++;
         else silent++;
       } finally {
         asking = false;
@@ -497,35 +494,22 @@ export class JetStreamEventStore implements EventStore {
    * (aged out) and the stream did reach that far (true). An id of another session or stream is refused.
    */
   private async holds(subject: string, seq: number): Promise<StoredMsg | boolean> {
-    try {
-      const stored = await (await this.reader).streams.getMessage(this.stream, { seq });
-      return stored.subject === subject ? stored : false;
-    } catch (error) {
-      if (apiErrorCode(error) !== NO_MESSAGE_FOUND) throw error;
-    }
+    // nats.js v3 answers null for "no message found".
+    const stored = await (await this.reader).streams.getMessage(this.stream, { seq });
+    if (stored !== null) return stored.subject === subject ? stored : false;
     const info = await (await this.reader).streams.info(this.stream);
     return seq <= info.state.last_seq;
   }
 
   /** The sequence of the subject's last message, if it has any. */
   private async lastSeq(subject: string): Promise<number | undefined> {
-    try {
-      return (await (await this.reader).streams.getMessage(this.stream, { last_by_subj: subject })).seq;
-    } catch (error) {
-      if (apiErrorCode(error) === NO_MESSAGE_FOUND) return undefined;
-      throw error;
-    }
+    return (await (await this.reader).streams.getMessage(this.stream, { last_by_subj: subject }))?.seq;
   }
 
   /** The subject's first message at or after `seq`, from the stream's leader; none when there is none (yet). */
   private async nextOf(subject: string, seq: number): Promise<StoredMsg | undefined> {
     const query: NextBySubjectRequest = { seq, next_by_subj: subject };
-    try {
-      return await (await this.reader).streams.getMessage(this.stream, query);
-    } catch (error) {
-      if (apiErrorCode(error) === NO_MESSAGE_FOUND) return undefined;
-      throw error;
-    }
+    return (await (await this.reader).streams.getMessage(this.stream, query)) ?? undefined;
   }
 
   /** Headers naming this store as the producer, with the marker `name` set when given. */
@@ -561,12 +545,4 @@ function eventOf(msg: StoredMsg, streamId: string): StoredEvent | undefined {
 
 function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
-}
-
-function isNoRespondersError(error: unknown): boolean {
-  return error instanceof NatsError && error.code === ErrorCode.NoResponders;
-}
-
-function apiErrorCode(error: unknown): number | undefined {
-  return error instanceof NatsError ? error.api_error?.err_code : undefined;
 }

@@ -5,8 +5,9 @@
  * answer at all (timeout). Such calls are tried again, with growing pauses, for a bounded time; any other error
  * ends them at once, and so does the budget running out (the last error is thrown).
  */
-import { ErrorCode, NatsError } from 'nats';
 import { type Clock, systemClock } from '../../core/clock.ts';
+import { apiErrorCode, apiErrorStatus, isJetStreamUnavailable } from './jetstream-errors.ts';
+import { isTimeout } from './nats-errors.ts';
 
 /**
  * How long a call keeps trying while the stream has no leader, unless told otherwise. nats-server elects a new
@@ -23,11 +24,10 @@ const LONGEST_PAUSE_MS = 500;
  * counts only when the caller said the call is safe to repeat.
  */
 export function isLeaderless(error: unknown, timeoutIsSafe: boolean): boolean {
-  if (!(error instanceof NatsError)) return false;
-  if (error.code === ErrorCode.NoResponders) return true;
-  if (error.code === ErrorCode.Timeout) return timeoutIsSafe;
-  // JetStream's own "temporarily unavailable" answers (no meta leader, no stream leader yet) carry code 503.
-  return error.api_error?.code === 503;
+  if (isJetStreamUnavailable(error)) return true;
+  if (isTimeout(error)) return timeoutIsSafe;
+  // JetStream's own "temporarily unavailable" answers (no meta leader, no stream leader yet) carry status 503.
+  return apiErrorStatus(error) === 503;
 }
 
 /** JetStream's error code for "stream not found". */
@@ -39,7 +39,7 @@ const STREAM_NOT_FOUND = 10059;
  * cluster opening the bucket a server of the other cluster had just created): for an opening, a passing state.
  */
 export function isStreamNotFound(error: unknown): boolean {
-  return error instanceof NatsError && error.api_error?.err_code === STREAM_NOT_FOUND;
+  return apiErrorCode(error) === STREAM_NOT_FOUND;
 }
 
 interface ElectionRetry {
@@ -72,14 +72,16 @@ export async function retryWhileLeaderless<T>(call: () => Promise<T>, options: E
 /**
  * An opening's last error once its budget is spent, said so that an operator knows what to check. "No responders"
  * on the JetStream API for the whole budget means JetStream is not there (a nats-server started without `-js`, or
- * an account without JetStream) or a cluster has no JetStream leader; nats.js says only "503". Still a NatsError
- * with the same code (callers may tell a leaderless answer by it), the original as its cause.
+ * an account without JetStream) or a cluster has no JetStream leader; nats.js says only "jetstream is not enabled".
+ * The error keeps the original's name (`JetStreamNotEnabled`: callers may tell a leaderless answer by it), the
+ * original as its cause.
  */
 function unansweredOpening(error: unknown, budgetMs: number): unknown {
-  if (!(error instanceof NatsError) || error.code !== ErrorCode.NoResponders) return error;
-  return new NatsError(
+  if (!isJetStreamUnavailable(error)) return error;
+  const said = new Error(
     `JetStream did not answer for ${budgetMs} ms (no responders on its API): JetStream is not enabled on this NATS server or account (start nats-server with -js, or give the account JetStream), or the cluster has no JetStream leader (too few nodes up)`,
-    error.code,
-    error,
+    { cause: error },
   );
+  said.name = (error as Error).name;
+  return said;
 }

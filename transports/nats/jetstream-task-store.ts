@@ -33,7 +33,9 @@
  * ```
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { type JetStreamManager, type KV, type KvEntry, type NatsConnection, StorageType } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { type JetStreamManager, StorageType, jetstreamManager } from '@nats-io/jetstream';
+import { type KV, type KvEntry, Kvm } from '@nats-io/kv';
 import type { FinishedTask, NewTask, TaskChange, TaskOutcome, TaskPage, TaskRelay, TaskStore } from '../../core/catalog/task-store.ts';
 import { TaskStoreError } from '../../core/catalog/task-store.ts';
 import { type Clock, systemClock } from '../../core/clock.ts';
@@ -42,6 +44,7 @@ import { isJsonObject } from '../../core/protocol/guards.ts';
 import { TASK_STATUSES, type Task, type TaskStatus } from '../../core/protocol/tasks.ts';
 import { isFinalTaskStatus, taskStatusAfter } from '../../machines/task-lifecycle.ts';
 import { DEFAULT_ELECTION_RETRY_MS, retryWhileLeaderless } from './jetstream-retry.ts';
+import { apiErrorCode } from './jetstream-errors.ts';
 import { WRITE_SETTLE_MS, isClustered, lastFromLeader } from './leader-read.ts';
 import { NatsTaskRelay } from './task-relay.ts';
 
@@ -200,13 +203,13 @@ export class JetStreamTaskStore implements TaskStore {
       storage: options.storage === 'memory' ? StorageType.Memory : StorageType.File,
     };
     // Creating the bucket again with the same configuration is harmless, so even a timeout is tried again.
-    const kv = await retryWhileLeaderless(() => options.connection.jetstream().views.kv(bucket, config), {
+    const kv = await retryWhileLeaderless(() => new Kvm(options.connection).create(bucket, config), {
       ...(options.electionRetryMs === undefined ? {} : { budgetMs: options.electionRetryMs }),
       timeoutIsSafe: true,
       opening: true,
     });
     // The account check was made by the bucket's opening.
-    const jsm = await options.connection.jetstreamManager({ checkAPI: false });
+    const jsm = await jetstreamManager(options.connection, { checkAPI: false });
     const confirmations = (await isClustered(jsm, bucket)) ? { jsm, electionRetryMs: options.electionRetryMs ?? DEFAULT_ELECTION_RETRY_MS } : undefined;
     return new JetStreamTaskStore(kv, options, bucket, confirmations);
   }
@@ -459,7 +462,7 @@ export class JetStreamTaskStore implements TaskStore {
 /** Whether a KV update failed because the key is no longer at the revision it was read at. */
 function isWrongRevision(error: unknown): boolean {
   const message = error instanceof Error ? error.message : '';
-  return /wrong last sequence/i.test(message) || (error as { readonly api_error?: { readonly err_code?: number } } | null)?.api_error?.err_code === 10071;
+  return /wrong last sequence/i.test(message) || apiErrorCode(error) === 10071;
 }
 
 /** Opens (creating it if needed) the task bucket and starts serving this process's tasks to the others. */

@@ -9,22 +9,15 @@
  * write to land, then reads the key as the stream's leader holds it (a direct get may be answered by a replica
  * that lags a write just acknowledged): what it finds there decides whose write stands.
  */
-import type { JetStreamManager, StoredMsg } from 'nats';
+import type { JetStreamManager, StoredMsg } from '@nats-io/jetstream';
 
 /** How long a writer waits for a concurrent write to land before it reads whose write came last. */
 export const WRITE_SETTLE_MS = 100;
 
-/** JetStream's "no message found" API error. */
-const NO_MESSAGE_FOUND = 10037;
-
 /** The last message of `key` in `bucket`, read from the stream's leader; undefined when the key has none. */
 export async function lastFromLeader(jsm: JetStreamManager, bucket: string, key: string): Promise<StoredMsg | undefined> {
-  try {
-    return await jsm.streams.getMessage(`KV_${bucket}`, { last_by_subj: `$KV.${bucket}.${key}` });
-  } catch (error) {
-    if ((error as { api_error?: { err_code?: number } }).api_error?.err_code === NO_MESSAGE_FOUND) return undefined;
-    throw error;
-  }
+  // nats.js v3 answers null for "no message found".
+  return (await jsm.streams.getMessage(`KV_${bucket}`, { last_by_subj: `$KV.${bucket}.${key}` })) ?? undefined;
 }
 
 /** Whether the bucket's stream is clustered, where writes need confirming (a lone server checks them in its store). */

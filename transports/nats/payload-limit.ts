@@ -2,7 +2,7 @@
  * How large a body may be to go as one NATS message: the server's `max_payload` (1 MiB when the connection has
  * not said), less room for the headers.
  */
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
 
 /** Room left in `max_payload` for a message's headers. */
 const HEADER_ALLOWANCE = 1024;

@@ -70,6 +70,8 @@ function taskStoreSubjects(bucket: string, runners: string): { readonly publish:
       `$JS.API.CONSUMER.CREATE.${stream}`,
       `$JS.API.CONSUMER.CREATE.${stream}.>`,
       `$JS.API.CONSUMER.DELETE.${stream}.>`,
+      // nats.js v3's ordered consumer (which lists the keys) asks for its consumer's info too.
+      `$JS.API.CONSUMER.INFO.${stream}.>`,
       runners,
     ],
     subscribe: [runners],

@@ -6,7 +6,7 @@
  * `recheckMs` later, gets it too (right after a NATS restart, a live process may not have subscribed again yet);
  * a runner that merely does not answer in time is `unreachable`, never taken for dead.
  */
-import type { Msg, NatsConnection, Subscription } from 'nats';
+import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { RelayAnswer, RunnerView, TaskRelay, TaskRunnerCalls } from '../../core/catalog/task-store.ts';
 import type { Clock } from '../../core/clock.ts';
 import { toWireError } from '../../core/errors.ts';

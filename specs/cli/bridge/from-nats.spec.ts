@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { type NatsConnection, connect } from 'nats';
+import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { filter, firstValueFrom, timeout } from 'rxjs';
 import { z } from 'zod';
 import { createClient } from '../../../client/create-client.ts';

@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type NatsConnection, connect } from 'nats';
+import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { LocalError } from '../../../core/errors.ts';
 import { isWireError } from '../../../core/errors.ts';
 import type { CallToolResult } from '../../../core/protocol/index.ts';

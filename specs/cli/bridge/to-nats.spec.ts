@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type NatsConnection, connect } from 'nats';
+import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { lastValueFrom, toArray } from 'rxjs';
 import { isWireError } from '../../../core/errors.ts';
 import type { CallToolResult } from '../../../core/protocol/index.ts';

@@ -10,7 +10,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
 import type { Observable } from 'rxjs';
 import type { RequestEvent } from '../../../actors/handler-types.ts';
 import { createClient } from '../../../client/create-client.ts';

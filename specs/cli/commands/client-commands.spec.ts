@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type NatsConnection, connect } from 'nats';
+import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { interval, map } from 'rxjs';
 import { createDemoServer } from '../../../cli/demo-server.ts';
 import { createStreamableHttpServer } from '../../../transports/http/index.ts';

@@ -18,7 +18,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client as Sdk2Client, StreamableHTTPClientTransport as Sdk2HttpTransport } from '@modelcontextprotocol/client';
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { createClient } from '../../../client/create-client.ts';
 import type { ClientSession } from '../../../client/session-api.ts';
 import type { CallToolResult } from '../../../core/protocol/index.ts';
@@ -165,7 +166,7 @@ describe('gateway replicas on a NATS cluster: a node dies under load', { timeout
     gateways.push(...(await Promise.all([startGateway(), startGateway()])));
     const setup = await natsConnection(cluster.urls, 'gw-cluster-setup');
     connections.push(setup);
-    const jsm = await setup.jetstreamManager();
+    const jsm = await jetstreamManager(setup);
     const bucket = await jsm.streams.info(`KV_mcp_gateway_${NAME}`);
     const events = await jsm.streams.info(`MCP_GATEWAY_EVENTS_${NAME}`);
     assert.equal(bucket.config.num_replicas, 3, 'the gateway session bucket has 3 replicas');

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type NatsConnection, connect } from 'nats';
+import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { type Gateway, createGateway } from '../../../cli/gateway/gateway.ts';
 import type { ListeningServer } from '../../../transports/http/index.ts';
 import { type RawReply, asBody, rawRequest } from '../../support/http-raw-client.ts';

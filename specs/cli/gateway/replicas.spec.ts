@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type NatsConnection, connect } from 'nats';
+import { type NatsConnection, connect } from '@nats-io/transport-node';
 import type { Observable} from 'rxjs';
 import { ReplaySubject, type Subject } from 'rxjs';
 import { createGateway, type Gateway } from '../../../cli/gateway/gateway.ts';

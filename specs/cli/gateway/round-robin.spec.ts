@@ -16,7 +16,7 @@ import { Client as Sdk1Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as Sdk1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as Sdk2Client, StreamableHTTPClientTransport as Sdk2HttpTransport } from '@modelcontextprotocol/client';
-import { type NatsConnection, connect } from 'nats';
+import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { createGateway, type Gateway } from '../../../cli/gateway/gateway.ts';
 import { createClient } from '../../../client/create-client.ts';
 import type { JsonObject } from '../../../core/jsonrpc.ts';

@@ -11,7 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type NatsConnection, connect } from 'nats';
+import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { ErrorCode } from '../../../core/error-codes.ts';
 import { type McpServer, createServer } from '../../../server/create-server.ts';
 import { type NatsServing, serveNats } from '../../../transports/nats/index.ts';

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
-import { type NatsConnection, connect } from 'nats';
+import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { createClient } from '../../../client/create-client.ts';
 import { createServer } from '../../../server/create-server.ts';
 import { natsClientTransport, serveNats } from '../../../transports/nats/index.ts';

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
 import { createServer } from '../../../server/create-server.ts';
 import { serveNats } from '../../../transports/nats/index.ts';
 import { RawMcp, asStream } from '../../support/http-raw-client.ts';

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
 import { createClient } from '../../../client/create-client.ts';
 import { natsClientTransport } from '../../../transports/nats/index.ts';
 import { PROCESS_MS, killChildren } from '../../support/interop-processes.ts';

@@ -12,7 +12,7 @@ import type { InterceptedRequest } from '../../../actors/interceptors.ts';
 import { type McpClient, createClient } from '../../../client/create-client.ts';
 import type { JsonObject } from '../../../core/jsonrpc.ts';
 import { createStreamableHttpClientTransport, createStreamableHttpServer } from '../../../transports/http/index.ts';
-import { connect as connectNats } from 'nats';
+import { connect as connectNats } from '@nats-io/transport-node';
 import { natsClientTransport, serveNats } from '../../../transports/nats/index.ts';
 import { spawnStdioServer } from '../../../transports/stdio/index.ts';
 import { startNatsServer } from '../../support/nats-server.ts';

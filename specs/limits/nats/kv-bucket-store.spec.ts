@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
-import { connect, type NatsConnection } from 'nats';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { KvBucketStore } from '../../../limits/nats/kv-bucket-store.ts';
 import { TOKEN_UNITS, TokenBucket } from '../../../limits/token-bucket.ts';
 import { type HammerOptions, type HammerReport, prepareHammer } from '../../support/limits-fixtures/hammer.ts';
@@ -92,7 +93,7 @@ describe('rate limits shared across processes through NATS JetStream KV', () => 
     const nc = await connection();
     try {
       const store = await KvBucketStore.open(nc, { bucket: 'spec_ttl', ttlMs: 60_000 });
-      const info = await (await nc.jetstreamManager()).streams.info('KV_spec_ttl');
+      const info = await (await jetstreamManager(nc)).streams.info('KV_spec_ttl');
       assert.equal(info.config.max_age, 60_000 * 1_000_000);
       assert.equal(info.config.max_msgs_per_subject, 1);
       // Empty to full takes 100 s, longer than the keys live: the bucket would come back full too early.

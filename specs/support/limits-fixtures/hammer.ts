@@ -4,7 +4,7 @@
  * Reports what it admitted and the instants of its first and last take.
  */
 import { of } from 'rxjs';
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
 import type { RequestEvent } from '../../../actors/handler-types.ts';
 import type { InterceptedRequest } from '../../../limits/interceptor-contract.ts';
 import { KvBucketStore } from '../../../limits/nats/kv-bucket-store.ts';

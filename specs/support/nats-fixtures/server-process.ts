@@ -27,7 +27,7 @@
  * The process exits when its stdin closes (so it never outlives the spec that started it).
  */
 import { createInterface } from 'node:readline';
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
 import { interval, map, take } from 'rxjs';
 import { isLoggingLevel } from '../../../core/protocol/logging.ts';
 import { createServer } from '../../../server/create-server.ts';

@@ -13,7 +13,7 @@
  * from now on) but keeps running its tasks and answering for them. The process exits when its stdin closes.
  */
 import { createInterface } from 'node:readline';
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
 import { createServer } from '../../../server/create-server.ts';
 import { createJetStreamTaskStore, serveNats } from '../../../transports/nats/index.ts';
 

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type NatsConnection, connect } from 'nats';
+import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { concat, defer, from, mergeMap, of, range } from 'rxjs';
 import type { SessionDiagnostic } from '../../../index.ts';
 import { createServer } from '../../../server/create-server.ts';

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type Msg, headers as natsHeaders } from 'nats';
+import { type Msg, headers as natsHeaders } from '@nats-io/transport-node';
+import { Kvm } from '@nats-io/kv';
 import { jsonCodec } from '../../../core/codecs/json.ts';
 import { msgpackCodec } from '../../../core/codecs/msgpack.ts';
 import { ErrorCode } from '../../../core/error-codes.ts';
@@ -219,7 +220,7 @@ describe('nats binding - eras', () => {
     const sessionId = transport.sessionId as string;
     await session.close();
     await eventually(() => serving.counts().sessions === 0, WAIT, 'the session to end on the server');
-    const kv = await connection.jetstream().views.kv('mcp_sessions_closing');
+    const kv = await new Kvm(connection).create('mcp_sessions_closing');
     const entry = await kv.get(sessionId);
     assert.ok(entry === null || entry.operation !== 'PUT', 'the session record was deleted');
   });

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { describe, test } from 'node:test';
-import { type NatsConnection, connect } from 'nats';
+import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { createServer } from '../../../server/create-server.ts';
 import { type NatsServing, serveNats } from '../../../transports/nats/index.ts';
 import { type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';

@@ -11,7 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type NatsConnection, connect, nkeys } from 'nats';
+import { type NatsConnection, connect, nkeys } from '@nats-io/transport-node';
 import { natsConnectionOf } from '../../../cli/nats-args.ts';
 import { createClient } from '../../../client/create-client.ts';
 import { createServer } from '../../../server/create-server.ts';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type NatsConnection, headers } from 'nats';
+import { type NatsConnection, headers } from '@nats-io/transport-node';
 import { createServer } from '../../../server/create-server.ts';
 import { earlyFlushOf } from '../../../transports/nats/early-flush.ts';
 import { natsClientTransport, serveNats } from '../../../transports/nats/index.ts';

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';
 import { type NatsClient, answerOf, connectClient, natsConnection, startServerProcess, stopAll } from './nats-processes.ts';
 

@@ -8,14 +8,14 @@ import { test } from 'node:test';
 import { LocalError } from '../../../core/errors.ts';
 import { defaultLimits } from '../../../core/limits.ts';
 import type { InboundFrame } from '../../../core/transport.ts';
-import { natsClientTransport } from '../../../transports/nats/index.ts';
+import { type NatsClientTransport, natsClientTransport } from '../../../transports/nats/index.ts';
 import { DEFAULT_PREFIX, serverSubjects } from '../../../transports/nats/subjects.ts';
 import { eventually } from '../../support/harness.ts';
 import { SERVER_NAME, demoTools, natsFixture } from './nats-fixture.ts';
 
 const initialize = (id: number, params: Record<string, unknown> = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'held', version: '0' } }) => ({ jsonrpc: '2.0', id, method: 'initialize', params }) as const;
 
-function collect(transport: ReturnType<typeof natsClientTransport>) {
+function collect(transport: NatsClientTransport) {
   const frames: InboundFrame[] = [];
   transport.incoming$.subscribe((frame) => frames.push(frame));
   const messages = (): Array<Record<string, unknown>> => frames.flatMap((frame) => (frame.type === 'message' ? [frame.payload as Record<string, unknown>] : []));

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type Msg, headers as natsHeaders } from 'nats';
+import { type Msg, headers as natsHeaders } from '@nats-io/transport-node';
 import { type CallerIdentity, IdentityGate } from '../../../transports/nats/server/identity-gate.ts';
 import { createIdentitySigner } from '../../../transports/nats/index.ts';
 import { createIdentityVerifier } from '../../../transports/nats/identity/identity-verifier.ts';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type Msg, type NatsConnection, connect, headers as natsHeaders } from 'nats';
+import { type Msg, type NatsConnection, connect, headers as natsHeaders } from '@nats-io/transport-node';
 import type { Observable } from 'rxjs';
 import type { RequestEvent } from '../../../actors/handler-types.ts';
 import { createClient } from '../../../client/create-client.ts';

@@ -5,7 +5,7 @@
  * reconnections; one teardown ends everything the spec made.
  */
 import assert from 'node:assert/strict';
-import { type NatsConnection, connect } from 'nats';
+import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { createServer } from '../../../server/create-server.ts';
 import { type NatsServing, type SessionStateWarning, serveNats } from '../../../transports/nats/index.ts';
 import type { NatsServerProcess } from '../../support/nats-server.ts';

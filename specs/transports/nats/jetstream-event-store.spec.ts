@@ -10,7 +10,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type NatsConnection, connect } from 'nats';
+import { type NatsConnection, connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import type { Subscription } from 'rxjs';
 import { JetStreamEventStore, type JetStreamEventStoreOptions, subjectToken } from '../../../transports/nats/jetstream-event-store.ts';
 import { type StoredEvent, StreamAbandonedError } from '../../../transports/http/index.ts';
@@ -102,7 +103,7 @@ describe('cli gateway: JetStream event store', () => {
     assert.equal(await b.store.replayAfter(session, ids[3] as string), undefined, "another session's event is not this session's");
     assert.equal(await b.store.replayAfter('other', priming), undefined);
     assert.equal(await b.store.replayAfter(session, `p1.${seqs[4] as number + 1000}`), undefined, 'a sequence the stream never reached');
-    const jsm = await a.nc.jetstreamManager();
+    const jsm = await jetstreamManager(a.nc);
     await until(async () => (await jsm.streams.info('MCP_GATEWAY_EVENTS')).state.consumer_count === 0, 'replays leave no consumers behind');
   });
 
@@ -145,7 +146,7 @@ describe('cli gateway: JetStream event store', () => {
     await using a = await replica(server.url);
     const clock = new TestClock();
     const b = await replica(server.url, { clock });
-    const jsm = await a.nc.jetstreamManager();
+    const jsm = await jetstreamManager(a.nc);
     const consumers = async (): Promise<number> => (await jsm.streams.info('MCP_GATEWAY_EVENTS')).state.consumer_count;
     /** Whether anything still reaches b's connection: b reads nothing unless it asks, nobody pings it. */
     const delivered = async (): Promise<number> => {
@@ -245,7 +246,7 @@ describe('cli gateway: JetStream event store', () => {
     await b.store.dropSession('gone');
     assert.deepEqual((await a.store.replayAfter('gone', primings.gone))?.events, []);
     assert.deepEqual((await a.store.replayAfter('kept', primings.kept))?.events.map((event) => event.message), [message(1), message(2)]);
-    const jsm = await a.nc.jetstreamManager();
+    const jsm = await jetstreamManager(a.nc);
     const info = await jsm.streams.info('MCP_GATEWAY_EVENTS', { subjects_filter: '>' });
     assert.deepEqual(Object.keys(info.state.subjects ?? {}).sort(), ['mcp.gw.events.kept.p1']);
   });
@@ -253,7 +254,7 @@ describe('cli gateway: JetStream event store', () => {
   test('jetstream event store - the stream is bounded by age and size, dropping the oldest events', async () => {
     await using server = await startNatsServer();
     await using sized = await replica(server.url, { stream: 'SIZED', subjectPrefix: 'test.sized', maxBytes: 8 * 1024 });
-    const jsm = await sized.nc.jetstreamManager();
+    const jsm = await jetstreamManager(sized.nc);
     const defaults = await replica(server.url);
     const config = (await jsm.streams.info('MCP_GATEWAY_EVENTS')).config;
     await defaults[Symbol.asyncDispose]();
@@ -285,7 +286,7 @@ describe('cli gateway: JetStream event store', () => {
     const replicas = await Promise.all([1, 2, 3].map(() => replica(server.url, { stream: 'SAME', subjectPrefix: 'test.same' })));
     for (const each of replicas) await each[Symbol.asyncDispose]();
     await using other = await replica(server.url, { stream: 'SAME', subjectPrefix: 'test.same', maxBytes: 1024 * 1024 });
-    const jsm = await other.nc.jetstreamManager();
+    const jsm = await jetstreamManager(other.nc);
     assert.equal((await jsm.streams.info('SAME')).config.max_bytes, 256 * 1024 * 1024, 'an existing stream is used as it is');
     await assert.rejects(() => replica(server.url, { stream: 'SAME', subjectPrefix: 'test.elsewhere' }), /without the subjects test\.elsewhere\.>/);
     await assert.rejects(() => replica(server.url, { subjectPrefix: 'bad.*' }), RangeError);

@@ -5,16 +5,25 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ErrorCode, NatsError } from 'nats';
+import { NoRespondersError, RequestError, errors } from '@nats-io/transport-node';
+import { JetStreamApiError } from '@nats-io/jetstream';
 import { isStreamNotFound, retryWhileLeaderless } from '../../../transports/nats/jetstream-retry.ts';
 
-function apiError(code: number, errCode: number, description: string): NatsError {
-  const error = new NatsError(description, String(code));
-  error.api_error = { code, err_code: errCode, description };
+function apiError(code: number, errCode: number, description: string): JetStreamApiError {
+  return new JetStreamApiError({ code, err_code: errCode, description });
+}
+
+const streamNotFound = (): JetStreamApiError => apiError(404, 10059, 'stream not found');
+
+/** What nats.js v3 throws for a JetStream API request nobody serves (its class is not exported: made as it makes it). */
+function jetStreamNotEnabled(): Error {
+  const error = new Error('jetstream is not enabled', { cause: new RequestError('503', { cause: new NoRespondersError('$JS.API.INFO') }) });
+  error.name = 'JetStreamNotEnabled';
   return error;
 }
 
-const streamNotFound = (): NatsError => apiError(404, 10059, 'stream not found');
+const noResponders = (): Error => new RequestError('no responders', { cause: new NoRespondersError('$JS.API.INFO') });
+const timeout = (): Error => new errors.TimeoutError();
 
 /** A call failing with `failures` in turn, then answering `'done'`; counts its attempts. */
 function failing(failures: readonly (() => Error)[]): { readonly call: () => Promise<string>; readonly attempts: () => number } {
@@ -55,21 +64,21 @@ describe('JetStream calls across an election (retryWhileLeaderless)', () => {
   });
 
   test('an opening that JetStream never answers fails saying what to check, as a NATS error with the same code', async () => {
-    const { call } = failing(Array.from({ length: 100 }, () => () => new NatsError('503', ErrorCode.NoResponders)));
+    const { call } = failing(Array.from({ length: 100 }, () => jetStreamNotEnabled));
     await assert.rejects(retryWhileLeaderless(call, { budgetMs: 200, timeoutIsSafe: true, opening: true }), (error: unknown) => {
-      assert.ok(error instanceof NatsError && error.code === ErrorCode.NoResponders, String(error));
+      assert.ok(error instanceof Error && error.name === 'JetStreamNotEnabled', String(error));
       assert.match(error.message, /JetStream did not answer for 200 ms .*JetStream is not enabled on this NATS server or account \(start nats-server with -js/);
       return true;
     });
-    const other = failing(Array.from({ length: 100 }, () => () => new NatsError('503', ErrorCode.NoResponders)));
-    await assert.rejects(retryWhileLeaderless(other.call, { budgetMs: 200, timeoutIsSafe: true }), (error: unknown) => error instanceof NatsError && error.message === '503');
+    const other = failing(Array.from({ length: 100 }, () => jetStreamNotEnabled));
+    await assert.rejects(retryWhileLeaderless(other.call, { budgetMs: 200, timeoutIsSafe: true }), (error: unknown) => error instanceof Error && error.message === 'jetstream is not enabled');
   });
 
   test('no responders and a timeout (when safe) are tried again; a timeout that is not safe, or another error, is not', async () => {
-    const retried = failing([() => new NatsError('no responders', ErrorCode.NoResponders), () => new NatsError('timeout', ErrorCode.Timeout)]);
+    const retried = failing([noResponders, jetStreamNotEnabled, () => apiError(503, 10008, 'JetStream system temporarily unavailable'), timeout]);
     assert.equal(await retryWhileLeaderless(retried.call, { budgetMs: 5000, timeoutIsSafe: true }), 'done');
-    assert.equal(retried.attempts(), 3);
-    const unsafe = failing([() => new NatsError('timeout', ErrorCode.Timeout)]);
+    assert.equal(retried.attempts(), 5);
+    const unsafe = failing([timeout]);
     await assert.rejects(retryWhileLeaderless(unsafe.call, { budgetMs: 5000, timeoutIsSafe: false }), /timeout/);
     assert.equal(unsafe.attempts(), 1);
     const other = failing([() => apiError(400, 10058, 'stream name already in use with a different configuration')]);

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type NatsConnection, connect } from 'nats';
+import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { TaskStoreError, type TaskRunnerCalls } from '../../../core/catalog/task-store.ts';
 import { WireError } from '../../../core/errors.ts';
 import { isNoRespondersError } from '../../../transports/nats/headers.ts';

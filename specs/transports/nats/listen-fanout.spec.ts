@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { Subscription } from 'rxjs';
 import type { ListChange } from '../../../client/session-api.ts';
 import { type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';

@@ -2,13 +2,13 @@
  * One real nats-server per spec file, and helpers to serve an rxmcp server on it and connect rxmcp clients,
  * every NATS connection closed when the fixture is disposed.
  */
-import { type ConnectionOptions, type Msg, type NatsConnection, connect } from 'nats';
+import { type ConnectionOptions, type Msg, type NatsConnection, connect } from '@nats-io/transport-node';
 import { z } from 'zod';
 import { type ClientOptions, createClient } from '../../../client/create-client.ts';
 import type { ClientSession } from '../../../client/session-api.ts';
 import type { InboundFrame } from '../../../core/transport.ts';
 import { type McpServer, type ServerOptions, createServer } from '../../../server/create-server.ts';
-import { type NatsClientTransportOptions, type NatsServeOptions, type NatsServing, natsClientTransport, serveNats } from '../../../transports/nats/index.ts';
+import { type NatsClientTransport, type NatsClientTransportOptions, type NatsServeOptions, type NatsServing, natsClientTransport, serveNats } from '../../../transports/nats/index.ts';
 import { type NatsServerOptions, type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';
 
 export interface NatsFixture extends AsyncDisposable {
@@ -18,7 +18,7 @@ export interface NatsFixture extends AsyncDisposable {
   /** A server with the fixture's demo tools (unless `bare`), served over NATS. */
   serve(options?: { readonly server?: Partial<ServerOptions>; readonly nats?: Partial<NatsServeOptions>; readonly bare?: boolean }): Promise<{ readonly server: McpServer; readonly serving: NatsServing }>;
   /** A client over NATS. */
-  client(options?: { readonly client?: Partial<ClientOptions>; readonly transport?: Partial<NatsClientTransportOptions> }): Promise<{ readonly session: ClientSession; readonly transport: ReturnType<typeof natsClientTransport> }>;
+  client(options?: { readonly client?: Partial<ClientOptions>; readonly transport?: Partial<NatsClientTransportOptions> }): Promise<{ readonly session: ClientSession; readonly transport: NatsClientTransport }>;
 }
 
 export const SERVER_NAME = 'spec';
@@ -88,7 +88,7 @@ export async function handAnswered(connection: NatsConnection, subject = `mcp.${
 }
 
 /** Every frame a transport delivers, and the JSON-RPC messages among them. */
-export function watchFrames(transport: ReturnType<typeof natsClientTransport>): { readonly frames: InboundFrame[]; messages(): Array<Record<string, unknown>> } {
+export function watchFrames(transport: NatsClientTransport): { readonly frames: InboundFrame[]; messages(): Array<Record<string, unknown>> } {
   const frames: InboundFrame[] = [];
   transport.incoming$.subscribe((frame) => frames.push(frame));
   return { frames, messages: () => frames.flatMap((frame) => (frame.type === 'message' ? [frame.payload as Record<string, unknown>] : [])) };

@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { type NatsConnection, connect } from 'nats';
+import { type NatsConnection, RequestError, connect } from '@nats-io/transport-node';
 import type { JsonObject } from '../../../core/jsonrpc.ts';
 import type { CallToolResult } from '../../../core/protocol/index.ts';
 import type { Transport } from '../../../core/transport.ts';
@@ -271,7 +271,7 @@ export async function awaitGoneFromNats(connection: NatsConnection, name: string
       await connection.request(subject, new Uint8Array(0), { timeout: 200 });
       return false;
     } catch (error) {
-      return (error as { code?: unknown } | null)?.code === '503';
+      return error instanceof RequestError && error.isNoResponders();
     }
   }, `process ${processId} gone from nats-server`, ms);
 }

@@ -11,7 +11,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { KV, NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { type KV, Kvm } from '@nats-io/kv';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { serverSubjects } from '../../../transports/nats/index.ts';
 import { startNatsServer } from '../../support/nats-server.ts';
 import { InProcessOwners, type Owner, sessionsOf, whoami } from './in-process-owners.ts';
@@ -24,7 +26,7 @@ const encoder = new TextEncoder();
 let owners: InProcessOwners;
 
 async function bucketOf(connection: NatsConnection, name: string): Promise<KV> {
-  return connection.jetstream().views.kv(`mcp_sessions_${name}`);
+  return new Kvm(connection).create(`mcp_sessions_${name}`);
 }
 
 /** Rewrites the session's record to name `owner`, as a process taking it over would. */
@@ -120,7 +122,7 @@ describe('NATS: one owner per legacy session, in whatever order its processes le
     // Cut off, and meanwhile the bucket goes away: after its reconnection process 1 cannot read the record.
     proxy.cut();
     await awaitGoneFromNats(connection, name, one.serving.processId);
-    const jsm = await connection.jetstreamManager();
+    const jsm = await jetstreamManager(connection);
     await jsm.streams.delete(`KV_mcp_sessions_${name}`);
     proxy.restore();
     await until(() => one.reconnections() > 0, 'process 1 reconnected', 5000);

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
-import { nkeys } from 'nats';
+import { nkeys } from '@nats-io/transport-node';
 
 type KeyPair = ReturnType<typeof nkeys.createOperator>;
 

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { type NatsConnection, connect } from 'nats';
+import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { createGateway, type Gateway } from '../../../cli/gateway/gateway.ts';
 import { createClient } from '../../../client/create-client.ts';
 import { type McpServer, createServer } from '../../../server/create-server.ts';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type Msg, type MsgHdrs, connect, headers as natsHeaders } from 'nats';
+import { type Msg, type MsgHdrs, connect, headers as natsHeaders } from '@nats-io/transport-node';
 import type { JsonObject } from '../../../core/jsonrpc.ts';
 import { checkStandardHeaders, type MirroredMessage, PROTOCOL_VERSION_META_KEY } from '../../../core/protocol/header-mirror.ts';
 import { HeaderBlocks } from '../../../transports/nats/header-blocks.ts';

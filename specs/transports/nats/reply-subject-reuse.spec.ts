@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type Msg, headers } from 'nats';
+import { type Msg, headers } from '@nats-io/transport-node';
 import { ReplyTokens } from '../../../transports/nats/client/reply-token.ts';
 import { natsClientTransport } from '../../../transports/nats/index.ts';
 import { eventually } from '../../support/harness.ts';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type Msg, connect } from 'nats';
+import { type Msg, connect } from '@nats-io/transport-node';
 import { ReplyTokens } from '../../../transports/nats/client/reply-token.ts';
 import { startNatsServer } from '../../support/nats-server.ts';
 

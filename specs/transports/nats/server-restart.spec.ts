@@ -13,7 +13,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { Kvm } from '@nats-io/kv';
 import { type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';
 import {
   type NatsClient,
@@ -147,7 +148,7 @@ describe('NATS: nats-server killed and restarted under load', { timeout: 60_000 
       assert.deepEqual(modern.sent.filter((method) => method === 'server/discover'), ['server/discover'], 'the modern client did not reconnect at the MCP level');
 
       // The records survived the restart: they are in the KV bucket, and a takeover works from them.
-      const kv = await connection.jetstream().views.kv(`mcp_sessions_${NAME}`);
+      const kv = await new Kvm(connection).create(`mcp_sessions_${NAME}`);
       for (const [i, sessionId] of sessionIds.entries()) {
         const entry = await kv.get(sessionId);
         assert.ok(entry !== null && entry.operation === 'PUT', `the record of legacy session ${i} survived the restart`);

@@ -7,7 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { Kvm } from '@nats-io/kv';
 import type { LoggingMessageParams, ResourceUpdatedParams } from '../../../core/protocol/index.ts';
 import { type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';
 import { type NatsClient, type ServerProcess, answerOf, awaitGoneFromNats, connectClient, natsConnection, startServerProcess, stopAll, until } from './nats-processes.ts';
@@ -50,7 +51,7 @@ async function follow(name: string, processes: readonly ServerProcess[], uris: r
 }
 
 async function recordOf(connection: NatsConnection, name: string, sessionId: string): Promise<{ owner: string; state?: { subscriptions?: string[]; logLevel?: string } }> {
-  const entry = await (await connection.jetstream().views.kv(`mcp_sessions_${name}`)).get(sessionId);
+  const entry = await (await new Kvm(connection).create(`mcp_sessions_${name}`)).get(sessionId);
   assert.ok(entry !== null);
   return JSON.parse(new TextDecoder().decode(entry.value)) as { owner: string };
 }

@@ -14,7 +14,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { type NatsConnection, connect } from 'nats';
+import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { createClient } from '../../../client/create-client.ts';
 import type { ClientSession } from '../../../client/session-api.ts';
 import { WireError } from '../../../core/errors.ts';

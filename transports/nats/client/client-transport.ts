@@ -17,18 +17,17 @@
  *   nothing at all (answer, notification or keepalive) for `silenceMs` fails with a clear error; a request too
  *   large for the NATS `max_payload` fails before it is sent.
  */
-import { randomBytes } from 'node:crypto';
-import { type Msg, type MsgHdrs, type NatsConnection, type Subscription, headers as natsHeaders } from 'nats';
+import { type Msg, type MsgHdrs, type NatsConnection, type Subscription, headers as natsHeaders } from '@nats-io/nats-core';
 import { type Observable, Subject } from 'rxjs';
 import { type Clock, type TimerHandle, systemClock } from '../../../core/clock.ts';
 import type { Codec } from '../../../core/codecs/codec.ts';
 import { jsonCodec } from '../../../core/codecs/json.ts';
+import { randomBase64url, randomBytes } from '../../../core/crypto/random.ts';
 import { LocalError } from '../../../core/errors.ts';
 import { type JsonRpcMessage, type RequestId, classify } from '../../../core/jsonrpc.ts';
 import { defaultLimits } from '../../../core/limits.ts';
 import type { InboundFrame, OutboundFrame, Transport } from '../../../core/transport.ts';
 import { codecOfMessage } from '../body-codec.ts';
-import { redeemClaim } from '../claim-check.ts';
 import { type EarlyFlush, earlyFlushOf } from '../early-flush.ts';
 import { fitsPayload, maxPayloadOf } from '../payload-limit.ts';
 import { msgpackCodecIfLoaded, msgpackUnavailableReason } from '../msgpack-codec.ts';
@@ -38,7 +37,7 @@ import { ReconnectWait } from '../reconnect-wait.ts';
 import { ReplyTokens } from './reply-token.ts';
 import { RequestHeaders } from './request-headers.ts';
 import { SessionNotices } from './session-notices.ts';
-import type { NatsClientTransportOptions } from './transport-options.ts';
+import type { ClaimRedeemer, NatsClientConnectOptions, NatsClientTransportOptions } from './transport-options.ts';
 import { DEFAULT_PREFIX, type ServerSubjects, isPlainSubject, serverSubjects } from '../subjects.ts';
 
 interface Pending {
@@ -61,11 +60,31 @@ const ADOPT_BACKOFF_MS = 50;
 const DEFAULT_RECONNECT_WAIT_MS = 2000;
 const EMPTY = new Uint8Array(0);
 
-export function natsClientTransport(options: NatsClientTransportOptions): Transport & { readonly sessionId: string | undefined } {
-  return new NatsClientTransport(options);
+/** A NATS client transport: its session (once one exists) beside the transport itself. */
+export type NatsClientTransport = Transport & { readonly sessionId: string | undefined };
+
+/**
+ * The transport over `options.connection`, or a promise of it once `options.connect` connected (the transport then
+ * owns that connection, and drains it when it closes). `redeem` fetches claimed answers (rxmcp/nats gives the
+ * object store's; rxmcp/nats/client, made for browsers, has none).
+ */
+export function makeNatsClientTransport(options: NatsClientTransportOptions | NatsClientConnectOptions, redeem: ClaimRedeemer | undefined): NatsClientTransport | Promise<NatsClientTransport> {
+  if (options.claimCheck === true && redeem === undefined) {
+    throw new TypeError('natsClientTransport: claimCheck needs the JetStream object store, which rxmcp/nats/client leaves out: use natsClientTransport from rxmcp/nats');
+  }
+  if (!('connect' in options)) return new NatsClientTransportImpl(options, options.connection, redeem, false);
+  const { connect, ...rest } = options;
+  return connect().then((connection) => {
+    try {
+      return new NatsClientTransportImpl({ ...rest, connection }, connection, redeem, true);
+    } catch (error) {
+      void connection.close().catch(() => undefined);
+      throw error;
+    }
+  });
 }
 
-class NatsClientTransport implements Transport {
+class NatsClientTransportImpl implements Transport {
   readonly kind = 'nats';
   readonly remote: string;
   readonly incoming$: Observable<InboundFrame>;
@@ -74,7 +93,7 @@ class NatsClientTransport implements Transport {
   private readonly subjects: ServerSubjects;
   private readonly inbox: string;
   private readonly clientInbox: string;
-  private readonly lane = randomBytes(12).toString('base64url');
+  private readonly lane = randomBase64url(12);
   /** Requests waiting for their answer, by the token of their reply subject (a number: see reply-token.ts). */
   private readonly pending = new Map<number, Pending>();
   /** Reply token of each pending request, by request id (cancellation). */
@@ -107,8 +126,14 @@ class NatsClientTransport implements Transport {
   /** Frames sent while the NATS connection was down, until it is back. */
   private readonly waitingForNats: ReconnectWait<{ readonly message: JsonRpcMessage; readonly mirror: Readonly<Record<string, string>> | undefined }>;
 
-  constructor(private readonly options: NatsClientTransportOptions) {
-    this.connection = options.connection;
+  constructor(
+    private readonly options: NatsClientTransportOptions,
+    connection: NatsConnection,
+    private readonly redeem: ClaimRedeemer | undefined,
+    /** The transport connected itself (a connect function): its connection is drained when it closes. */
+    private readonly ownsConnection: boolean,
+  ) {
+    this.connection = connection;
     this.flush = earlyFlushOf(this.connection);
     this.subjects = serverSubjects(options.prefix ?? DEFAULT_PREFIX, options.name);
     this.remote = `nats:${this.subjects.base}`;
@@ -119,7 +144,7 @@ class NatsClientTransport implements Transport {
     if (noMsgpack !== undefined) throw new TypeError(`natsClientTransport: encoding 'msgpack' cannot be used: ${noMsgpack}`);
     const prefix = options.inboxPrefix ?? '_INBOX';
     if (!isPlainSubject(prefix)) throw new TypeError(`inbox prefix ${JSON.stringify(prefix)} is not a plain NATS subject`);
-    this.inbox = `${prefix}.${randomBytes(12).toString('hex')}`;
+    this.inbox = `${prefix}.${Array.from(randomBytes(12), (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
     this.clientInbox = options.clientInbox ?? `${this.inbox}.s`;
     if (!isPlainSubject(this.clientInbox)) throw new TypeError(`client inbox ${JSON.stringify(this.clientInbox)} is not a plain NATS subject`);
     this.sessionId = options.resumeSession;
@@ -202,6 +227,7 @@ class NatsClientTransport implements Transport {
     this.pending.clear();
     this.tokenById.clear();
     this.inbound.complete();
+    if (this.ownsConnection && !this.connection.isClosed()) await this.connection.drain().catch(() => this.connection.close());
   }
 
   private sendOne(message: JsonRpcMessage, mirror: Readonly<Record<string, string>> | undefined): void {
@@ -470,7 +496,8 @@ class NatsClientTransport implements Transport {
     if (claim !== undefined) {
       entry.heardAt = this.clock.now();
       const bucket = headers.get(NatsHeader.claimBucket) ?? '';
-      redeemClaim(this.connection, bucket, claim, headers.get(NatsHeader.claimDigest)).then(
+      if (this.redeem === undefined) return this.receiveReply(token, entry, msg.data, headers);
+      this.redeem(this.connection, bucket, claim, headers.get(NatsHeader.claimDigest)).then(
         (body) => this.receiveReply(token, entry, body, headers),
         (error: unknown) => {
           this.forget(token);

@@ -5,7 +5,7 @@
  * than the lookup itself. A message without the bytes (another nats.js, one made by hand) is read through
  * `msg.subject`, with the same result.
  */
-import type { Msg } from 'nats';
+import type { Msg } from '@nats-io/nats-core';
 
 /** Tokens are counted up from 0; more digits than this cannot be one this client made. */
 const MAX_DIGITS = 15;

@@ -5,7 +5,7 @@
  * with headers of its own (a gateway's `Mcp-Param-*` mirrors, a trace context, `initialize`'s client inbox) gets a
  * set of its own. Sets never change once made (`SealedHeaders`), so sharing them is safe.
  */
-import type { MsgHdrs } from 'nats';
+import type { MsgHdrs } from '@nats-io/nats-core';
 import { type MirroredMessage, nameOf, protocolVersionOf, standardHeaders } from '../../../core/protocol/header-mirror.ts';
 import { NatsHeader, SealedHeaders } from '../headers.ts';
 

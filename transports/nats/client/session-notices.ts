@@ -4,7 +4,7 @@
  * enough for that to come back, and then goes to the adopt subject instead of being lost. A notice's subject is
  * never used again (its tokens are only taken, never given back): a late status names one notification only.
  */
-import type { Msg, MsgHdrs } from 'nats';
+import type { Msg, MsgHdrs } from '@nats-io/nats-core';
 import type { JsonRpcMessage } from '../../../core/jsonrpc.ts';
 import { ReplyTokens } from './reply-token.ts';
 

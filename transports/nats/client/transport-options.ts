@@ -1,10 +1,13 @@
 /** What a NATS client transport is given (see client-transport.ts). */
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
 import type { Clock } from '../../../core/clock.ts';
 import type { BodyEncoding } from '../body-codec.ts';
 
 export interface NatsClientTransportOptions {
-  /** A connected `nats` client; the transport never closes it. */
+  /**
+   * A connected nats.js client (`connect` of @nats-io/transport-node, or `wsconnect` of @nats-io/nats-core in a
+   * browser); the transport never closes it. (Or see {@link NatsClientConnectOptions}.)
+   */
   readonly connection: NatsConnection;
   /** The server's name (one subject token). */
   readonly name: string;
@@ -14,7 +17,7 @@ export interface NatsClientTransportOptions {
   readonly encoding?: BodyEncoding;
   /** A request that hears nothing for this long fails (default 30 s; servers send keepalives every 5 s). */
   readonly silenceMs?: number;
-  /** Accept oversized answers through the JetStream object store (default false). */
+  /** Accept oversized answers through the JetStream object store (default false; rxmcp/nats only). */
   readonly claimCheck?: boolean;
   /** Largest decoded message accepted (default 4 MiB). */
   readonly maxMessageBytes?: number;
@@ -43,3 +46,14 @@ export interface NatsClientTransportOptions {
   /** The silence check, its clock and the adoption backoff run on this clock (default: the system clock). */
   readonly clock?: Clock;
 }
+
+/** Fetches, checks and deletes a claimed answer (claim-check.ts `redeemClaim`). */
+export type ClaimRedeemer = (connection: NatsConnection, bucket: string, name: string, digest: string | undefined) => Promise<Uint8Array>;
+
+/**
+ * A NATS client transport that connects by itself: `connect` makes its connection (`() => wsconnect({ servers })`
+ * in a browser), which the transport then owns and drains when it closes. The factory answers a promise.
+ */
+export type NatsClientConnectOptions = Omit<NatsClientTransportOptions, 'connection'> & {
+  readonly connect: () => Promise<NatsConnection>;
+};

@@ -3,7 +3,7 @@
  * published on the changes subject, and every change another process publishes is applied here, so modern
  * listeners and legacy sessions hear about it whichever process they are connected to.
  */
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
 import type { ChangeFeedPort, ServerChange } from '../../../core/server-change.ts';
 
 const encoder = new TextEncoder();

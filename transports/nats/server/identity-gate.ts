@@ -4,7 +4,7 @@
  * assertion verified before is known at once, and a message behind one still being verified waits for it (a
  * session's `initialize`, `notifications/initialized` and first request must not overtake each other).
  */
-import type { Msg } from 'nats';
+import type { Msg } from '@nats-io/nats-core';
 import type { AuthInfo } from '../../../core/auth.ts';
 import { type HeaderReader, headerOf, NatsHeader } from '../headers.ts';
 import { type IdentityVerifier, IdentityRefused } from '../identity/identity-verifier.ts';

@@ -2,7 +2,7 @@
  * What the binding checks on every request before a session sees it, and how it answers a request it refuses
  * itself (to the request's reply subject, in the codec the request came in).
  */
-import type { Msg, NatsConnection } from 'nats';
+import type { Msg, NatsConnection } from '@nats-io/nats-core';
 import type { Codec } from '../../../core/codecs/codec.ts';
 import { ErrorCode } from '../../../core/error-codes.ts';
 import { LocalError } from '../../../core/errors.ts';

@@ -4,7 +4,7 @@
  * lives and the server learns when the client's inbox is gone ("no responders"), which cancels the request.
  * One timer per process, however many requests are in flight.
  */
-import { headers as natsHeaders } from 'nats';
+import { headers as natsHeaders } from '@nats-io/nats-core';
 import { NatsHeader, isNoRespondersError } from '../headers.ts';
 import type { ServingHost } from './served-connection.ts';
 

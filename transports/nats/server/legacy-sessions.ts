@@ -15,7 +15,7 @@
  * a state write) lets the session go.
  */
 import { randomBytes } from 'node:crypto';
-import type { Msg } from 'nats';
+import type { Msg } from '@nats-io/nats-core';
 import type { AuthInfo } from '../../../core/auth.ts';
 import type { Codec } from '../../../core/codecs/codec.ts';
 import { ErrorCode } from '../../../core/error-codes.ts';

@@ -12,7 +12,7 @@
  * operator: one process warning (`RxmcpNatsUndeliveredWarning`) per turn, however many frames it names. When
  * serving stops, what still waits once the drain is over is given up the same way (`settle`).
  */
-import type { NatsConnection, PublishOptions } from 'nats';
+import type { NatsConnection, PublishOptions } from '@nats-io/nats-core';
 import type { Clock } from '../../../core/clock.ts';
 import { LocalError } from '../../../core/errors.ts';
 import { type JsonRpcMessage, classify } from '../../../core/jsonrpc.ts';

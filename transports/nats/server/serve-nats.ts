@@ -4,7 +4,7 @@
  * over all of them; legacy sessions stay with their process and move when it dies; changes reach every process.
  */
 import { randomBytes } from 'node:crypto';
-import type { Msg, NatsConnection, Subscription } from 'nats';
+import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
 import { type Clock, systemClock } from '../../../core/clock.ts';
 import type { Codec } from '../../../core/codecs/codec.ts';
 import { ErrorCode } from '../../../core/error-codes.ts';

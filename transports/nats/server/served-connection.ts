@@ -12,7 +12,8 @@
  * the NATS connection is down waits for it in the process's outbox (outbox.ts), bounded; a frame given up there
  * comes back to the session as `undeliverable`.
  */
-import type { NatsConnection, ObjectStore } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
+import type { ObjectStore } from '@nats-io/obj';
 import { type Observable, Subject } from 'rxjs';
 import type { Clock } from '../../../core/clock.ts';
 import type { Codec } from '../../../core/codecs/codec.ts';

@@ -4,7 +4,9 @@
  * the client's capabilities and info, where its server requests go) and which process owns it. Taking over is
  * a compare-and-set on the record's revision: of several processes that try at once, exactly one wins.
  */
-import type { JetStreamManager, KV, NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { type JetStreamManager, jetstreamManager } from '@nats-io/jetstream';
+import { type KV, Kvm } from '@nats-io/kv';
 import { isLoggingLevel } from '../../../core/protocol/logging.ts';
 import type { LegacyRevision } from '../../../core/protocol/versions.ts';
 import type { PortableSessionState } from '../../../core/transport.ts';
@@ -95,9 +97,9 @@ export class SessionRecords {
     const electionRetryMs = options.electionRetryMs ?? DEFAULT_ELECTION_RETRY_MS;
     const config = { history: 1, ttl: options.ttlMs ?? 24 * 3_600_000, ...(options.replicas === undefined ? {} : { replicas: options.replicas }) };
     // Creating a bucket with the same configuration again is harmless, so even a timeout is tried again.
-    const kv = await retryWhileLeaderless(() => connection.jetstream().views.kv(bucket, config), { budgetMs: electionRetryMs, timeoutIsSafe: true, opening: true });
+    const kv = await retryWhileLeaderless(() => new Kvm(connection).create(bucket, config), { budgetMs: electionRetryMs, timeoutIsSafe: true, opening: true });
     // The account check was made by the bucket's opening.
-    const jsm = await connection.jetstreamManager({ checkAPI: false });
+    const jsm = await jetstreamManager(connection, { checkAPI: false });
     return new SessionRecords(kv, electionRetryMs, jsm, bucket);
   }
 

@@ -3,7 +3,7 @@
  * the record naming it finds it subscribed) and kept once it serves the session. Until then messages are held,
  * a bounded number.
  */
-import type { Msg, NatsConnection, Subscription } from 'nats';
+import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
 import { ErrorCode } from '../../../core/error-codes.ts';
 import { replyOf } from '../headers.ts';
 import { decodeBody, refuse } from './inbound.ts';

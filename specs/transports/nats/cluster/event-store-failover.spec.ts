@@ -12,7 +12,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type NatsConnection, connect } from 'nats';
+import { type NatsConnection, connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { lastValueFrom, toArray } from 'rxjs';
 import { JetStreamEventStore } from '../../../../transports/nats/index.ts';
 import { type NatsCluster, startNatsCluster } from '../../../support/nats-cluster.ts';
@@ -56,7 +57,7 @@ describe('NATS cluster: the SSE event stream survives the death of its leader no
   test('appends go on through the election; replay and follow at another replica miss nothing', { timeout: 80_000 }, async (t) => {
     const setup = await connectTo(0);
     await JetStreamEventStore.create(setup, { stream: STREAM, subjectPrefix: PREFIX, replicas: 3 });
-    const jsm = await setup.jetstreamManager();
+    const jsm = await jetstreamManager(setup);
     const info = await jsm.streams.info(STREAM);
     assert.equal(info.config.num_replicas, 3, 'the stream has 3 replicas');
     const leader = cluster.nodes.findIndex((node) => node.name === info.cluster?.leader);
@@ -128,7 +129,7 @@ describe('NATS cluster: the SSE event stream survives the death of its leader no
     // The node the first test killed is back: three nodes again.
     for (const node of cluster.nodes) await node.start();
     await cluster.jetstreamReady();
-    const jsm = await (await connectTo(0)).jetstreamManager();
+    const jsm = await jetstreamManager(await connectTo(0));
     // The stream elects a leader again once its replicas are back.
     let leaderName: string | undefined;
     await until(async () => (leaderName = (await jsm.streams.info(STREAM).catch(() => undefined))?.cluster?.leader) !== undefined, 'the stream has a leader', 30_000);

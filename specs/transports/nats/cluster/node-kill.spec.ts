@@ -14,7 +14,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { Kvm } from '@nats-io/kv';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { type NatsCluster, startNatsCluster } from '../../../support/nats-cluster.ts';
 import {
   type Load,
@@ -84,7 +86,7 @@ describe('NATS cluster: a nats-server node dies under load', { timeout: 120_000 
     assert.deepEqual(processes.map(nodeOf), cluster.nodes.map((node) => node.name), 'each process is on its own node');
     // The victim is the node leading the session records' bucket.
     const setup = await clientConnection(0, 'setup');
-    const bucketInfo = await (await setup.jetstreamManager()).streams.info(`KV_mcp_sessions_${NAME}`);
+    const bucketInfo = await (await jetstreamManager(setup)).streams.info(`KV_mcp_sessions_${NAME}`);
     assert.equal(bucketInfo.config.num_replicas, 3, 'the session records have 3 replicas');
     const v = cluster.nodes.findIndex((node) => node.name === bucketInfo.cluster?.leader);
     assert.ok(v >= 0, `the bucket has a leader (${String(bucketInfo.cluster?.leader)})`);
@@ -147,7 +149,7 @@ describe('NATS cluster: a nats-server node dies under load', { timeout: 120_000 
       assert.deepEqual(client.sent.filter((method) => method === 'initialize'), ['initialize'], `session ${i} never initialized again`);
     }
     // Every record is still in the bucket (read through a node that never died), owned by a living process.
-    const kv = await onOther.jetstream().views.kv(`mcp_sessions_${NAME}`);
+    const kv = await new Kvm(onOther).create(`mcp_sessions_${NAME}`);
     const living = new Set(processes.map((p) => p.processId));
     for (const [i, sessionId] of [...sessionIds, ...newcomers.map((client) => client.transport.sessionId)].entries()) {
       const entry = await kv.get(sessionId as string);

@@ -7,7 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type NatsConnection, connect } from 'nats';
+import { type NatsConnection, connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { parseGatewayArgs } from '../../../../cli/gateway/command.ts';
 import { createGateway } from '../../../../cli/gateway/gateway.ts';
 import { connectNats } from '../../../../cli/bridge/connect.ts';
@@ -20,7 +21,7 @@ let cluster: NatsCluster;
 const connections: NatsConnection[] = [];
 
 async function replicasOf(connection: NatsConnection, stream: string): Promise<number> {
-  return (await (await connection.jetstreamManager()).streams.info(stream)).config.num_replicas;
+  return (await (await jetstreamManager(connection)).streams.info(stream)).config.num_replicas;
 }
 
 describe('NATS cluster: replicas of the JetStream buckets and streams', { timeout: 60_000 }, () => {

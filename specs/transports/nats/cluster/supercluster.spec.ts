@@ -11,7 +11,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { type Supercluster, startSupercluster } from '../../../support/nats-cluster.ts';
 import { type NatsClient, type ServerProcess, connectClient, describeOutcome, natsConnection, startServerProcess, stopAll, timedCall, until } from '../nats-processes.ts';
 

@@ -9,7 +9,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type NatsConnection, connect } from 'nats';
+import { type NatsConnection, connect } from '@nats-io/transport-node';
+import { Kvm } from '@nats-io/kv';
 import { type JetStreamTaskStore, createJetStreamTaskStore } from '../../../../transports/nats/jetstream-task-store.ts';
 import { type NatsCluster, startNatsCluster } from '../../../support/nats-cluster.ts';
 
@@ -70,7 +71,7 @@ describe('NATS cluster: task moves are confirmed like session claims', { timeout
   test('a move overwritten after it was accepted, by a write made on the revision it replaced, is reported lost', async () => {
     const { store, connection } = await storeOn(0, 'hazard_tasks');
     const task = await store.create('owner', { ttl: 60_000 });
-    const kv = await connection.jetstream().views.kv('hazard_tasks');
+    const kv = await new Kvm(connection).create('hazard_tasks');
     let taskKey = '';
     for await (const found of await kv.keys()) taskKey = found;
     assert.match(taskKey, new RegExp(`${task.taskId}$`));
