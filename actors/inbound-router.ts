@@ -36,8 +36,8 @@ function peerRole(role: Role): Role {
   return role === 'server' ? 'client' : 'server';
 }
 
+/** Routes one admitted frame (the session's inbound stream admits only what a session that is not closed reads). */
 export function routeFrame(session: SessionContext, frame: InboundFrame): void {
-  if (session.admits('closed')) return;
   switch (frame.type) {
     case 'message':
       // Media read each frame's envelope where they decode it; a frame from a medium that did not is read here, once.
