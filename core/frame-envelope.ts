@@ -61,8 +61,6 @@ export function envelopesRead(): { readonly byMedia: number; readonly late: numb
   return { byMedia: read0, late: lateReads };
 }
 
-const none = { id: undefined, method: undefined, declaration: undefined, target: undefined, claimedRevision: undefined, items: undefined } as const;
-
 /** `nested`: an item of a batch, where an array is not read further (a nested batch is refused whole). */
 function read(payload: unknown, nested = false): FrameEnvelope {
   const classified = nested && Array.isArray(payload) ? NESTED_BATCH : classify(payload);
@@ -71,33 +69,38 @@ function read(payload: unknown, nested = false): FrameEnvelope {
     case 'notification': {
       const { method, params } = classified.message;
       const declaration = declarationOf(method);
-      return {
-        classified,
-        kind: classified.kind,
-        id: classified.kind === 'request' ? classified.message.id : undefined,
-        method,
-        declaration,
-        target: targetIn(declaration?.target, params),
-        claimedRevision: claimedRevision(params),
-        needsAnswer: classified.kind === 'request',
-        items: undefined,
-      };
+      const id = classified.kind === 'request' ? classified.message.id : undefined;
+      return envelope(classified, id, method, declaration, targetIn(declaration?.target, params), claimedRevision(params), classified.kind === 'request', undefined);
     }
     case 'response':
-      return { ...none, classified, kind: 'response', id: classified.message.id, needsAnswer: false };
+      return envelope(classified, classified.message.id, undefined, undefined, undefined, undefined, false, undefined);
     case 'invalid': {
       // What an invalid message still says is kept: the HTTP endpoint picks the era by it before the session refuses it.
       const raw = isJsonObject(payload) ? payload : undefined;
       const method = raw?.['method'];
-      return { ...none, classified, kind: 'invalid', id: classified.id, method: typeof method === 'string' ? method : undefined, claimedRevision: claimedRevision(raw?.['params']), needsAnswer: true };
+      return envelope(classified, classified.id, typeof method === 'string' ? method : undefined, undefined, undefined, claimedRevision(raw?.['params']), true, undefined);
     }
     case 'batch': {
-      if (nested) return { ...none, classified, kind: 'batch', needsAnswer: true };
+      if (nested) return envelope(classified, undefined, undefined, undefined, undefined, undefined, true, undefined);
       const items = classified.items.map((item) => read(item, true));
       const needsAnswer = items.length === 0 || items.some((item) => item.needsAnswer);
-      return { ...none, classified, kind: 'batch', needsAnswer, items };
+      return envelope(classified, undefined, undefined, undefined, undefined, undefined, needsAnswer, items);
     }
   }
+}
+
+/** Every envelope is made here, its fields in one order: one object shape for all of them. */
+function envelope(
+  classified: Classified,
+  id: RequestId | undefined,
+  method: string | undefined,
+  declaration: MethodDeclaration | undefined,
+  target: string | undefined,
+  claimed: unknown,
+  needsAnswer: boolean,
+  items: readonly FrameEnvelope[] | undefined,
+): FrameEnvelope {
+  return { classified, kind: classified.kind, id, method, declaration, target, claimedRevision: claimed, needsAnswer, items };
 }
 
 const NESTED_BATCH: Classified = { kind: 'batch', items: [] };
