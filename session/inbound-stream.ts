@@ -1,17 +1,19 @@
 /**
- * A session's inbound side as one stream: the transport's source of frames, piped through admission by the
- * lifecycle machine's state, into the routing to the request actors (actors/inbound-router.ts):
+ * A session's inbound side as one stream: the transport's source of frames, through admission by the lifecycle
+ * machine's state, into the routing to the request actors (actors/inbound-router.ts):
  *
- *   transport.incoming$.pipe(admittedBy(session)).subscribe(new FrameRouting(session))
+ *   transport.incoming$.subscribe(inboundStream(session))
  *
  * Admission notes every frame's arrival (activity, the message tap) and lets through only what a session that is
  * not closed may still read; routing hands each admitted frame to its actor, and turns the source's end (complete,
  * or error) into the session's. What a request answers goes to the session's writer, the sink of its outbound side.
  *
- * Lean on purpose: a million idle sessions each hold this chain. Each stage allocates once per subscription (one
- * small observer object, methods on its prototype) and nothing per frame.
+ * Lean on purpose: a million idle sessions each hold this chain. The stages are observers composed in one
+ * subscription, each a small object with its methods on the prototype: about 40 bytes per session and nothing per
+ * frame. (As RxJS operators, `pipe(admittedBy(session))`, each stage costs a Subscriber of its own, with its
+ * finalizers: measured at about 330 bytes per idle Streamable HTTP session, a fifth of one.)
  */
-import { Observable, type MonoTypeOperatorFunction, type Observer, type Subscriber } from 'rxjs';
+import type { Observer } from 'rxjs';
 import { routeFrame } from '../actors/inbound-router.ts';
 import type { SessionContext } from '../actors/session-context.ts';
 import type { InboundFrame } from '../core/transport.ts';
@@ -26,15 +28,16 @@ export interface InboundHost extends SessionContext {
   transportClosed(): void;
 }
 
-/** Admission: the frames of a session that is not closed, each noted as it arrives. */
-export function admittedBy(host: InboundHost): MonoTypeOperatorFunction<InboundFrame> {
-  return (source) => new Observable<InboundFrame>((subscriber) => source.subscribe(new Admission(host, subscriber)));
+/** The observer a session subscribes to its transport's frames with: admission, then routing. */
+export function inboundStream(host: InboundHost): Observer<InboundFrame> {
+  return new Admission(host, new FrameRouting(host));
 }
 
+/** Admission: the frames of a session that is not closed, each noted as it arrives. */
 class Admission implements Observer<InboundFrame> {
   constructor(
     private readonly host: InboundHost,
-    private readonly downstream: Subscriber<InboundFrame>,
+    private readonly downstream: Observer<InboundFrame>,
   ) {}
 
   next(frame: InboundFrame): void {
@@ -52,7 +55,7 @@ class Admission implements Observer<InboundFrame> {
 }
 
 /** Routing: each admitted frame to its actor; the end of the source is the end of the session's transport. */
-export class FrameRouting implements Observer<InboundFrame> {
+class FrameRouting implements Observer<InboundFrame> {
   constructor(private readonly host: InboundHost) {}
 
   next(frame: InboundFrame): void {

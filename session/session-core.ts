@@ -40,7 +40,7 @@ import { RequestsWeSend } from './requests-we-send.ts';
 import { type ClosingHost, SessionClosing } from './session-closing.ts';
 import { SessionSignals } from './session-signals.ts';
 import { MessageTap, type SessionMessage, type TapHost } from './message-tap.ts';
-import { FrameRouting, type InboundHost, admittedBy } from './inbound-stream.ts';
+import { type InboundHost, inboundStream } from './inbound-stream.ts';
 import type { CloseOptions, HandshakeSession, HandshakeStrategy, McpSession, SessionRuntimeOptions } from './session-types.ts';
 
 export type { CloseOptions, HandshakeSession, HandshakeStrategy, McpSession, SessionRuntimeOptions } from './session-types.ts';
@@ -99,7 +99,7 @@ export class SessionCore implements SessionContext, InboundHost, McpSession, Han
   /** Starts reading the transport: its frames, admitted by the lifecycle state, routed to the actors (inbound-stream.ts). */
   start(): void {
     if (this.subscription !== undefined) return;
-    this.subscription = this.transport.incoming$.pipe(admittedBy(this)).subscribe(new FrameRouting(this));
+    this.subscription = this.transport.incoming$.subscribe(inboundStream(this));
   }
 
   arrived(frame: InboundFrame): void {
