@@ -29,6 +29,7 @@ export { defaultLimits, type Limits } from './core/limits.ts';
 export { type BackpressureOptions, type BackpressurePolicy, type FlowStatus, defaultBackpressure } from './core/backpressure.ts';
 export { systemClock, type Clock, type TimerHandle } from './core/clock.ts';
 export type { Transport, InboundFrame, OutboundFrame, TransportStatus, ExchangeKey, FrameOrigin, PortableSessionState } from './core/transport.ts';
+export type { FrameEnvelope } from './core/frame-envelope.ts';
 export { type AuthInfo, AuthRefusal, hasScopes, isAuthRefusal } from './core/auth.ts';
 export type { JsonObject, JsonRpcMessage, JsonRpcRequest, JsonRpcNotification, JsonRpcResponse, RequestId } from './core/jsonrpc.ts';
 export type { ClientCapabilities, ServerCapabilities, Implementation } from './core/protocol/capabilities.ts';

@@ -20,7 +20,8 @@ import {
 } from '../core/jsonrpc.ts';
 import { methodAvailable, methodRule, type Role } from '../core/protocol/methods.ts';
 import { allowsBatches } from '../core/protocol/versions.ts';
-import { claimedRevision, readEnvelope } from '../core/protocol/modern.ts';
+import { readEnvelope } from '../core/protocol/modern.ts';
+import { type FrameEnvelope, lateEnvelopeOf } from '../core/frame-envelope.ts';
 import type { ModernServing } from './modern/modern-serving.ts';
 import type { ExchangeKey, FrameOrigin, InboundFrame } from '../core/transport.ts';
 import { BatchResponses } from './batch.ts';
@@ -35,11 +36,12 @@ function peerRole(role: Role): Role {
   return role === 'server' ? 'client' : 'server';
 }
 
+/** Routes one admitted frame (the session's inbound stream admits only what a session that is not closed reads). */
 export function routeFrame(session: SessionContext, frame: InboundFrame): void {
-  if (session.admits('closed')) return;
   switch (frame.type) {
     case 'message':
-      return routePayload(session, frame.payload, frame.exchange, undefined, frame.origin, frame.mirror);
+      // Media read each frame's envelope where they decode it; a frame from a medium that did not is read here, once.
+      return routePayload(session, frame.envelope ?? lateEnvelopeOf(frame.payload), frame.payload, frame.exchange, undefined, frame.origin, frame.mirror);
     case 'malformed':
       session.diagnose({ type: 'malformed-frame', detail: frame.error.message });
       return reject(session, direct(frame.exchange), undefined, malformedError(frame.error));
@@ -70,19 +72,20 @@ function malformedError(error: LocalError): { code: number; message: string } {
 
 function routePayload(
   session: SessionContext,
+  envelope: FrameEnvelope,
   payload: unknown,
   exchange: ExchangeKey | undefined,
   batch: BatchResponses | undefined,
   origin?: FrameOrigin,
   mirror?: (lowercaseName: string) => string | undefined,
 ): void {
-  const classified = classify(payload);
+  const classified = envelope.classified;
   const route: ResponseRoute = batch === undefined ? direct(exchange) : { exchange, batch };
   switch (classified.kind) {
     case 'request': {
       const modern = session.modern;
       if (batch === undefined && modern !== undefined) {
-        switch (eraOfFirstRequest(session, modern, classified.message)) {
+        switch (eraOfFirstRequest(session, modern, classified.message, envelope)) {
           case 'modern':
             session.becomeModern();
             break;
@@ -105,11 +108,11 @@ function routePayload(
       session.diagnose({ type: 'invalid-message', detail: classified.reason });
       // Echo the id only for a broken request: a broken response's id names one of our own requests, and an error
       // carrying it would reach the peer as the answer to its own request with that id.
-      const id = typeof payload === 'object' && payload !== null && 'method' in payload ? classified.id : undefined;
+      const id = typeof payload === 'object' && payload !== null && 'method' in payload ? envelope.id : undefined;
       return reject(session, route, id, { code: ErrorCode.InvalidRequest, message: `Invalid request: ${classified.reason}` });
     }
     case 'batch':
-      return routeBatch(session, classified.items, exchange, batch, origin);
+      return routeBatch(session, envelope, classified.items, exchange, batch, origin);
   }
 }
 
@@ -121,17 +124,17 @@ function routePayload(
  * is a legacy client's `ping`, which may come before `initialize`. A modern-only server takes every first request
  * as modern (so a stray `initialize` is refused in that era).
  */
-function eraOfFirstRequest(session: SessionContext, modern: ModernServing, message: JsonRpcRequest): 'unchanged' | 'modern' | 'undecided' {
+function eraOfFirstRequest(session: SessionContext, modern: ModernServing, message: JsonRpcRequest, envelope: FrameEnvelope): 'unchanged' | 'modern' | 'undecided' {
   if (session.role !== 'server' || !session.admits('admit-handshake')) return 'unchanged';
   if (!modern.acceptsLegacy) return 'modern';
   if (message.method === 'initialize') return 'unchanged';
-  if (message.method === 'ping' && claimedRevision(message.params) === undefined) return 'unchanged';
+  if (message.method === 'ping' && envelope.claimedRevision === undefined) return 'unchanged';
   return readEnvelope(message.params, modern.supported).ok ? 'modern' : 'undecided';
 }
 
 const LEGACY_HINT = 'or, for protocol revisions up to 2025-11-25, open a session with initialize first';
 
-function routeBatch(session: SessionContext, items: readonly unknown[], exchange: ExchangeKey | undefined, outer: BatchResponses | undefined, origin: FrameOrigin | undefined): void {
+function routeBatch(session: SessionContext, envelope: FrameEnvelope, items: readonly unknown[], exchange: ExchangeKey | undefined, outer: BatchResponses | undefined, origin: FrameOrigin | undefined): void {
   const route = direct(exchange);
   if (outer !== undefined) return reject(session, { exchange, batch: outer }, undefined, { code: ErrorCode.InvalidRequest, message: 'Invalid request: batches cannot be nested' });
   if (!allowsBatches(session.revision)) {
@@ -143,11 +146,12 @@ function routeBatch(session: SessionContext, items: readonly unknown[], exchange
     return reject(session, route, undefined, { code: ErrorCode.InvalidRequest, message: `Invalid request: a batch may hold at most ${session.limits.maxBatchSize} messages (maxBatchSize)` });
   }
   const batch = new BatchResponses(session.writer, exchange);
-  for (const item of items) {
+  const entries = envelope.items ?? [];
+  for (let i = 0; i < items.length; i++) {
+    const entry = entries[i] ?? lateEnvelopeOf(items[i]);
     // Everything but notifications and responses gets exactly one answer (a result or an error).
-    const kind = classify(item).kind;
-    if (kind !== 'notification' && kind !== 'response') batch.expect();
-    routePayload(session, item, exchange, batch, origin);
+    if (entry.kind !== 'notification' && entry.kind !== 'response') batch.expect();
+    routePayload(session, entry, items[i], exchange, batch, origin);
   }
   batch.seal();
 }

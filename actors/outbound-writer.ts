@@ -18,6 +18,7 @@
  * answered. Answers may therefore use a reserve beyond the bound as large as the in-flight cap; only a medium
  * that cannot stop reading can fill that, and then the session ends with a reason instead of losing an answer.
  */
+import type { Observer } from 'rxjs';
 import type { Backpressure, FlowStatus } from '../core/backpressure.ts';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { LocalError } from '../core/errors.ts';
@@ -64,7 +65,13 @@ const resolved = Promise.resolve();
 const ONE_LANE = Symbol('one lane');
 type Lane = ExchangeKey | undefined | typeof ONE_LANE;
 
-export class OutboundWriter {
+/**
+ * The writer is the session's outbound sink, an Observer of frames: whatever produces frames (an answer, a
+ * request's progress, a notification) may be subscribed to it or call `next`. Its backpressure is the sink's: a
+ * transport that cannot take more holds the sink (frames queue behind it, per lane), and the session stops reading
+ * while it does (`onWaiting`). One producer ending is not the end of the session's output: `complete` does nothing.
+ */
+export class OutboundWriter implements Observer<OutboundFrame> {
   /**
    * The lanes the transport holds back now (its send returned a pending Promise for their last frame), each with
    * the frames waiting behind it, in order. Made for the first wait; a lane is here only while it waits.
@@ -115,6 +122,19 @@ export class OutboundWriter {
     if (slow === undefined || this.backpressure.policy !== 'pause') return resolved;
     if (this.transport.flowPerExchange === true && this.waiting?.has(exchange) !== true) return resolved;
     return new Promise((resolve, reject) => (slow.waiters ??= []).push({ resolve, reject }));
+  }
+
+  next(frame: OutboundFrame): void {
+    this.write(frame);
+  }
+
+  /** A producer failed: as a transport failure, the session ends with it. */
+  error(error: unknown): void {
+    this.fail(error);
+  }
+
+  complete(): void {
+    // A producer's end; the session's output goes on (see the class comment).
   }
 
   write(frame: OutboundFrame): void {

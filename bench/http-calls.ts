@@ -5,7 +5,7 @@
  *
  *   node --import tsx bench/http-calls.ts [--rounds=5] [--count=5000] [--warmup=1000] [--levels=1,8,64]
  *        [--sessions=200] [--session-count=10000] [--loader=tsx|strip]   (without --levels: 1, 8 and --window, default 64)
-        [--contenders=rxmcpJson,rxmcpSse,floor]   (a subset; rxmcpJson and floor are always run: the ratios need them)
+        [--contenders=rxmcpJson,rxmcpSse,floor]   (a subset; rxmcpJson, rxmcpModern, floor and floorLean always run)
  *   node --cpu-prof --cpu-prof-dir=.tmp --import tsx bench/http-calls.ts --profile=rxmcpJson [--count=50000] [--window=64]
  *        [--server-prof] [--source-maps=.tmp/maps.json]
  *
@@ -16,7 +16,11 @@
  * that parses the POSTed JSON-RPC request and answers the echo as JSON. Clients: rxmcp `createClient()` over
  * `createStreamableHttpClientTransport(url)`; SDK `Client` over `StreamableHTTPClientTransport`; SDK 2.x the same with
  * '@modelcontextprotocol/client' (its default legacy era); tmcp has no client: rxmcp's; floor: node:http
- * POSTs on a keep-alive agent (64 sockets, as rxmcp's default), JSON answer parsed. MCP clients keep their defaults
+ * POSTs on a keep-alive agent (64 sockets, as rxmcp's default), JSON answer parsed. The lean floor: the same server,
+ * driven by a node:http client that does nothing else (one body encoded once, the answer's bytes dropped unparsed;
+ * transport-lib.ts `leanHttpClient`): the cost of HTTP itself, which the floor client's own work (about 100 µs of
+ * CPU per call in this process) hides. rxmcp runs in both eras against it (`rxmcpModern`: `era: 'modern'`, each call
+ * a POST of its own, JSON answers). MCP clients keep their defaults
  * (both open the standalone GET stream after the handshake).
  * Loads: one session at each level of `--levels` (calls in flight; 1 = sequential), and `--sessions` sessions (clients) each
  * calling sequentially, all at once (`--session-count` calls per sample in all). Same loop as bench/tools-call.ts.
@@ -30,19 +34,23 @@ import { type LevelLoad, type LevelSeries, argLevels, atLevel, levelTitle, serie
 import { type Figures, type Op, interleave, sequential, timed, windowed } from './harness.ts';
 import { type Loader, argInt, argLoader, argValue, emitResult, fmt, hasFlag, isMain } from './lib.ts';
 import { dumpSourceMaps } from './source-maps.ts';
-import { Program, floorHttpClient, peerCpu, quietListenerWarnings, timedWithPeer } from './transport-lib.ts';
+import { Program, floorHttpClient, leanHttpClient, peerCpu, postJson, quietListenerWarnings, timedWithPeer } from './transport-lib.ts';
 import { callArgs, checkEcho, clientInfo, expectedText } from './echo-tool.ts';
 
-export type HttpContender = 'rxmcpJson' | 'rxmcpSse' | 'sdkJson' | 'sdkSse' | 'sdk2Sse' | 'tmcp' | 'floor';
-export const httpContenders: readonly HttpContender[] = ['rxmcpJson', 'rxmcpSse', 'sdkJson', 'sdkSse', 'sdk2Sse', 'tmcp', 'floor'];
+export type HttpContender = 'rxmcpJson' | 'rxmcpModern' | 'rxmcpSse' | 'sdkJson' | 'sdkSse' | 'sdk2Sse' | 'tmcp' | 'floor' | 'floorLean';
+export const httpContenders: readonly HttpContender[] = ['rxmcpJson', 'rxmcpModern', 'rxmcpSse', 'sdkJson', 'sdkSse', 'sdk2Sse', 'tmcp', 'floor', 'floorLean'];
+/** Always run: the ratios are taken against them, and the lean floor's report compares both rxmcp eras with it. */
+const alwaysRun: readonly HttpContender[] = ['rxmcpJson', 'rxmcpModern', 'floor', 'floorLean'];
 const labels: Record<HttpContender, string> = {
   rxmcpJson: "rxmcp (responseMode 'json')",
+  rxmcpModern: "rxmcp, era 'modern' (JSON answers)",
   rxmcpSse: "rxmcp (responseMode 'sse')",
   sdkJson: 'official SDK 1.x (enableJsonResponse)',
   sdkSse: 'official SDK 1.x (SSE answers)',
   sdk2Sse: 'official SDK 2.x (SSE answers)',
   tmcp: 'tmcp (SSE answers; rxmcp client)',
   floor: 'raw floor (node:http JSON echo)',
+  floorLean: 'lean floor (node:http JSON echo, bare client)',
 };
 
 /** One client session of a contender. */
@@ -65,6 +73,20 @@ async function connect(name: HttpContender, url: string, check: boolean): Promis
 }
 
 async function connectRaw(name: HttpContender, url: string, check: boolean): Promise<Caller> {
+  if (name === 'rxmcpModern') {
+    const client = await createClient({ ...clientInfo, era: 'modern' }).connect(createStreamableHttpClientTransport(url));
+    if (check) await checkEcho(name, (a) => client.callTool('echo', a as JsonObject));
+    return { run: () => client.callTool('echo', callArgs), close: () => client.close() };
+  }
+  if (name === 'floorLean') {
+    const lean = leanHttpClient(url);
+    if (check) {
+      const answer = JSON.parse((await postJson(lean.agent, new URL(url), { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: callArgs } })).body) as { result: { content: { text: string }[] } };
+      if (answer.result.content[0]?.text !== expectedText) throw new Error(`floorLean: echo answered ${JSON.stringify(answer)}`);
+      await lean.call();
+    }
+    return { run: () => lean.call(), close: async () => lean.agent.destroy() };
+  }
   if (name === 'rxmcpJson' || name === 'rxmcpSse' || name === 'tmcp') {
     const client = await createClient({ ...clientInfo, era: 'legacy' }).connect(createStreamableHttpClientTransport(url));
     if (check) await checkEcho(name, (a) => client.callTool('echo', a as JsonObject));
@@ -94,8 +116,8 @@ async function connectRaw(name: HttpContender, url: string, check: boolean): Pro
 }
 
 function startServer(name: HttpContender, loader: Loader, profiled: boolean): Program {
-  const impl = name.startsWith('rxmcp') ? 'rxmcp' : name.startsWith('sdk2') ? 'sdk2' : name.startsWith('sdk') ? 'sdk' : name;
-  const mode = name.endsWith('Json') ? 'json' : 'sse';
+  const impl = name.startsWith('rxmcp') ? 'rxmcp' : name.startsWith('sdk2') ? 'sdk2' : name.startsWith('sdk') ? 'sdk' : name.startsWith('floor') ? 'floor' : name;
+  const mode = name.endsWith('Json') || name === 'rxmcpModern' ? 'json' : 'sse';
   return Program.start(loader, ['--transport=http', `--impl=${impl}`, `--mode=${mode}`], profiled ? ['--cpu-prof', '--cpu-prof-dir=.tmp'] : []);
 }
 
@@ -138,6 +160,10 @@ function load(figures: Record<string, Figures>, httpContenders: readonly HttpCon
   const floor = (figures['floor'] as Figures).medianOpsPerSec;
   console.log(`  server child CPU us/call: ${httpContenders.map((n) => `${n} ${fmt(serverCpuUsPerCall[n])}`).join(', ')}`);
   console.log(`  calls/s vs floor: ${httpContenders.map((n) => `${n} ${fmt((100 * (figures[n] as Figures).medianOpsPerSec) / floor, 1)} %`).join(', ')}`);
+  const lean = figures['floorLean'] as Figures;
+  const both = (n: HttpContender): string => `${fmt((figures[n] as Figures).medianCpuUsPerOp)} + ${fmt(serverCpuUsPerCall[n])} = ${fmt((figures[n] as Figures).medianCpuUsPerOp + serverCpuUsPerCall[n])}`;
+  console.log(`  vs the lean floor (${fmt(lean.medianOpsPerSec, 0)} calls/s, CPU us/call client + server ${both('floorLean')}): ${(['rxmcpJson', 'rxmcpModern'] as const)
+    .map((n) => `${n} ${fmt((100 * (figures[n] as Figures).medianOpsPerSec) / lean.medianOpsPerSec, 1)} %, CPU us/call ${both(n)}`).join('; ')}`);
   return { figures: figures as Record<HttpContender, Figures>, serverCpuUsPerCall };
 }
 
@@ -153,13 +179,13 @@ interface Options {
   readonly contenders?: readonly HttpContender[];
 }
 
-/** `--contenders=a,b`: the contenders to run (rxmcpJson and floor always, the ratios are taken against them). */
+/** `--contenders=a,b`: the contenders to run (those of `alwaysRun` always). */
 function argContenders(): readonly HttpContender[] {
   const raw = argValue('contenders');
   if (raw === undefined) return httpContenders;
   const named = new Set(raw.split(',').map((name) => name.trim()));
   for (const name of named) if (!(httpContenders as readonly string[]).includes(name)) throw new RangeError(`--contenders: unknown ${name}`);
-  return httpContenders.filter((name) => named.has(name) || name === 'rxmcpJson' || name === 'floor');
+  return httpContenders.filter((name) => named.has(name) || alwaysRun.includes(name));
 }
 
 export async function runHttpCallsBench(options: Options): Promise<HttpCallsResult> {

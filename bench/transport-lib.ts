@@ -167,6 +167,40 @@ export function floorHttpClient(url: string, agent = new Agent({ keepAlive: true
 }
 
 /**
+ * The lean HTTP floor's client: what a keep-alive node:http client costs when it does nothing else. One request
+ * body encoded once (the floor server echoes its id back, so one id serves every call), the request options made
+ * once, the answer's bytes read and dropped: no JSON-RPC, no parsing, no per-call strings. The status is checked,
+ * so a refused call is not counted as an answer.
+ */
+export function leanHttpClient(url: string, agent = new Agent({ keepAlive: true, maxSockets: 64, scheduling: 'lifo' })): { call(): Promise<number>; agent: Agent } {
+  const target = new URL(url);
+  const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: callArgs } }));
+  const options = {
+    method: 'POST',
+    agent,
+    host: target.hostname,
+    port: target.port,
+    path: target.pathname,
+    headers: { 'content-type': 'application/json', 'content-length': body.length },
+  };
+  const ignore = (): void => undefined;
+  return {
+    agent,
+    call: () =>
+      new Promise<number>((resolve, reject) => {
+        const req = httpRequest(options, (res) => {
+          const status = res.statusCode ?? 0;
+          res.on('data', ignore);
+          res.once('end', () => (status === 200 ? resolve(status) : reject(new Error(`lean floor: HTTP ${status}`))));
+          res.once('error', reject);
+        });
+        req.once('error', reject);
+        req.end(body);
+      }),
+  };
+}
+
+/**
  * Node's fetch (undici, under the SDK's HTTP client) adds an abort listener per request to the transport's one
  * AbortSignal and removes it only when the request is garbage collected, so a busy SDK client trips
  * `MaxListenersExceededWarning` over and over. Those are counted (returned by the getter) instead of printed.

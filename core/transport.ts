@@ -4,6 +4,7 @@
  */
 import type { Observable } from 'rxjs';
 import type { LocalError } from './errors.ts';
+import type { FrameEnvelope } from './frame-envelope.ts';
 import type { AuthInfo } from './auth.ts';
 import type { WirePayload } from './jsonrpc.ts';
 import type { Implementation } from './protocol/capabilities.ts';
@@ -41,6 +42,12 @@ export type InboundFrame =
   | {
       readonly type: 'message';
       readonly payload: unknown;
+      /**
+       * What the payload is (kind, id, method, target, claimed revision, whether it gets an answer), read by the
+       * medium where it decoded the frame (`envelopeOf`), so that nothing after it reads the payload again. A medium
+       * that leaves it out has it read by the session.
+       */
+      readonly envelope?: FrameEnvelope;
       readonly exchange?: ExchangeKey;
       readonly origin?: FrameOrigin;
       /**
@@ -195,7 +202,9 @@ export interface SessionAcceptorPort {
    * The scopes a request to `method` with `params` needs when `auth` (the caller) lacks some of them, else
    * `undefined`; only for items whose `requires` is a scope list (predicates stay with the handler). Media whose
    * answer status is fixed before the handler runs (Streamable HTTP opening an SSE stream) ask first, so they can
-   * refuse with 403 and a step-up challenge; the handler refuses such a call with -32043 anyway.
+   * refuse with 403 and a step-up challenge; the handler refuses such a call with -32043 anyway. Asked only for
+   * a request whose method's declaration names an access rule for its target and that names its item (the frame
+   * envelope's `target`): other requests need no scope a medium could check first.
    */
   missingScopes?(method: string, params: unknown, auth: AuthInfo | undefined): readonly string[] | undefined;
   accept(

@@ -2,7 +2,8 @@
  * A session: one peer, one transport, one lifecycle. SessionCore composes the parts, each with one job:
  * - the lifecycle (lifecycle-stepper.ts): the machine snapshot (held here), its tags, and the actions the machine
  *   declares for each step, which this class performs (see "lifecycle effects" below);
- * - the inbound side: the session observes its transport and hands every frame to the inbound router (actors/);
+ * - the inbound side: one stream, the transport's frames piped through admission into the inbound router (actors/),
+ *   see inbound-stream.ts;
  * - the outbound side: the writer (actors/outbound-writer.ts), whose event sink this class is, and the rules
  *   for notifications (notification-rules.ts);
  * - the requests we send (requests-we-send.ts): ids, the table awaiting answers, the starts deferred until the
@@ -14,7 +15,6 @@
  */
 import type { Observable, Subscription } from 'rxjs';
 import type { HandlerTable, PromiseRequestOptions, RequestEvent, RequestOptions, SessionView } from '../actors/handler-types.ts';
-import { routeFrame } from '../actors/inbound-router.ts';
 import type { ModernServing } from '../actors/modern/modern-serving.ts';
 import { startKeepalive } from '../actors/keepalive.ts';
 import { OutboundWriter, type OutboundWriterEvents } from '../actors/outbound-writer.ts';
@@ -40,13 +40,14 @@ import { RequestsWeSend } from './requests-we-send.ts';
 import { type ClosingHost, SessionClosing } from './session-closing.ts';
 import { SessionSignals } from './session-signals.ts';
 import { MessageTap, type SessionMessage, type TapHost } from './message-tap.ts';
+import { type InboundHost, inboundStream } from './inbound-stream.ts';
 import type { CloseOptions, HandshakeSession, HandshakeStrategy, McpSession, SessionRuntimeOptions } from './session-types.ts';
 
 export type { CloseOptions, HandshakeSession, HandshakeStrategy, McpSession, SessionRuntimeOptions } from './session-types.ts';
 
 const noHandlers: HandlerTable = Object.freeze({ requests: new Map(), notifications: new Map() });
 
-export class SessionCore implements SessionContext, McpSession, HandshakeSession, OutboundWriterEvents, LifecycleEffects, ClosingHost, TapHost<McpSession> {
+export class SessionCore implements SessionContext, InboundHost, McpSession, HandshakeSession, OutboundWriterEvents, LifecycleEffects, ClosingHost, TapHost<McpSession> {
   readonly limits: Limits;
   readonly clock: Clock;
   readonly writer: OutboundWriter;
@@ -95,29 +96,25 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
 
   // --- the inbound side: the session observes its transport ------------------------------------------------
 
-  /** Starts reading the transport. */
+  /** Starts reading the transport: its frames, admitted by the lifecycle state, routed to the actors (inbound-stream.ts). */
   start(): void {
     if (this.subscription !== undefined) return;
-    // The session is its own observer: prototype methods cost no closures per session.
-    this.subscription = this.transport.incoming$.subscribe(this);
+    this.subscription = this.transport.incoming$.subscribe(inboundStream(this));
   }
 
-  next(frame: InboundFrame): void {
+  arrived(frame: InboundFrame): void {
     this.lastActivityAt = this.clock.now();
     // The message tap lives in the writer (one field for both directions), present only while observed.
     const tap = this.writer.tap;
     if (tap !== undefined && frame.type === 'message') tap.inbound(frame.payload);
-    routeFrame(this, frame);
   }
 
-  /** The transport failed. */
-  error(error: unknown): void {
+  transportFailed(error: unknown): void {
     // A transport that says why it ended (a child process exit code, a socket error) is passed on as is.
     this.closing.transportEnded(error instanceof LocalError ? error : new LocalError('TransportFailed', 'The transport failed', { cause: error }));
   }
 
-  /** The transport closed. */
-  complete(): void {
+  transportClosed(): void {
     this.closing.transportEnded(undefined);
   }
 
@@ -221,7 +218,7 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
   notify(method: string, params?: JsonObject): void {
     const refusal = notificationRefusal(this, method, params);
     if (refusal !== undefined) throw refusal;
-    this.writer.write({ payload: notification(method, params) });
+    this.writer.next({ payload: notification(method, params) });
   }
 
   close(options: CloseOptions = {}): Promise<void> {

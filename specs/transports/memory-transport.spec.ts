@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { firstValueFrom, toArray } from 'rxjs';
 import { jsonCodec } from '../../core/codecs/json.ts';
 import { isLocalError } from '../../core/errors.ts';
+import { envelopeOf } from '../../core/frame-envelope.ts';
 import type { InboundFrame, TransportStatus } from '../../core/transport.ts';
 import { createMemoryPair } from '../../transports/memory/index.ts';
 
@@ -25,7 +26,8 @@ test('memory transport - frames sent before the reader subscribes are kept and d
   void a.send({ payload: ping(1) });
   await a.close();
   const frames = await firstValueFrom(b.incoming$.pipe(toArray()));
-  assert.deepEqual(frames, [{ type: 'message', payload: ping(1) }], 'queued frames arrive, then incoming$ completes');
+  // Each frame carries its envelope, read where the medium took it in.
+  assert.deepEqual(frames, [{ type: 'message', payload: ping(1), envelope: envelopeOf(ping(1)) }], 'queued frames arrive, then incoming$ completes');
 });
 
 test('memory transport - a reader that does not read makes send return a promise past the high-water mark', async () => {
@@ -64,7 +66,7 @@ test('memory transport - with a codec, oversize and malformed bytes arrive as ma
   a.sendBytes(Buffer.from('{"jsonrpc":'));
   await Promise.resolve();
   assert.equal(frames.length, 3);
-  assert.deepEqual(frames[0], { type: 'message', payload: ping(1) });
+  assert.deepEqual(frames[0], { type: 'message', payload: ping(1), envelope: envelopeOf(ping(1)) });
   assert.ok(frames[1]?.type === 'malformed' && frames[1].error.code === 'FrameTooLarge');
   assert.ok(frames[2]?.type === 'malformed' && frames[2].error.code === 'DecodeFailed');
   await a.close();

@@ -16,6 +16,7 @@ import { LocalError } from '../../core/errors.ts';
 import { defaultLimits } from '../../core/limits.ts';
 import type { AuthInfo } from '../../core/auth.ts';
 import type { FrameOrigin, InboundFrame, OutboundFrame, Transport, TransportStatus } from '../../core/transport.ts';
+import { envelopeOf } from '../../core/frame-envelope.ts';
 
 export interface MemoryPairOptions {
   /** Encode and decode every payload with this codec (off by default: objects cross as they are). */
@@ -96,7 +97,7 @@ class MemoryEndpoint implements MemoryTransport {
     if (this.closed) return Promise.reject(closedError());
     const codec = this.options.codec;
     if (codec === undefined) {
-      return this.peer.enqueue({ type: 'message', payload: frame.payload });
+      return this.peer.enqueue({ type: 'message', payload: frame.payload, envelope: envelopeOf(frame.payload) });
     }
     return this.peer.enqueue(this.decode(codec, codec.encode(frame.payload)));
   }
@@ -126,7 +127,8 @@ class MemoryEndpoint implements MemoryTransport {
 
   private decode(codec: Codec, bytes: Uint8Array): InboundFrame {
     try {
-      return { type: 'message', payload: codec.decode(bytes, this.options.maxMessageBytes ?? defaultLimits.maxMessageBytes) };
+      const payload = codec.decode(bytes, this.options.maxMessageBytes ?? defaultLimits.maxMessageBytes);
+      return { type: 'message', payload, envelope: envelopeOf(payload) };
     } catch (error) {
       const local = error instanceof LocalError ? error : new LocalError('DecodeFailed', 'Undecodable frame', { cause: error });
       return { type: 'malformed', error: local };

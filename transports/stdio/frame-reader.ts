@@ -13,6 +13,7 @@ import type { DecodedItem, StreamDecoder } from '../../core/codecs/codec.ts';
 import { createStreamDecoder } from '../../core/codecs/framing.ts';
 import { jsonCodec } from '../../core/codecs/json.ts';
 import type { InboundFrame } from '../../core/transport.ts';
+import { envelopeOf } from '../../core/frame-envelope.ts';
 
 export interface FrameSink {
   frame(frame: InboundFrame): void;
@@ -22,7 +23,7 @@ export interface FrameSink {
 }
 
 export function toInboundFrame(item: DecodedItem): InboundFrame {
-  return item.ok ? { type: 'message', payload: item.value } : { type: 'malformed', error: item.error };
+  return item.ok ? { type: 'message', payload: item.value, envelope: envelopeOf(item.value) } : { type: 'malformed', error: item.error };
 }
 
 export class FrameReader {

@@ -38,6 +38,7 @@ import { type HttpClientEvent, type HttpClientOptions, type ResolvedOptions, res
 import { postMessage } from './post.ts';
 import { release, stop } from './resumption.ts';
 import { renewSession } from './session-renewal.ts';
+import { envelopeOf } from '../../../core/frame-envelope.ts';
 
 /** Modern request ids remembered after their POST ended (see `modernIds`). */
 const MAX_REMEMBERED_MODERN_IDS = 1024;
@@ -230,7 +231,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, ClientConte
       }
       release(this, id);
     }
-    this.inbox.push({ type: 'message', payload: message });
+    this.inbox.push({ type: 'message', payload: message, envelope: envelopeOf(message) });
   }
 
   /** Modern requests go their own way at once; everything else follows the legacy rules. */

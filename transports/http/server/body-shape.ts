@@ -1,9 +1,11 @@
 /**
- * What a POST body asks of the endpoint, read before the session sees it: whether it needs an answer (and so
- * a stream or a JSON body), which request ids the answer covers, whether it starts a session, and which running
- * requests it cancels. The session still validates everything; this only plans the HTTP side.
+ * What a POST body asks of the endpoint, planned from its envelope (read once, where the body was decoded):
+ * whether it needs an answer (and so a stream or a JSON body), which request ids the answer covers, whether it
+ * starts a session, and which running requests it cancels. The session still validates everything; this only
+ * plans the HTTP side.
  */
-import { type RequestId, classify, isRequestId } from '../../../core/jsonrpc.ts';
+import type { FrameEnvelope } from '../../../core/frame-envelope.ts';
+import { type RequestId, isRequestId } from '../../../core/jsonrpc.ts';
 import { type LegacyRevision, allowsBatches } from '../../../core/protocol/versions.ts';
 
 export interface BodyShape {
@@ -19,38 +21,47 @@ export interface BodyShape {
   readonly cancelled: readonly RequestId[];
 }
 
+const NONE: readonly RequestId[] = Object.freeze([]);
+
+/** The id of `envelope`'s message when it is a lone `initialize` request. */
+export function initializeIdOf(envelope: FrameEnvelope): RequestId | undefined {
+  return envelope.kind === 'request' && envelope.method === 'initialize' ? envelope.id : undefined;
+}
+
 /** `revision` is the session's (undefined before the handshake): it decides whether an array is a batch. */
-export function shapeOf(body: unknown, revision: LegacyRevision | undefined): BodyShape {
-  if (Array.isArray(body)) {
-    if (body.length === 0 || !allowsBatches(revision)) {
-      return { needsAnswer: true, requestIds: [], otherAnswers: 1, initializeId: undefined, cancelled: [] };
+export function shapeOf(envelope: FrameEnvelope, revision: LegacyRevision | undefined): BodyShape {
+  const items = envelope.items;
+  if (envelope.kind === 'batch') {
+    if (items === undefined || items.length === 0 || !allowsBatches(revision)) {
+      return { needsAnswer: true, requestIds: NONE, otherAnswers: 1, initializeId: undefined, cancelled: NONE };
     }
     const requestIds: RequestId[] = [];
     const cancelled: RequestId[] = [];
     let otherAnswers = 0;
-    for (const item of body) otherAnswers += tally(item, requestIds, cancelled);
+    for (const item of items) otherAnswers += tally(item, requestIds, cancelled);
     return { needsAnswer: requestIds.length + otherAnswers > 0, requestIds, otherAnswers, initializeId: undefined, cancelled };
   }
-  const requestIds: RequestId[] = [];
-  const cancelled: RequestId[] = [];
-  const otherAnswers = tally(body, requestIds, cancelled);
-  const classified = classify(body);
-  const initializeId = classified.kind === 'request' && classified.message.method === 'initialize' ? classified.message.id : undefined;
-  return { needsAnswer: requestIds.length + otherAnswers > 0, requestIds, otherAnswers, initializeId, cancelled };
+  switch (envelope.kind) {
+    case 'request':
+      return { needsAnswer: true, requestIds: [envelope.id as RequestId], otherAnswers: 0, initializeId: initializeIdOf(envelope), cancelled: NONE };
+    case 'invalid':
+      return { needsAnswer: true, requestIds: NONE, otherAnswers: 1, initializeId: undefined, cancelled: NONE };
+    default: {
+      const cancelled = cancelledBy(envelope);
+      return { needsAnswer: false, requestIds: NONE, otherAnswers: 0, initializeId: undefined, cancelled: cancelled === undefined ? NONE : [cancelled] };
+    }
+  }
 }
 
 /** Adds what one message contributes; returns 1 when it is answered without being a request. */
-function tally(item: unknown, requestIds: RequestId[], cancelled: RequestId[]): number {
-  const classified = classify(item);
-  switch (classified.kind) {
+function tally(item: FrameEnvelope, requestIds: RequestId[], cancelled: RequestId[]): number {
+  switch (item.kind) {
     case 'request':
-      requestIds.push(classified.message.id);
+      requestIds.push(item.id as RequestId);
       return 0;
     case 'notification': {
-      const requestId = classified.message.params?.['requestId'];
-      if (classified.message.method === 'notifications/cancelled' && isRequestId(requestId)) {
-        cancelled.push(requestId);
-      }
+      const requestId = cancelledBy(item);
+      if (requestId !== undefined) cancelled.push(requestId);
       return 0;
     }
     case 'response':
@@ -59,4 +70,11 @@ function tally(item: unknown, requestIds: RequestId[], cancelled: RequestId[]): 
     case 'invalid':
       return 1;
   }
+}
+
+/** The request a `notifications/cancelled` names, if it is one that does. */
+function cancelledBy(envelope: FrameEnvelope): RequestId | undefined {
+  if (envelope.method !== 'notifications/cancelled' || envelope.classified.kind !== 'notification') return undefined;
+  const requestId = envelope.classified.message.params?.['requestId'];
+  return isRequestId(requestId) ? requestId : undefined;
 }

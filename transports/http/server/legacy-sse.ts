@@ -17,6 +17,7 @@ import { type Endpoint, readJson } from './session-lookup.ts';
 import { sessionRefusal } from './session-open.ts';
 import type { SessionEntry } from './session-registry.ts';
 import { SseConnection } from './sse-connection.ts';
+import { envelopeOf } from '../../../core/frame-envelope.ts';
 
 export class LegacySseTransport implements Transport {
   readonly kind = 'http+sse';
@@ -38,7 +39,9 @@ export class LegacySseTransport implements Transport {
   }
 
   feed(payload: unknown, origin: FrameOrigin | undefined): void {
-    if (!this.closed) this.inbound.next(origin === undefined ? { type: 'message', payload } : { type: 'message', payload, origin });
+    if (this.closed) return;
+    const envelope = envelopeOf(payload);
+    this.inbound.next(origin === undefined ? { type: 'message', payload, envelope } : { type: 'message', payload, envelope, origin });
   }
 
   send(frame: OutboundFrame): void | Promise<void> {

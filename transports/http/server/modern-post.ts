@@ -12,7 +12,7 @@ import { ErrorCode } from '../../../core/error-codes.ts';
 import { LocalError } from '../../../core/errors.ts';
 import { type JsonObject, type RequestId, isJsonObject, isRequestId } from '../../../core/jsonrpc.ts';
 import { PARAM_HEADER_PREFIX, checkStandardHeaders } from '../../../core/protocol/header-mirror.ts';
-import { claimedRevision } from '../../../core/protocol/modern.ts';
+import type { FrameEnvelope } from '../../../core/frame-envelope.ts';
 import { MODERN_REVISIONS, isLegacyRevision, isRevision } from '../../../core/protocol/versions.ts';
 import type { FrameOrigin } from '../../../core/transport.ts';
 import { HEADER } from '../shared/headers.ts';
@@ -32,20 +32,19 @@ const LISTEN_REFUSAL_HEADERS: HeaderMap = Object.freeze({ ...JSON_HEADERS, [HEAD
  * known legacy revision and carries a 2026 envelope in its body (so a wrong or missing header is reported in
  * the modern way). Session traffic and `initialize` stay legacy.
  */
-export function isModernPost(req: HttpRequest, body: unknown): boolean {
+export function isModernPost(req: HttpRequest, envelope: FrameEnvelope): boolean {
   if (req.header(HEADER.sessionId) !== undefined) return false;
   const header = req.header(HEADER.protocolVersion)?.trim();
   if (header !== undefined && header.length > 0) {
     if (isLegacyRevision(header)) return false;
     if (isRevision(header)) return true;
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
-  const message = body as JsonObject;
-  if (message['method'] === 'initialize') return false;
-  return claimedRevision(message['params']) !== undefined;
+  // A batch, or a body that is no object, claims nothing; an invalid message still says what it claims.
+  if (envelope.method === 'initialize') return false;
+  return envelope.claimedRevision !== undefined;
 }
 
-export function handleModernPost(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, body: unknown, origin: FrameOrigin | undefined): void | Promise<void> {
+export function handleModernPost(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, body: unknown, envelope: FrameEnvelope, origin: FrameOrigin | undefined): void | Promise<void> {
   const { options } = endpoint;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return refuse(res, 400, 'Invalid request: a 2026-07-28 POST carries exactly one JSON-RPC message');
@@ -80,8 +79,8 @@ export function handleModernPost(endpoint: Endpoint, req: HttpRequest, res: Http
   }
   const request = message as JsonObject & { readonly id: RequestId };
   const found = endpoint.modern.connectionFor(origin, id as RequestId);
-  if (!(found instanceof Promise)) return serveOn(endpoint, found, req, res, request, mode, listen, origin);
-  return found.then((connection) => serveOn(endpoint, connection, req, res, request, mode, listen, origin));
+  if (!(found instanceof Promise)) return serveOn(endpoint, found, req, res, request, envelope, mode, listen, origin);
+  return found.then((connection) => serveOn(endpoint, connection, req, res, request, envelope, mode, listen, origin));
 }
 
 /** Refuses a request with its id in the JSON-RPC error (the modern era answers with it), counted as `refuse` does. */
@@ -90,12 +89,12 @@ function refuseWithId(res: HttpResponder, status: number, headers: HeaderMap, id
   res.refused?.(status, error.message, error.code);
 }
 
-function serveOn(endpoint: Endpoint, connection: PooledConnection | LocalError, req: HttpRequest, res: HttpResponder, message: JsonObject & { readonly id: RequestId }, mode: 'sse' | 'json', listen: boolean, origin: FrameOrigin | undefined): void {
+function serveOn(endpoint: Endpoint, connection: PooledConnection | LocalError, req: HttpRequest, res: HttpResponder, message: JsonObject & { readonly id: RequestId }, envelope: FrameEnvelope, mode: 'sse' | 'json', listen: boolean, origin: FrameOrigin | undefined): void {
   if (connection instanceof LocalError) return refuse(res, 503, `Service Unavailable: ${connection.message}`, { [HEADER.retryAfter]: '30' });
   const pool = endpoint.modern;
   const exchange = pool.exchange();
   const responder = new ModernResponder(res, mode, endpoint.options.transport, listen ? endpoint.listens : undefined);
-  connection.serve(exchange, message, responder, origin, (name) => req.header(name), paramHeadersOf(req));
+  connection.serve(exchange, message, envelope, responder, origin, (name) => req.header(name), paramHeadersOf(req));
   // The client leaving before its answer cancels the request (an answered one was released already).
   res.onFinished((gone) => {
     if (gone) connection.left(exchange);

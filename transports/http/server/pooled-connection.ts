@@ -13,6 +13,7 @@ import type { JsonObject, RequestId } from '../../../core/jsonrpc.ts';
 import type { ExchangeKey, FrameOrigin, InboundFrame, OutboundFrame, Transport } from '../../../core/transport.ts';
 import { kindOf } from './exchanges.ts';
 import type { ModernResponder } from './modern-responder.ts';
+import type { FrameEnvelope } from '../../../core/frame-envelope.ts';
 
 /** A POST in flight on the connection. */
 interface OpenPost {
@@ -71,6 +72,7 @@ export class PooledConnection implements Transport {
   serve(
     exchange: ExchangeKey,
     payload: JsonObject & { readonly id: RequestId },
+    envelope: FrameEnvelope,
     responder: ModernResponder,
     origin: FrameOrigin | undefined,
     mirror: (lowercaseName: string) => string | undefined,
@@ -83,6 +85,7 @@ export class PooledConnection implements Transport {
     this.inbound.next({
       type: 'message',
       payload,
+      envelope,
       exchange,
       mirror,
       ...(paramHeaders === undefined ? {} : { paramHeaders }),

@@ -9,7 +9,8 @@
 import type { FrameOrigin } from '../../../core/transport.ts';
 import { HEADER } from '../shared/headers.ts';
 import { isJsonContentType } from '../shared/media-types.ts';
-import { shapeOf } from './body-shape.ts';
+import { envelopeOf } from '../../../core/frame-envelope.ts';
+import { initializeIdOf, shapeOf } from './body-shape.ts';
 import type { HttpRequest, HttpResponder } from './http-exchange.ts';
 import { accepted, refuse } from './replies.ts';
 import { type Endpoint, answerMode, readJson, refuseUnacceptable, sessionFor } from './session-lookup.ts';
@@ -27,16 +28,17 @@ export async function handlePost(endpoint: Endpoint, req: HttpRequest, res: Http
   }
   const body = await readJson(req, res, options.maxBodyBytes);
   if (body === undefined) return;
+  // Read once: the era, the answer's plan, step-up and the session's routing all go by it.
+  const envelope = envelopeOf(body.value);
   const eras = options.server.eras;
-  if (eras !== undefined && eras !== 'legacy' && (eras === 'modern' || isModernPost(req, body.value))) {
-    return handleModernPost(endpoint, req, res, body.value, origin);
+  if (eras !== undefined && eras !== 'legacy' && (eras === 'modern' || isModernPost(req, envelope))) {
+    return handleModernPost(endpoint, req, res, body.value, envelope, origin);
   }
-  if (options.stateless) return handleStatelessPost(endpoint, req, res, body.value, origin);
+  if (options.stateless) return handleStatelessPost(endpoint, req, res, body.value, envelope, origin);
 
   let transport: HttpSessionTransport | undefined;
   if (req.header(HEADER.sessionId) === undefined) {
-    const shape = shapeOf(body.value, undefined);
-    if (shape.initializeId === undefined) {
+    if (initializeIdOf(envelope) === undefined) {
       return refuse(res, 400, 'Bad Request: the Mcp-Session-Id header is required (only a lone initialize request starts a session)');
     }
     if (answerMode(req.header(HEADER.accept), options.responseMode) === undefined) return refuseUnacceptable(res);
@@ -52,17 +54,17 @@ export async function handlePost(endpoint: Endpoint, req: HttpRequest, res: Http
     if (transport === undefined) return;
   }
 
-  const shape = shapeOf(body.value, transport.revision);
+  const shape = shapeOf(envelope, transport.revision);
   const headers = transport.replyHeaders;
   if (!shape.needsAnswer) {
-    transport.deliver(body.value, origin, shape.cancelled);
+    transport.deliver(body.value, envelope, origin, shape.cancelled);
     return accepted(res, headers);
   }
   const mode = answerMode(req.header(HEADER.accept), options.responseMode);
   if (mode === undefined) return refuseUnacceptable(res);
-  if (mode === 'json') return transport.openJson(res, headers, body.value, origin, shape);
+  if (mode === 'json') return transport.openJson(res, headers, body.value, envelope, origin, shape);
   // The stream's 200 goes out before the handler runs: a call lacking a scope is refused first (step-up), or,
   // when only the server behind can tell, the 200 waits for the request's first message (step-up-hold.ts).
-  if (refusedForScope(options, res, body.value, origin?.auth ?? transport.auth, headers)) return;
-  await transport.openStream(holdForStepUp(options, res, body.value, headers), headers, body.value, origin, shape);
+  if (refusedForScope(options, res, envelope, origin?.auth ?? transport.auth, headers)) return;
+  await transport.openStream(holdForStepUp(options, res, envelope, headers), headers, body.value, envelope, origin, shape);
 }

@@ -23,6 +23,7 @@ import type { AuthInfo } from '../../../core/auth.ts';
 import { randomBase64url } from '../../../core/crypto/random.ts';
 import { Observable, type Subscriber } from 'rxjs';
 import { LocalError } from '../../../core/errors.ts';
+import type { FrameEnvelope } from '../../../core/frame-envelope.ts';
 import type { RequestId, WirePayload } from '../../../core/jsonrpc.ts';
 import { type LegacyRevision, atLeast } from '../../../core/protocol/versions.ts';
 import type { ExchangeKey, FrameOrigin, InboundFrame, OutboundFrame, Transport } from '../../../core/transport.ts';
@@ -156,13 +157,13 @@ export class HttpSessionTransport implements Transport {
   // --- inbound ------------------------------------------------------------------------------------------
 
   /** A POST of notifications and responses only. */
-  deliver(payload: unknown, origin: FrameOrigin | undefined, cancelled: readonly RequestId[]): void {
-    this.feed(origin === undefined ? { type: 'message', payload } : { type: 'message', payload, origin });
+  deliver(payload: unknown, envelope: FrameEnvelope, origin: FrameOrigin | undefined, cancelled: readonly RequestId[]): void {
+    this.feed(origin === undefined ? { type: 'message', payload, envelope } : { type: 'message', payload, envelope, origin });
     for (const id of cancelled) this.cancelled(id);
   }
 
   /** A POST with requests, answered on an SSE stream. */
-  openStream(res: HttpResponder, headers: HeaderMap, payload: unknown, origin: FrameOrigin | undefined, shape: { requestIds: readonly RequestId[]; otherAnswers: number; initializeId: RequestId | undefined }): void | Promise<void> {
+  openStream(res: HttpResponder, headers: HeaderMap, payload: unknown, envelope: FrameEnvelope, origin: FrameOrigin | undefined, shape: { requestIds: readonly RequestId[]; otherAnswers: number; initializeId: RequestId | undefined }): void | Promise<void> {
     const stream = new LogicalStream(`p${++this.nextExchange}${this.streamSuffix}`, shape.requestIds, shape.otherAnswers);
     this.track(stream.id, stream);
     recordStreamStart(this.settings, this.sessionId, stream);
@@ -174,20 +175,20 @@ export class HttpSessionTransport implements Transport {
     return andThen(primed, (primingId) => {
       if (primingId !== undefined) void connection.write(this.primingEvent(primingId));
       this.attach(stream, connection);
-      this.feed(this.messageFrame(payload, stream.id, origin));
+      this.feed(this.messageFrame(payload, envelope, stream.id, origin));
       connection.keepIdleAlive();
     });
   }
 
   /** A POST with requests, answered with a JSON body once every request in it is answered. */
-  openJson(res: HttpResponder, headers: HeaderMap, payload: unknown, origin: FrameOrigin | undefined, shape: { requestIds: readonly RequestId[]; otherAnswers: number; initializeId: RequestId | undefined }): void {
+  openJson(res: HttpResponder, headers: HeaderMap, payload: unknown, envelope: FrameEnvelope, origin: FrameOrigin | undefined, shape: { requestIds: readonly RequestId[]; otherAnswers: number; initializeId: RequestId | undefined }): void {
     const exchange = new JsonExchange(`j${++this.nextExchange}`, res, headers, shape.requestIds, shape.otherAnswers);
     this.track(exchange.key, exchange);
     res.onFinished((gone) => {
       if (!gone || !this.untrack(exchange.key, exchange)) return;
       this.clientLeft(exchange.key);
     });
-    this.feed(this.messageFrame(payload, exchange.key, origin));
+    this.feed(this.messageFrame(payload, envelope, exchange.key, origin));
   }
 
   /** GET: the standalone stream. False when it already has a live connection (one at a time). */
@@ -390,8 +391,8 @@ export class HttpSessionTransport implements Transport {
     return encodeSseEvent(retry > 0 ? { id, data: '', retry } : { id, data: '' });
   }
 
-  private messageFrame(payload: unknown, exchange: string, origin: FrameOrigin | undefined): InboundFrame {
-    return origin === undefined ? { type: 'message', payload, exchange } : { type: 'message', payload, exchange, origin };
+  private messageFrame(payload: unknown, envelope: FrameEnvelope, exchange: string, origin: FrameOrigin | undefined): InboundFrame {
+    return origin === undefined ? { type: 'message', payload, envelope, exchange } : { type: 'message', payload, envelope, exchange, origin };
   }
 
   private feed(frame: InboundFrame): void {

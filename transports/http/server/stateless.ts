@@ -6,6 +6,7 @@
  * capabilities, so server-to-client requests fail at once instead of waiting for an answer that cannot come.
  * Notifications and responses have no session to go to: they are acknowledged (202) and dropped.
  */
+import type { FrameEnvelope } from '../../../core/frame-envelope.ts';
 import type { FrameOrigin } from '../../../core/transport.ts';
 import { HEADER } from '../shared/headers.ts';
 import { shapeOf } from './body-shape.ts';
@@ -18,17 +19,17 @@ import { holdForStepUp } from './step-up-hold.ts';
 
 const noHooks: SessionTransportHooks = { onClosed: () => undefined, onInitializeFailed: () => undefined };
 
-export async function handleStatelessPost(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, body: unknown, origin: FrameOrigin | undefined): Promise<void> {
+export async function handleStatelessPost(endpoint: Endpoint, req: HttpRequest, res: HttpResponder, body: unknown, envelope: FrameEnvelope, origin: FrameOrigin | undefined): Promise<void> {
   const { options } = endpoint;
   const version = protocolVersionOf(req, options.supportedVersions);
   if (version === 'invalid') return refuseVersion(res, req, options.supportedVersions);
   const revision = version === 'absent' ? '2025-03-26' : version;
-  const shape = shapeOf(body, revision);
+  const shape = shapeOf(envelope, revision);
   if (!shape.needsAnswer) return accepted(res);
   const mode = answerMode(req.header(HEADER.accept), options.responseMode);
   if (mode === undefined) return refuseUnacceptable(res);
   // An SSE answer's 200 goes out before the handler runs: a call lacking a scope is refused first (step-up).
-  if (mode === 'sse' && refusedForScope(options, res, body, origin?.auth, {})) return;
+  if (mode === 'sse' && refusedForScope(options, res, envelope, origin?.auth, {})) return;
   const refusal = options.server.refusal?.();
   if (refusal !== undefined) return refuse(res, 503, `Service Unavailable: ${refusal.message}`, { [HEADER.retryAfter]: '30' });
   const transport = new HttpSessionTransport(undefined, options.transport, noHooks);
@@ -38,6 +39,6 @@ export async function handleStatelessPost(endpoint: Endpoint, req: HttpRequest, 
     transport.revision = revision;
     options.server.accept(transport, { preinitialized: { revision, peerCapabilities: {} } });
   }
-  if (mode === 'json') return transport.openJson(res, {}, body, origin, shape);
-  await transport.openStream(holdForStepUp(options, res, body, {}), {}, body, origin, shape);
+  if (mode === 'json') return transport.openJson(res, {}, body, envelope, origin, shape);
+  await transport.openStream(holdForStepUp(options, res, envelope, {}), {}, body, envelope, origin, shape);
 }

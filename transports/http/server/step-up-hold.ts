@@ -13,7 +13,8 @@
  */
 import type { TimerHandle } from '../../../core/clock.ts';
 import { ErrorCode } from '../../../core/error-codes.ts';
-import { type RequestId, classify } from '../../../core/jsonrpc.ts';
+import type { FrameEnvelope } from '../../../core/frame-envelope.ts';
+import type { RequestId } from '../../../core/jsonrpc.ts';
 import type { HeaderMap, HttpResponder, StreamSink } from './http-exchange.ts';
 import type { EndpointOptions } from './options.ts';
 import { stepUpHeaders } from './protected-resource.ts';
@@ -23,13 +24,11 @@ export const HOLD_MS = 2_000;
 
 /**
  * `res`, or one whose event stream is held for step-up, when the endpoint authenticates callers, the acceptor
- * cannot check scopes beforehand and `body` is a lone request.
+ * cannot check scopes beforehand and the body (its `envelope`) is a lone request.
  */
-export function holdForStepUp(options: EndpointOptions, res: HttpResponder, body: unknown, headers: HeaderMap): HttpResponder {
-  if (options.authenticate === undefined || options.server.missingScopes !== undefined || Array.isArray(body)) return res;
-  const classified = classify(body);
-  if (classified.kind !== 'request') return res;
-  const { id } = classified.message;
+export function holdForStepUp(options: EndpointOptions, res: HttpResponder, envelope: FrameEnvelope, headers: HeaderMap): HttpResponder {
+  if (options.authenticate === undefined || options.server.missingScopes !== undefined || envelope.kind !== 'request') return res;
+  const id = envelope.id as RequestId;
   return {
     respond: (status, answer, text) => res.respond(status, answer, text),
     onFinished: (listener) => res.onFinished(listener),

@@ -7,17 +7,21 @@
  */
 import type { AuthInfo } from '../../../core/auth.ts';
 import { ErrorCode } from '../../../core/error-codes.ts';
-import { classify } from '../../../core/jsonrpc.ts';
+import type { FrameEnvelope } from '../../../core/frame-envelope.ts';
 import type { HeaderMap, HttpResponder } from './http-exchange.ts';
 import type { EndpointOptions } from './options.ts';
 import { stepUpHeaders } from './protected-resource.ts';
 
-/** Answers 403 and returns true when `body` is a lone request the caller lacks scopes for; false otherwise. */
-export function refusedForScope(options: EndpointOptions, res: HttpResponder, body: unknown, auth: AuthInfo | undefined, headers: HeaderMap): boolean {
+/**
+ * Answers 403 and returns true when the body (its `envelope`) is a lone request the caller lacks scopes for; false
+ * otherwise. Only a request whose declaration names an access rule for its target (a tool, prompt or resource
+ * call naming its item) is asked about: every other request goes on without the catalog being consulted.
+ */
+export function refusedForScope(options: EndpointOptions, res: HttpResponder, envelope: FrameEnvelope, auth: AuthInfo | undefined, headers: HeaderMap): boolean {
   const check = options.server.missingScopes;
-  if (check === undefined || options.authenticate === undefined || Array.isArray(body)) return false;
-  const classified = classify(body);
-  if (classified.kind !== 'request') return false;
+  const classified = envelope.classified;
+  if (check === undefined || options.authenticate === undefined || classified.kind !== 'request') return false;
+  if (envelope.declaration?.target?.access === undefined || envelope.target === undefined) return false;
   const { id, method, params } = classified.message;
   const required = check(method, params, auth);
   if (required === undefined) return false;

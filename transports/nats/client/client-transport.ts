@@ -39,6 +39,7 @@ import { RequestHeaders } from './request-headers.ts';
 import { SessionNotices } from './session-notices.ts';
 import type { ClaimRedeemer, NatsClientConnectOptions, NatsClientTransportOptions } from './transport-options.ts';
 import { DEFAULT_PREFIX, type ServerSubjects, isPlainSubject, serverSubjects } from '../subjects.ts';
+import { envelopeOf } from '../../../core/frame-envelope.ts';
 
 interface Pending {
   readonly id: RequestId;
@@ -520,7 +521,8 @@ class NatsClientTransportImpl implements Transport {
       this.inbound.next({ type: 'malformed', error: error instanceof LocalError ? error : new LocalError('DecodeFailed', String(error)) });
       return;
     }
-    const classified = classify(payload);
+    const envelope = envelopeOf(payload);
+    const classified = envelope.classified;
     // A reply subject belongs to one request: its answer, or an error without an id (the server refused the
     // request without using its id, say as a duplicate), ends it.
     if (classified.kind !== 'response' || (classified.message.id !== entry.id && classified.message.id !== undefined)) {
@@ -536,7 +538,7 @@ class NatsClientTransportImpl implements Transport {
         if (sessionId !== undefined && 'result' in classified.message) this.sessionId = sessionId;
       }
     }
-    this.inbound.next({ type: 'message', payload, exchange: entry.id });
+    this.inbound.next({ type: 'message', payload, envelope, exchange: entry.id });
     if (classified.kind === 'response' && this.initializing !== undefined && entry.method === 'initialize' && entry.id === this.initializing && this.pending.get(token) === undefined) {
       // After the answer itself, so the client session learns the session before what it sent meanwhile goes.
       const refusal = 'error' in classified.message ? (classified.message.error as { readonly message?: unknown }) : undefined;
@@ -553,12 +555,13 @@ class NatsClientTransportImpl implements Transport {
       this.inbound.next({ type: 'malformed', error: error instanceof LocalError ? error : new LocalError('DecodeFailed', String(error)) });
       return;
     }
-    const classified = classify(payload);
+    const envelope = envelopeOf(payload);
+    const classified = envelope.classified;
     if (classified.kind === 'request' && replyOf(msg) !== undefined) {
       if (this.serverRequests.size >= 1024) this.serverRequests.delete(this.serverRequests.keys().next().value as RequestId);
       this.serverRequests.set(classified.message.id, replyOf(msg) as string);
     }
-    this.inbound.next({ type: 'message', payload });
+    this.inbound.next({ type: 'message', payload, envelope });
   }
 
   private noResponders(token: number, entry: Pending): void {

@@ -19,7 +19,7 @@ import type { Msg } from '@nats-io/nats-core';
 import type { AuthInfo } from '../../../core/auth.ts';
 import type { Codec } from '../../../core/codecs/codec.ts';
 import { ErrorCode } from '../../../core/error-codes.ts';
-import { type JsonObject, type RequestId, classify, isRequestId } from '../../../core/jsonrpc.ts';
+import { type JsonObject, type RequestId, isRequestId } from '../../../core/jsonrpc.ts';
 import type { LegacyRevision } from '../../../core/protocol/versions.ts';
 import type { GracefulCloseOptions, PortableSessionState, SessionAcceptorPort } from '../../../core/transport.ts';
 import { type BodyEncoding, answerCodec, codecOf, readsMsgpack } from '../body-codec.ts';
@@ -33,6 +33,7 @@ import { type OwnedSessions, SessionOwnership } from './session-ownership.ts';
 import type { SessionRecord, SessionRecords } from './session-records.ts';
 import { MAX_HELD, type Reservation, reserveSession } from './session-reservation.ts';
 import { type SessionStateWarning, stateWarner } from './session-state-warning.ts';
+import { envelopeOf } from '../../../core/frame-envelope.ts';
 
 /** How long a session let go to its new owner may finish the requests it was running here. */
 const LET_GO_DRAIN_MS = 5000;
@@ -407,13 +408,14 @@ export class LegacySessions {
       }
       return;
     }
-    const classified = classify(decoded.value);
+    const envelope = envelopeOf(decoded.value);
+    const classified = envelope.classified;
     if (classified.kind === 'request' && reply !== undefined) {
-      served.connection.deliverRequest(classified.message, reply, answerCodec(headers, decoded.codec, this.allowed.msgpack), this.allowed.claims && headers.get(NatsHeader.acceptClaim) !== undefined, undefined, auth);
+      served.connection.deliverRequest(classified.message, reply, answerCodec(headers, decoded.codec, this.allowed.msgpack), this.allowed.claims && headers.get(NatsHeader.acceptClaim) !== undefined, undefined, auth, envelope);
       return;
     }
     // Notifications, answers to server requests, and whatever the session itself should refuse.
-    served.connection.deliver(decoded.value, auth);
+    served.connection.deliver(decoded.value, auth, envelope);
   }
 
   /**

@@ -31,6 +31,7 @@ import type { HeaderBlocks } from '../header-blocks.ts';
 import type { Outbox, OutboxSender } from './outbox.ts';
 import { MSGPACK_CONTENT_TYPE, NatsHeader, newHeaders, SealedHeaders } from '../headers.ts';
 import { fitsPayload, maxPayloadOf } from '../payload-limit.ts';
+import { type FrameEnvelope, envelopeOf } from '../../../core/frame-envelope.ts';
 
 /** One request in flight: where its answer goes and how the client wants it. */
 export interface OpenExchange {
@@ -147,7 +148,7 @@ export class ServedConnection implements Transport, OutboxSender {
   }
 
   /** Registers a request's reply subject and hands the request to the session. */
-  deliverRequest(message: JsonRpcMessage & { readonly id: RequestId; readonly method: string; readonly params?: unknown }, reply: string, codec: Codec, claim: boolean, mirror?: (name: string) => string | undefined, auth?: AuthInfo): void {
+  deliverRequest(message: JsonRpcMessage & { readonly id: RequestId; readonly method: string; readonly params?: unknown }, reply: string, codec: Codec, claim: boolean, mirror?: (name: string) => string | undefined, auth?: AuthInfo, envelope: FrameEnvelope = envelopeOf(message)): void {
     if (this.closed) return;
     const origin = this.originOf(auth);
     const asked = progressTokenOf(message.params);
@@ -162,18 +163,18 @@ export class ServedConnection implements Transport, OutboxSender {
     this.host.exchanges.set(reply, open);
     if (message.method === 'initialize' && this.options.onNegotiated !== undefined) this.initializeId = message.id;
     this.lastActive = now;
-    const frame: { type: 'message'; payload: unknown; exchange: string; mirror?: (name: string) => string | undefined; origin?: FrameOrigin } = { type: 'message', payload: message, exchange: reply };
+    const frame: { type: 'message'; payload: unknown; envelope: FrameEnvelope; exchange: string; mirror?: (name: string) => string | undefined; origin?: FrameOrigin } = { type: 'message', payload: message, envelope, exchange: reply };
     if (mirror !== undefined) frame.mirror = mirror;
     if (origin !== undefined) frame.origin = origin;
     this.inbound.next(frame);
   }
 
   /** A notification or an answer to a server request. */
-  deliver(payload: unknown, auth?: AuthInfo): void {
+  deliver(payload: unknown, auth?: AuthInfo, envelope: FrameEnvelope = envelopeOf(payload)): void {
     if (this.closed) return;
     this.lastActive = this.host.now();
     const origin = this.originOf(auth);
-    this.inbound.next(origin === undefined ? { type: 'message', payload } : { type: 'message', payload, origin });
+    this.inbound.next(origin === undefined ? { type: 'message', payload, envelope } : { type: 'message', payload, envelope, origin });
     // A cancelled request gets no answer, and its client stops listening for one: its exchange ends here, or
     // keepalives would probe it (and it would count as in flight, keeping the session from idling out) forever.
     const cancelled = cancelledRequestOf(payload);
