@@ -20,10 +20,11 @@ import { startKeepalive } from '../actors/keepalive.ts';
 import { OutboundWriter, type OutboundWriterEvents } from '../actors/outbound-writer.ts';
 import { type OutgoingRequestSpec, type RequestSink, outgoingRequest, outgoingRequest$, startOutgoingRequest } from '../actors/outgoing-request.ts';
 import { withField } from '../core/objects.ts';
-import { LazyTable } from '../core/lazy-table.ts';
+import type { LazyTable } from '../core/lazy-table.ts';
 import type { PendingRequest, RunningRequest, SessionContext, SessionDiagnostic } from '../actors/session-context.ts';
 import { type FlowStatus, resolveBackpressure } from '../core/backpressure.ts';
 import { type Clock, type TimerHandle, systemClock } from '../core/clock.ts';
+import type { ActionImplementations, MachineInspector } from '../machines/executor.ts';
 import { LocalError } from '../core/errors.ts';
 import type { AuthInfo } from '../core/auth.ts';
 import { type JsonObject, type RequestId, notification } from '../core/jsonrpc.ts';
@@ -33,10 +34,21 @@ import type { ParamsOf, RequestDeclaration, ResultOf } from '../core/protocol/de
 import type { Role } from '../core/protocol/methods.ts';
 import type { LegacyRevision } from '../core/protocol/versions.ts';
 import type { ExchangeKey, InboundFrame, Transport } from '../core/transport.ts';
-import { type LifecycleEvent, type LifecycleMachine, type LifecycleSnapshot, type LifecycleState, type LifecycleTag, initialLifecycle, lifecycleState } from '../machines/session-lifecycle.ts';
-import { type LifecycleEffects, runLifecycleStep } from './lifecycle-stepper.ts';
+import {
+  type LifecycleAction,
+  type LifecycleDelay,
+  type LifecycleEvent,
+  type LifecycleMachine,
+  type LifecycleSnapshot,
+  type LifecycleState,
+  type LifecycleTag,
+  initialLifecycle,
+  lifecycleState,
+} from '../machines/session-lifecycle.ts';
+import { type LifecycleHost, runLifecycleStep } from './lifecycle-stepper.ts';
 import { notificationRefusal } from './notification-rules.ts';
 import { RequestsWeSend } from './requests-we-send.ts';
+import { RunningRequests } from './running-requests.ts';
 import { type ClosingHost, SessionClosing } from './session-closing.ts';
 import { SessionSignals } from './session-signals.ts';
 import { MessageTap, type SessionMessage, type TapHost } from './message-tap.ts';
@@ -46,12 +58,12 @@ export type { CloseOptions, HandshakeSession, HandshakeStrategy, McpSession, Ses
 
 const noHandlers: HandlerTable = Object.freeze({ requests: new Map(), notifications: new Map() });
 
-export class SessionCore implements SessionContext, McpSession, HandshakeSession, OutboundWriterEvents, LifecycleEffects, ClosingHost, TapHost<McpSession> {
+export class SessionCore implements SessionContext, McpSession, HandshakeSession, OutboundWriterEvents, LifecycleHost, ActionImplementations<LifecycleAction>, ClosingHost, TapHost<McpSession> {
   readonly limits: Limits;
   readonly clock: Clock;
   readonly writer: OutboundWriter;
   /** Empty while no request runs (an idle session's state): no Map then. */
-  readonly incoming = new LazyTable<RequestId, RunningRequest>();
+  readonly incoming = new RunningRequests<RequestId, RunningRequest>();
   readonly sent = new RequestsWeSend();
   revision: LegacyRevision | undefined;
   peerCapabilities: AnyCapabilities | undefined;
@@ -66,6 +78,8 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
   private closingPart: SessionClosing | undefined;
   private subscription: Subscription | undefined;
   private keepalive: TimerHandle | undefined;
+  /** The lifecycle's delayed events (closing's deadlines), kept by the executor; no slot until a session closes. */
+  declare scheduled: Map<string, TimerHandle> | undefined;
 
   constructor(
     readonly role: Role,
@@ -286,21 +300,50 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
 
   // --- lifecycle ------------------------------------------------------------------------------------------
 
-  /** Steps the lifecycle machine; the effects it declares for the step are performed below. */
+  /** Steps the lifecycle machine; the executor performs the actions it declares with the implementations below. */
   step(event: LifecycleEvent): void {
-    runLifecycleStep(this.lifecycle, event, this);
+    runLifecycleStep(this, event);
   }
 
   handshakeRefused(): void {
     this.transport.negotiated?.(undefined);
   }
 
-  // --- lifecycle effects (LifecycleEffects: one method per action the machine declares) -------------------
+  // --- the executor's host (LifecycleHost) ----------------------------------------------------------------
 
-  entered(snapshot: LifecycleSnapshot, state: LifecycleState): void {
-    this.lifecycle = snapshot;
-    this.signalsPart?.stateChanged(state);
+  machineSnapshot(): LifecycleSnapshot {
+    return this.lifecycle;
   }
+
+  /**
+   * The step moved to `snapshot`: stored, and observers told of a new state (the phases of shutting down are the
+   * machine's, not a state of the session). Runs before the step's actions, so observers see a state before its
+   * effects.
+   */
+  enterSnapshot(snapshot: LifecycleSnapshot): void {
+    const before = this.state;
+    this.lifecycle = snapshot;
+    const state = this.state;
+    if (state !== before) this.signalsPart?.stateChanged(state);
+  }
+
+  get actions(): ActionImplementations<LifecycleAction> {
+    return this;
+  }
+
+  delayOf(name: LifecycleDelay): number {
+    return this.closing.delayOf(name);
+  }
+
+  get inspector(): MachineInspector | undefined {
+    return undefined;
+  }
+
+  get inspectionId(): string | undefined {
+    return this.transport.sessionId;
+  }
+
+  // --- lifecycle actions (one method per action the machine declares) -----------------------------------
 
   announceRevision(): void {
     if (this.revision !== undefined) this.transport.negotiated?.(this.revision);
@@ -330,8 +373,26 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
     for (const request of this.incoming.values()) request.shutdownStarted();
   }
 
+  awaitDrain(): void {
+    this.closing.awaitDrain();
+  }
+
+  answerUnfinished(): void {
+    this.closing.answerUnfinished();
+  }
+
+  awaitFlush(): void {
+    this.closing.awaitFlush();
+  }
+
+  endInFlight(): void {
+    this.closing.endInFlightOnClose();
+  }
+
   release(): void {
-    const reason = this.closing.reason;
+    const closing = this.closing;
+    closing.closedNow();
+    const reason = closing.reason;
     this.writer.discard(reason);
     this.subscription?.unsubscribe();
     this.subscription = undefined;
@@ -392,6 +453,10 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
    * reading does (its peer's writes then wait in turn), so a burst of requests can never produce more answers and
    * refusals than the writer holds. Media with an exchange per request (HTTP, NATS) cannot, and need not.
    */
+  onQueueEmpty(): void {
+    if (this.admits('draining')) this.closingPart?.queueEmptied();
+  }
+
   onWaiting(waiting: boolean): void {
     if (waiting) this.transport.pauseReading?.();
     else this.transport.resumeReading?.();
