@@ -20,7 +20,7 @@
  * taken after the step, in order: run to completion, as an XState actor does, so a delay scheduled on entry is
  * always scheduled before an early event can leave the state and cancel it.
  */
-import type { AnyMachineSnapshot, AnyStateMachine, EventObject } from 'xstate';
+import type { AnyMachineSnapshot, AnyStateMachine, EventObject, StateMachine } from 'xstate';
 import { initialTransition, transition } from 'xstate';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 
@@ -45,6 +45,27 @@ export type MachineInspection =
   | { readonly type: '@xstate.action'; readonly machineId: string; readonly sessionId: string | undefined; readonly event: EventObject; readonly value: unknown; readonly action: { readonly type: string; readonly params: unknown } };
 
 export type MachineInspector = (inspection: MachineInspection) => void;
+
+/**
+ * The actions a machine declares (its `setup({ actions })`), as XState types them: a union of `{ type, params }`.
+ * Implementation maps are checked against this, so a declared action nobody implements (or an implementation of
+ * an action the machine does not declare, or with other params) does not compile.
+ */
+export type DeclaredActions<M> = M extends StateMachine<any, any, any, any, infer A, any, any, any, any, any, any, any, any, any, any> ? A : never; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** The declared delays of a machine (its `setup({ delays })` names). */
+export type DeclaredDelays<M> = M extends StateMachine<any, any, any, any, any, any, infer D, any, any, any, any, any, any, any, any> ? D : never; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/**
+ * Declares an action in `setup({ actions })` with its params' type. The body is what a started actor would run;
+ * these machines are stepped, never started, so their executor performs the action with the host's implementation,
+ * and a started actor that tried is told so instead of doing nothing.
+ */
+export function executed<P = undefined>(machine: string): (args: unknown, params: P) => void {
+  return () => {
+    throw new Error(`The actions of ${machine} are performed by machines/executor.ts with its host's implementations; the machine is stepped, not started`);
+  };
+}
 
 /** The implementation of each declared action: `A` is the machine's union of `{ type, params }`. */
 export type ActionImplementations<A extends { readonly type: string; readonly params?: unknown }> = {

@@ -23,7 +23,7 @@
  * starts on entering `operating`, the drain ends at its deadline or when the last request ends, ...); the session
  * says *how*: it supplies the implementation of every action and the length of every delay (from its close
  * options), and the one executor (machines/executor.ts) performs each step's actions and schedules and cancels the
- * delays on the session's injected clock. Where each action is implemented: {@link LifecycleAction}.
+ * delays on the session's injected clock. Where each action is implemented: see `lifecycle` below.
  *
  * Sessions keep only a snapshot and step it with XState's pure `transition()`, which returns the next snapshot
  * and the actions to run without running them: a started actor per session would cost several KiB each, and
@@ -31,7 +31,7 @@
  */
 import { setup, type SnapshotFrom } from 'xstate';
 import type { LifecycleTag } from '../core/protocol/lifecycle-tags.ts';
-import { type MachineRunner, machineRunner } from './executor.ts';
+import { type DeclaredActions, type DeclaredDelays, type MachineRunner, executed, machineRunner } from './executor.ts';
 
 export type { LifecycleTag };
 
@@ -55,34 +55,6 @@ export type LifecycleEvent =
   /** The transport is gone: nothing can flow any more. */
   | { readonly type: 'TRANSPORT_CLOSED' };
 
-/**
- * The effects of entering and leaving states, as declared names. All are implemented by the session
- * (session/session-core.ts, its "lifecycle actions" section, which hands the closing ones to
- * session/session-closing.ts) and performed by the executor (machines/executor.ts).
- */
-export type LifecycleAction =
-  /** Server: the handshake was answered; the transport hears the negotiated revision. */
-  | { readonly type: 'announceRevision'; readonly params?: undefined }
-  /** Our own requests that waited for the handshake go out now. */
-  | { readonly type: 'releaseDeferred'; readonly params?: undefined }
-  /** Pinging the peer starts (when the session was given keepalive options). */
-  | { readonly type: 'startKeepalive'; readonly params?: undefined }
-  | { readonly type: 'stopKeepalive'; readonly params?: undefined }
-  /** Running incoming requests are told the session shuts down (their `shutdown` signal). */
-  | { readonly type: 'signalShutdown'; readonly params?: undefined }
-  /** The session says DRAINED at once when no request runs or no drain time was given, else when the last one ends. */
-  | { readonly type: 'awaitDrain'; readonly params?: undefined }
-  /** Requests still running when the drain is over get their one answer: an error naming the deadline. */
-  | { readonly type: 'answerUnfinished'; readonly params?: undefined }
-  /** The session says FLUSHED at once when the writer holds nothing (or may not wait), else when its queue empties. */
-  | { readonly type: 'awaitFlush'; readonly params?: undefined }
-  /** Running handlers are aborted and awaited answers fail; then the session says ENDED. */
-  | { readonly type: 'endInFlight'; readonly params?: undefined }
-  /** Nothing flows any more: the writer's queue goes, observers complete, `closed` settles. */
-  | { readonly type: 'release'; readonly params?: undefined };
-
-export type LifecycleActionName = LifecycleAction['type'];
-
 /** The named delays of closing. The session gives their lengths (its close options); these are the defaults. */
 export const lifecycleDelayDefaults = {
   /** How long running requests may go on once the session is closed (`CloseOptions.drainMs`). */
@@ -91,25 +63,38 @@ export const lifecycleDelayDefaults = {
   flushDeadline: 1_000,
 } as const;
 
-export type LifecycleDelay = keyof typeof lifecycleDelayDefaults;
+const performed = executed<undefined>('the session lifecycle');
 
-/** XState's actions are bodies it would run in a started actor; sessions are never started, so it never does. */
-const performedByTheExecutor = (): void => undefined;
-
+/**
+ * The effects of entering and leaving states, declared here and performed by the executor (machines/executor.ts)
+ * with the session's implementations: every one is a method of the same name of SessionCore
+ * (session/session-core.ts, "lifecycle actions"); the closing ones hand over to session/session-closing.ts
+ * (`awaitDrain`, `answerUnfinished`, `awaitFlush`, `endInFlight`). The session's map is checked against these
+ * declarations by type (`ActionImplementations<LifecycleAction>`).
+ */
 const lifecycle = setup({
   types: { events: {} as LifecycleEvent, tags: {} as LifecycleTag },
   actions: {
-    announceRevision: performedByTheExecutor,
-    releaseDeferred: performedByTheExecutor,
-    startKeepalive: performedByTheExecutor,
-    stopKeepalive: performedByTheExecutor,
-    signalShutdown: performedByTheExecutor,
-    awaitDrain: performedByTheExecutor,
-    answerUnfinished: performedByTheExecutor,
-    awaitFlush: performedByTheExecutor,
-    endInFlight: performedByTheExecutor,
-    release: performedByTheExecutor,
-  } satisfies Record<LifecycleActionName, () => void>,
+    /** Server: the handshake was answered; the transport hears the negotiated revision. */
+    announceRevision: performed,
+    /** Our own requests that waited for the handshake go out now. */
+    releaseDeferred: performed,
+    /** Pinging the peer starts (when the session was given keepalive options). */
+    startKeepalive: performed,
+    stopKeepalive: performed,
+    /** Running incoming requests are told the session shuts down (their `shutdown` signal). */
+    signalShutdown: performed,
+    /** DRAINED at once when no request runs or no drain time was given, else when the last one ends. */
+    awaitDrain: performed,
+    /** Requests still running when the drain is over get their one answer: an error naming the deadline. */
+    answerUnfinished: performed,
+    /** FLUSHED at once when the writer holds nothing (or may not wait), else when its queue empties. */
+    awaitFlush: performed,
+    /** Running handlers are aborted and awaited answers fail; then ENDED. */
+    endInFlight: performed,
+    /** Nothing flows any more: the writer's queue goes, observers complete, `closed` settles. */
+    release: performed,
+  },
   delays: lifecycleDelayDefaults,
 });
 
@@ -188,6 +173,11 @@ export const clientLifecycleMachine = lifecycle.createMachine({
 });
 
 export type LifecycleMachine = typeof serverLifecycleMachine | typeof clientLifecycleMachine;
+/** The declared actions (`{ type, params }`), read from the machine itself. */
+export type LifecycleAction = DeclaredActions<typeof serverLifecycleMachine>;
+export type LifecycleActionName = LifecycleAction['type'];
+/** The declared delays, read from the machine itself. */
+export type LifecycleDelay = DeclaredDelays<typeof serverLifecycleMachine>;
 export type LifecycleSnapshot = SnapshotFrom<typeof serverLifecycleMachine> | SnapshotFrom<typeof clientLifecycleMachine>;
 export type LifecycleRunner = MachineRunner<LifecycleSnapshot, LifecycleAction, LifecycleDelay, LifecycleEvent>;
 
