@@ -9,8 +9,9 @@
  *   it with `xstate.cancel`) is scheduled on the host's injected clock, under its id, and cancelled when the state
  *   is left; the delay's length is the host's value for the delay's declared name (as `machine.provide({ delays })`
  *   would give it, without a copy of the machine per host);
- * - one inspection hook shaped like XState's `inspect` sees every step: `@xstate.event`, `@xstate.snapshot`,
- *   `@xstate.action`, with the machine's id and the host's inspection id.
+ * - one inspection hook shaped like XState's `inspect` sees every step: `@xstate.event` (every event, taken or
+ *   not), `@xstate.snapshot` (a new state), `@xstate.action` (each action, before it runs), with the machine's id
+ *   and the host's session id. A host nobody inspects pays one boolean read per step.
  *
  * A machine without context or guards steps as a pure function of (state, event type), so each step is computed
  * once per machine and memoised: equal states share one snapshot object, and the step's actions are kept as a
@@ -84,9 +85,11 @@ export interface MachineHost<S, A extends { readonly type: string; readonly para
   delayOf(name: D): number;
   /** Delayed events waiting, by id; kept by the executor, undefined while none waits. */
   scheduled: Map<string, TimerHandle> | undefined;
-  /** Sees every step when set; read once per step. */
-  readonly inspector: MachineInspector | undefined;
-  /** Names the host in inspection events (a session's id). */
+  /** Whether anyone inspects the host now (read once per step: nothing is built for inspection otherwise). */
+  readonly inspected: boolean;
+  /** The inspection hook: told every step while `inspected`. */
+  inspect(inspection: MachineInspection): void;
+  /** Names the host's session in inspection events. */
   readonly inspectionId: string | undefined;
 }
 
@@ -177,17 +180,19 @@ export function machineRunner<
   const perform = (host: MachineHost<S, A, D>, event: E): void => {
     const before = host.machineSnapshot();
     const { snapshot, accepted, ops } = step(before, event);
-    const inspector = host.inspector;
-    if (inspector !== undefined) inspector({ type: '@xstate.event', machineId, sessionId: host.inspectionId, event, value: before.value });
+    const inspected = host.inspected;
+    if (inspected) host.inspect({ type: '@xstate.event', machineId, sessionId: host.inspectionId, event, value: before.value });
     if (!accepted) return;
     if (snapshot !== before) {
       host.enterSnapshot(snapshot);
-      if (inspector !== undefined) inspector({ type: '@xstate.snapshot', machineId, sessionId: host.inspectionId, event, value: snapshot.value, snapshot });
+      // Before the step's actions (XState tells it after them): observers see a state before its effects, so a
+      // closing session's state$ says `closed` before `release` completes it.
+      if (inspected) host.inspect({ type: '@xstate.snapshot', machineId, sessionId: host.inspectionId, event, value: snapshot.value, snapshot });
     }
     for (const op of ops) {
       switch (op.kind) {
         case 'perform': {
-          if (inspector !== undefined) inspector({ type: '@xstate.action', machineId, sessionId: host.inspectionId, event, value: snapshot.value, action: { type: op.name, params: op.params } });
+          if (inspected) host.inspect({ type: '@xstate.action', machineId, sessionId: host.inspectionId, event, value: snapshot.value, action: { type: op.name, params: op.params } });
           const implementation = (host.actions as Record<string, (params: unknown) => void>)[op.name];
           if (implementation === undefined) throw new Error(`${machineId}: no implementation of the declared action ${op.name}`);
           implementation.call(host.actions, op.params);

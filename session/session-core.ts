@@ -24,7 +24,7 @@ import type { LazyTable } from '../core/lazy-table.ts';
 import type { PendingRequest, RunningRequest, SessionContext, SessionDiagnostic } from '../actors/session-context.ts';
 import { type FlowStatus, resolveBackpressure } from '../core/backpressure.ts';
 import { type Clock, type TimerHandle, systemClock } from '../core/clock.ts';
-import type { ActionImplementations, MachineInspector } from '../machines/executor.ts';
+import type { ActionImplementations, MachineInspection } from '../machines/executor.ts';
 import { LocalError } from '../core/errors.ts';
 import type { AuthInfo } from '../core/auth.ts';
 import { type JsonObject, type RequestId, notification } from '../core/jsonrpc.ts';
@@ -315,16 +315,9 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
     return this.lifecycle;
   }
 
-  /**
-   * The step moved to `snapshot`: stored, and observers told of a new state (the phases of shutting down are the
-   * machine's, not a state of the session). Runs before the step's actions, so observers see a state before its
-   * effects.
-   */
+  /** The step moved to `snapshot` (before its actions run, so they see the new state). */
   enterSnapshot(snapshot: LifecycleSnapshot): void {
-    const before = this.state;
     this.lifecycle = snapshot;
-    const state = this.state;
-    if (state !== before) this.signalsPart?.stateChanged(state);
   }
 
   get actions(): ActionImplementations<LifecycleAction> {
@@ -335,8 +328,20 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
     return this.closing.delayOf(name);
   }
 
-  get inspector(): MachineInspector | undefined {
-    return undefined;
+  /** Inspected while someone observes the session (its state$) or the runtime has an inspection hook. */
+  get inspected(): boolean {
+    return this.signalsPart !== undefined || this.runtime.inspect !== undefined;
+  }
+
+  /**
+   * The one inspection hook of the session's machines: state$ hears the lifecycle's new states from it (a phase of
+   * shutting down is no new session state), and the runtime's `inspect` sees everything.
+   */
+  inspect(inspection: MachineInspection): void {
+    if (inspection.type === '@xstate.snapshot' && inspection.machineId === this.lifecycle.machine.id) {
+      this.signalsPart?.stateChanged(lifecycleState(inspection.snapshot as LifecycleSnapshot));
+    }
+    this.runtime.inspect?.(inspection);
   }
 
   get inspectionId(): string | undefined {
