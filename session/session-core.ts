@@ -24,7 +24,7 @@ import type { LazyTable } from '../core/lazy-table.ts';
 import type { PendingRequest, RunningRequest, SessionContext, SessionDiagnostic } from '../actors/session-context.ts';
 import { type FlowStatus, resolveBackpressure } from '../core/backpressure.ts';
 import { type Clock, type TimerHandle, systemClock } from '../core/clock.ts';
-import type { ActionImplementations, MachineInspection } from '../machines/executor.ts';
+import type { ActionImplementations, MachineInspection, MachineInspector } from '../machines/executor.ts';
 import { LocalError } from '../core/errors.ts';
 import type { AuthInfo } from '../core/auth.ts';
 import { type JsonObject, type RequestId, notification } from '../core/jsonrpc.ts';
@@ -346,6 +346,10 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
 
   get inspectionId(): string | undefined {
     return this.transport.sessionId;
+  }
+
+  get machineInspector(): MachineInspector | undefined {
+    return this.runtime.inspect;
   }
 
   // --- lifecycle actions (one method per action the machine declares) -----------------------------------
