@@ -114,16 +114,20 @@ class OutgoingRequest<R extends object> implements PendingRequest, MachineHost<O
     this.abort(new LocalError('RequestTimeout', `${this.spec.method} got no answer within ${elapsed} ms`));
   }
 
+  private isSettled(): boolean {
+    return this.snapshot.hasTag('settled');
+  }
+
   private step(event: OutgoingEvent): void {
     outgoingRequestRunner.run(this, event);
   }
 
   /** Ends the request with `event` and tells the caller `error`, once: a settled request takes nothing more. */
   private finish(event: OutgoingEvent, error: Error): void {
-    if (this.snapshot.status === 'done') return;
+    if (this.isSettled()) return;
     this.step(event);
     // Only a step that settled the request answers the caller (an event its state does not take changes nothing).
-    if (this.snapshot.status === 'done') this.sink.error(error);
+    if (this.isSettled()) this.sink.error(error);
   }
 
   // --- the executor's host (MachineHost) -------------------------------------------------------------------
