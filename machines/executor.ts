@@ -75,7 +75,8 @@ export type ActionImplementations<A extends { readonly type: string; readonly pa
 
 /** Where a machine runs: the snapshot it is in, what its actions and delays mean there, and who inspects it. */
 export interface MachineHost<S, A extends { readonly type: string; readonly params?: unknown }, D extends string = never> {
-  readonly clock: Clock;
+  /** Where delays are scheduled; a machine without delays needs none. */
+  readonly clock: [D] extends [never] ? Clock | undefined : Clock;
   /** The host's snapshot now. */
   machineSnapshot(): S;
   /** Takes the step's snapshot; runs before the step's actions, so they see the new state. */
@@ -202,7 +203,7 @@ export function machineRunner<
           const scheduled = (host.scheduled ??= new Map());
           scheduled.get(op.id)?.cancel();
           const fire = op.event as E;
-          scheduled.set(op.id, host.clock.setTimeout(() => {
+          scheduled.set(op.id, (host.clock as Clock).setTimeout(() => {
             if (host.scheduled?.delete(op.id) === true && host.scheduled.size === 0) host.scheduled = undefined;
             run(host, fire);
           }, host.delayOf(op.delay as D)));
