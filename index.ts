@@ -9,6 +9,7 @@ export { createSessionAcceptor, type ServerConfig, type SessionAcceptor } from '
 export type { CloseOptions, McpSession, SessionRuntimeOptions } from './session/session-core.ts';
 export type { SessionMessage } from './session/message-tap.ts';
 export type { LifecycleState } from './machines/session-lifecycle.ts';
+export type { MachineInspection, MachineInspector } from './machines/executor.ts';
 export type {
   HandlerOutput,
   HandlerTable,

@@ -41,6 +41,8 @@ export interface OutboundWriterEvents {
    * Called once per change, so a session can stop and resume reading around it.
    */
   readonly onWaiting: (waiting: boolean) => void;
+  /** The last queued frame went to the transport: a closing session's flush is over (told, never polled). */
+  readonly onQueueEmpty?: () => void;
 }
 
 /**
@@ -204,10 +206,12 @@ export class OutboundWriter implements Observer<OutboundFrame> {
     const queue = waiting?.get(lane);
     if (waiting === undefined || queue === undefined) return;
     waiting.delete(lane);
+    const held = this.queuedFrames;
     while (queue.length > 0 && this.events.isWritable()) {
       this.queuedFrames--;
       if (this.send(queue.shift() as OutboundFrame, queue)) break;
     }
+    if (held > 0 && this.queuedFrames === 0) this.events.onQueueEmpty?.();
     if (waiting.size === 0 && this.waiting === waiting) {
       this.waiting = undefined;
       if (this.holding) {

@@ -12,6 +12,9 @@ import { type JsonObject, request as requestMessage } from '../core/jsonrpc.ts';
 import { withField } from '../core/objects.ts';
 import { methodAvailable, methodRule } from '../core/protocol/methods.ts';
 import type { ExchangeKey } from '../core/transport.ts';
+import type { Clock } from '../core/clock.ts';
+import type { ActionImplementations, MachineHost, MachineInspection } from '../machines/executor.ts';
+import { type OutgoingAction, type OutgoingEvent, type OutgoingSnapshot, outgoingRequestRunner } from '../machines/outgoing-request.ts';
 import type { HandlerTable, PromiseRequestOptions, RequestEvent, RequestOptions } from './handler-types.ts';
 import { type ProgressEvent, readProgress } from './progress.ts';
 import type { PendingRequest, SessionContext } from './session-context.ts';
@@ -36,15 +39,13 @@ export interface OutgoingRequestSpec {
   readonly onSent?: (id: number) => void;
 }
 
-const enum Phase {
-  Created,
-  Deferred,
-  Sent,
-  Done,
-}
-
-class OutgoingRequest<R extends object> implements PendingRequest {
-  private phase = Phase.Created;
+/**
+ * One request we send. Its states are the outgoing-request machine's (machines/outgoing-request.ts), stepped by
+ * the executor with this object as host: it holds the interned snapshot (a pointer) and implements the machine's
+ * actions (below); what the caller hears (progress, the result, the error) is delivered here once the step is taken.
+ */
+class OutgoingRequest<R extends object> implements PendingRequest, MachineHost<OutgoingSnapshot, OutgoingAction> {
+  private snapshot: OutgoingSnapshot = outgoingRequestRunner.initial;
   private id = 0;
   /** When it times out (the session's deadline sweep reads it; see actors/request-deadlines.ts). */
   deadline = Infinity;
@@ -53,6 +54,8 @@ class OutgoingRequest<R extends object> implements PendingRequest {
   private removeAbortListener: (() => void) | undefined;
   /** Set only while the request waits for the handshake: most requests never need it. */
   private sendDeferred: (() => void) | undefined;
+  /** The machine has no delays: nothing is ever scheduled for a request (no slot is made for it). */
+  declare scheduled: undefined;
 
   constructor(
     private readonly session: SessionContext,
@@ -62,83 +65,111 @@ class OutgoingRequest<R extends object> implements PendingRequest {
 
   start(): void {
     const refusal = this.refusal();
-    if (refusal !== undefined) return this.finish(refusal);
+    if (refusal !== undefined) return this.finish({ type: 'FAIL' }, refusal);
     const signal = this.spec.options.signal;
     if (signal !== undefined) {
-      if (signal.aborted) return this.finish(abortedError(signal.reason));
+      if (signal.aborted) return this.finish({ type: 'ABORT' }, abortedError(signal.reason));
       this.removeAbortListener = onAbort(signal, (reason) => this.abort(abortedError(reason)));
     }
-    if (this.session.admits('admit-outbound') || this.isHandshakeOrPing()) return this.send();
-    this.phase = Phase.Deferred;
-    this.sendDeferred = () => {
-      if (this.phase === Phase.Deferred) this.send();
-    };
+    if (this.session.admits('admit-outbound') || this.isHandshakeOrPing()) return this.step({ type: 'SEND' });
+    this.step({ type: 'DEFER' });
+    this.sendDeferred = () => this.step({ type: 'SEND' });
     const deferral = this.session.whenOutboundOpen(this.sendDeferred);
-    if (deferral !== undefined) this.finish(deferral);
+    if (deferral !== undefined) this.finish({ type: 'FAIL' }, deferral);
   }
 
-  /** Stops waiting: the caller unsubscribed or aborted. Sends the cancel notification if it was sent. */
+  /** Stops waiting: the caller unsubscribed or aborted (or its time ran out). A sent request's peer is told. */
   abort(error: LocalError): void {
-    if (this.phase === Phase.Done) return;
-    if (this.phase === Phase.Deferred && this.sendDeferred !== undefined) this.session.cancelDeferred(this.sendDeferred);
-    if (this.phase === Phase.Sent) this.sendCancel(error.code === 'RequestTimeout' ? 'timeout' : 'aborted by the requester');
-    this.finish(error);
+    this.finish(error.code === 'RequestTimeout' ? { type: 'TIMEOUT' } : { type: 'ABORT' }, error);
   }
 
   onResponse(message: Parameters<PendingRequest['onResponse']>[0]): void {
-    if (this.phase !== Phase.Sent) return;
-    if (message.error !== undefined) return this.finish(WireError.fromObject(message.error));
-    this.cleanup();
+    if (!this.snapshot.hasTag('sent')) return;
+    if (message.error !== undefined) return this.finish({ type: 'REJECTED' }, WireError.fromObject(message.error));
+    this.step({ type: 'ANSWER' });
     this.sink.result(message.result as R);
   }
 
   onProgress(params: JsonObject): void {
-    if (this.phase !== Phase.Sent || this.spec.options.progress !== true) return;
+    if (!this.snapshot.hasTag('sent') || this.spec.options.progress !== true) return;
     const event = readProgress(params);
     // Progress must increase; a report that does not is dropped rather than passed on.
     if (event === undefined || event.progress <= this.lastProgress) {
       this.session.diagnose({ type: 'dropped-progress', detail: `progress for request ${this.id} is malformed or does not increase` });
       return;
     }
+    this.step({ type: 'PROGRESS' });
     this.lastProgress = event.progress;
     if (this.spec.options.resetTimeoutOnProgress === true) this.setDeadline(this.session.clock.now());
     this.sink.progress(event);
   }
 
   fail(error: LocalError): void {
-    this.finish(error);
+    this.finish({ type: 'FAIL' }, error);
   }
 
-  private refusal(): LocalError | undefined {
+  expire(): void {
+    if (!this.snapshot.hasTag('sent')) return;
+    const elapsed = this.session.clock.now() - this.startedAt;
+    this.abort(new LocalError('RequestTimeout', `${this.spec.method} got no answer within ${elapsed} ms`));
+  }
+
+  private isSettled(): boolean {
+    return this.snapshot.hasTag('settled');
+  }
+
+  private step(event: OutgoingEvent): void {
+    outgoingRequestRunner.run(this, event);
+  }
+
+  /** Ends the request with `event` and tells the caller `error`, once: a settled request takes nothing more. */
+  private finish(event: OutgoingEvent, error: Error): void {
+    if (this.isSettled()) return;
+    this.step(event);
+    // Only a step that settled the request answers the caller (an event its state does not take changes nothing).
+    if (this.isSettled()) this.sink.error(error);
+  }
+
+  // --- the executor's host (MachineHost) -------------------------------------------------------------------
+
+  get clock(): Clock {
+    return this.session.clock;
+  }
+
+  machineSnapshot(): OutgoingSnapshot {
+    return this.snapshot;
+  }
+
+  enterSnapshot(snapshot: OutgoingSnapshot): void {
+    this.snapshot = snapshot;
+  }
+
+  get actions(): ActionImplementations<OutgoingAction> {
+    return this;
+  }
+
+  delayOf(name: never): number {
+    return name;
+  }
+
+  get inspected(): boolean {
+    return this.session.machineInspector !== undefined;
+  }
+
+  inspect(inspection: MachineInspection): void {
+    this.session.machineInspector?.(inspection);
+  }
+
+  get inspectionId(): string | undefined {
+    return this.session.inspectionId;
+  }
+
+  // --- machine actions (machines/outgoing-request.ts declares when each runs) ------------------------------
+
+  send(): void {
     const session = this.session;
-    if (!session.admits('writable')) return new LocalError('ConnectionClosed', 'The session is closed');
-    const rule = methodRule(this.spec.method);
-    const revision = session.revision;
-    if (rule === undefined || revision === undefined) return undefined;
-    if (!methodAvailable(rule, revision, session.role)) {
-      return new LocalError('MethodNotInRevision', `${this.spec.method} cannot be sent by a ${session.role} in revision ${revision}`);
-    }
-    const peer = session.peerCapabilities;
-    const missing = peer === undefined ? undefined : rule.requires?.(peer, this.spec.params, revision);
-    if (missing !== undefined) {
-      return new LocalError('CapabilityNotNegotiated', `${this.spec.method} needs the peer capability "${missing}", which it did not declare`);
-    }
-    if (session.outgoing.size >= session.limits.maxOutgoingInFlight) {
-      return new LocalError('QueueFull', `Too many requests in flight: this session waits for at most ${session.limits.maxOutgoingInFlight} answers at once (maxOutgoingInFlight); retry once earlier requests finished`);
-    }
-    return undefined;
-  }
-
-  private isHandshakeOrPing(): boolean {
-    const method = this.spec.method;
-    // `server/discover` is how a client finds out which era a server speaks, before any handshake.
-    return (method === 'ping' && this.session.admits('admit-ping')) || ((method === 'initialize' || method === 'server/discover') && this.session.admits('admit-handshake'));
-  }
-
-  private send(): void {
-    const session = this.session;
+    this.sendDeferred = undefined;
     this.id = session.nextRequestId();
-    this.phase = Phase.Sent;
     const now = session.clock.now();
     this.startedAt = now;
     session.outgoing.set(this.id, this);
@@ -168,6 +199,55 @@ class OutgoingRequest<R extends object> implements PendingRequest {
     this.spec.onSent?.(this.id);
   }
 
+  forget(): void {
+    this.session.settleOutgoing(this.id);
+  }
+
+  sendCancel(params: { readonly reason: 'timeout' | 'aborted by the requester' }): void {
+    if (this.spec.cancellable === false || this.spec.method === 'initialize') return;
+    const message = { jsonrpc: '2.0' as const, method: 'notifications/cancelled', params: { requestId: this.id, reason: params.reason } };
+    this.session.writer.write(this.spec.exchange === undefined ? { payload: message } : { payload: message, exchange: this.spec.exchange });
+  }
+
+  cancelDeferral(): void {
+    const start = this.sendDeferred;
+    this.sendDeferred = undefined;
+    if (start !== undefined) this.session.cancelDeferred(start);
+  }
+
+  release(): void {
+    this.removeAbortListener?.();
+    this.removeAbortListener = undefined;
+  }
+
+  // --- what the request needs to know -----------------------------------------------------------------------
+
+  private refusal(): LocalError | undefined {
+    const session = this.session;
+    if (!session.admits('writable')) return new LocalError('ConnectionClosed', 'The session is closed');
+    const rule = methodRule(this.spec.method);
+    const revision = session.revision;
+    if (rule === undefined || revision === undefined) return undefined;
+    if (!methodAvailable(rule, revision, session.role)) {
+      return new LocalError('MethodNotInRevision', `${this.spec.method} cannot be sent by a ${session.role} in revision ${revision}`);
+    }
+    const peer = session.peerCapabilities;
+    const missing = peer === undefined ? undefined : rule.requires?.(peer, this.spec.params, revision);
+    if (missing !== undefined) {
+      return new LocalError('CapabilityNotNegotiated', `${this.spec.method} needs the peer capability "${missing}", which it did not declare`);
+    }
+    if (session.outgoing.size >= session.limits.maxOutgoingInFlight) {
+      return new LocalError('QueueFull', `Too many requests in flight: this session waits for at most ${session.limits.maxOutgoingInFlight} answers at once (maxOutgoingInFlight); retry once earlier requests finished`);
+    }
+    return undefined;
+  }
+
+  private isHandshakeOrPing(): boolean {
+    const method = this.spec.method;
+    // `server/discover` is how a client finds out which era a server speaks, before any handshake.
+    return (method === 'ping' && this.session.admits('admit-ping')) || ((method === 'initialize' || method === 'server/discover') && this.session.admits('admit-handshake'));
+  }
+
   /**
    * Sets when the request times out, from `now`: its own timeout, or with `resetTimeoutOnProgress` its timeout
    * from now capped by the total allowed since it was sent. The session's deadline sweep times it out then.
@@ -186,32 +266,6 @@ class OutgoingRequest<R extends object> implements PendingRequest {
     }
     this.deadline = now + Math.max(0, wait);
     this.session.watchDeadline(this.deadline);
-  }
-
-  expire(): void {
-    if (this.phase !== Phase.Sent) return;
-    const elapsed = this.session.clock.now() - this.startedAt;
-    this.abort(new LocalError('RequestTimeout', `${this.spec.method} got no answer within ${elapsed} ms`));
-  }
-
-  private sendCancel(reason: string): void {
-    if (this.spec.cancellable === false || this.spec.method === 'initialize') return;
-    const params = { requestId: this.id, reason };
-    const message = { jsonrpc: '2.0' as const, method: 'notifications/cancelled', params };
-    this.session.writer.write(this.spec.exchange === undefined ? { payload: message } : { payload: message, exchange: this.spec.exchange });
-  }
-
-  private cleanup(): void {
-    if (this.phase === Phase.Sent) this.session.settleOutgoing(this.id);
-    this.phase = Phase.Done;
-    this.removeAbortListener?.();
-    this.removeAbortListener = undefined;
-  }
-
-  private finish(error: Error): void {
-    if (this.phase === Phase.Done) return;
-    this.cleanup();
-    this.sink.error(error);
   }
 }
 

@@ -2,6 +2,7 @@
  * What actors need from the session they work for. The session (machines/) implements it; actors never see
  * the lifecycle machine itself, only the tags of its current state.
  */
+import type { MachineInspector } from '../machines/executor.ts';
 import type { AuthInfo } from '../core/auth.ts';
 import type { Clock } from '../core/clock.ts';
 import type { LocalError } from '../core/errors.ts';
@@ -59,6 +60,10 @@ export interface RunningRequest {
 
 export interface SessionContext {
   readonly role: Role;
+  /** The runtime's inspection hook of the session's machines (its requests' machines tell it their steps), if any. */
+  readonly machineInspector: MachineInspector | undefined;
+  /** The session's id in inspection events. */
+  readonly inspectionId: string | undefined;
   readonly limits: Limits;
   readonly clock: Clock;
   readonly writer: OutboundWriter;

@@ -15,11 +15,12 @@
  * `input_required` answer is gathered.
  *
  * The machine has no context: the round count and the limit are the driver's data, and the driver reports
- * "the server needs input once more than allowed" as ROUND_LIMIT. Drivers keep a snapshot stepped by
- * {@link stepRound} (lean-step.ts), never an actor.
+ * "the server needs input once more than allowed" as ROUND_LIMIT. Drivers keep a snapshot, never an actor: the
+ * server's round is a host of the one executor (machines/executor.ts, {@link roundRunner}), so the session's
+ * inspection hook sees its steps; the client steps its snapshot with {@link stepRound} (the same memoised steps).
  */
 import { setup, type SnapshotFrom } from 'xstate';
-import { leanStepper } from './lean-step.ts';
+import { type MachineRunner, machineRunner } from './executor.ts';
 
 export type RoundEvent =
   /** The round's answer is a final result (`resultType: "complete"`, or none from a legacy server). */
@@ -75,17 +76,18 @@ export const requestRoundMachine = round.createMachine({
 export type RoundSnapshot = SnapshotFrom<typeof requestRoundMachine>;
 export type RoundState = 'dispatched' | 'inputRequired' | 'retried' | 'complete' | 'failed' | 'cancelled';
 
-const stepper = leanStepper(requestRoundMachine);
+/** The machine made ready for the executor, once: every round steps through it (memoised, interned snapshots). */
+export const roundRunner: MachineRunner<RoundSnapshot, never, never, RoundEvent> = machineRunner<RoundSnapshot, never, never, RoundEvent>(requestRoundMachine);
 
 /** A new request: `dispatched` (one shared object). */
-export const initialRound: RoundSnapshot = stepper.initial;
+export const initialRound: RoundSnapshot = roundRunner.initial;
 
 /** A request that arrives with the answers of an earlier round (server side): `retried`. */
-export const retriedRound: RoundSnapshot = stepper.step(stepper.step(initialRound, { type: 'INPUT_REQUIRED' }), { type: 'ANSWERED' });
+export const retriedRound: RoundSnapshot = stepRound(stepRound(initialRound, { type: 'INPUT_REQUIRED' }), { type: 'ANSWERED' });
 
-/** Steps a round; an event its state does not accept leaves it as it is (the same object). */
+/** Steps a round purely; an event its state does not accept leaves it as it is (the same object). */
 export function stepRound(snapshot: RoundSnapshot, event: RoundEvent): RoundSnapshot {
-  return stepper.step(snapshot, event);
+  return roundRunner.step(snapshot, event).snapshot;
 }
 
 export function roundState(snapshot: RoundSnapshot): RoundState {

@@ -1,25 +1,37 @@
 /**
- * The legacy-era session lifecycle as XState v5 machines, one per role.
+ * The session lifecycle as XState v5 machines, one per role.
  *
  *   server: awaitingInitialize -> awaitingInitialized -> operating -> shuttingDown -> closed   (legacy)
  *           awaitingInitialize -> stateless -> shuttingDown -> closed                         (modern)
  *   client: initializing -> operating -> shuttingDown -> closed
+ *
+ *   shuttingDown (both roles):
+ *     stopping  (the client's handshake failed: new work is refused until the session is closed)
+ *        --CLOSE-->
+ *     draining  --DRAINED (no request runs any more) | after drainDeadline-->
+ *     flushing  --FLUSHED (the writer's queue is empty) | after flushDeadline-->
+ *     ending    --ENDED (everything in flight was ended)--> closed
+ *   TRANSPORT_CLOSED ends any state but `closed` at once.
  *
  * The era of a server connection is chosen by its first message: `initialize` opens a legacy session, any
  * other request (one carrying a 2026-07-28 envelope) makes the connection stateless for good.
  *
  * A state's tags say what may flow in it; the session reads them on every message, so the rules live in
  * the machine and not in transports or flags. What entering or leaving a state does is declared here too, as
- * named actions (`entry`/`exit`): the machine says *when* (the revision is announced once the handshake is
- * answered, deferred requests go out and the keepalive starts on entering `operating`, ...); the session says
- * *how* (session/lifecycle-effects.ts runs each name).
+ * named actions (`entry`/`exit`), and so is how long closing may wait, as named `after` delays: the machine says
+ * *when* (the revision is announced once the handshake is answered, deferred requests go out and the keepalive
+ * starts on entering `operating`, the drain ends at its deadline or when the last request ends, ...); the session
+ * says *how*: it supplies the implementation of every action and the length of every delay (from its close
+ * options), and the one executor (machines/executor.ts) performs each step's actions and schedules and cancels the
+ * delays on the session's injected clock. Where each action is implemented: see `lifecycle` below.
  *
  * Sessions keep only a snapshot and step it with XState's pure `transition()`, which returns the next snapshot
  * and the actions to run without running them: a started actor per session would cost several KiB each, and
  * snapshots of this context-free machine are interned, so an idle session holds a pointer, not a copy.
  */
-import { initialTransition, setup, transition, type SnapshotFrom } from 'xstate';
+import { setup, type SnapshotFrom } from 'xstate';
 import type { LifecycleTag } from '../core/protocol/lifecycle-tags.ts';
+import { type DeclaredActions, type DeclaredDelays, type MachineRunner, executed, machineRunner } from './executor.ts';
 
 export type { LifecycleTag };
 
@@ -34,55 +46,91 @@ export type LifecycleEvent =
   | { readonly type: 'HANDSHAKE_FAILED' }
   /** Someone asked the session to end; in-flight work may drain. */
   | { readonly type: 'CLOSE' }
-  /** Draining finished. */
+  /** No incoming request runs any more (or there is no time to wait for them): the drain is over. */
   | { readonly type: 'DRAINED' }
+  /** The writer handed every queued frame to the transport (or there is no time to wait for it). */
+  | { readonly type: 'FLUSHED' }
+  /** Everything still in flight was ended: nothing is left to wait for. */
+  | { readonly type: 'ENDED' }
   /** The transport is gone: nothing can flow any more. */
   | { readonly type: 'TRANSPORT_CLOSED' };
 
+/** The named delays of closing. The session gives their lengths (its close options); these are the defaults. */
+export const lifecycleDelayDefaults = {
+  /** How long running requests may go on once the session is closed (`CloseOptions.drainMs`). */
+  drainDeadline: 0,
+  /** How long queued frames may take to reach the transport (`CloseOptions.flushMs`). */
+  flushDeadline: 1_000,
+} as const;
+
+const performed = executed<undefined>('the session lifecycle');
+
 /**
- * The effects of entering and leaving states. The machine only names them; XState's `transition()` hands the
- * names back with each step and the session performs them (session/lifecycle-effects.ts), so the machine stays
- * free of sessions and a step stays a pure, memoisable function of (state, event type).
+ * The effects of entering and leaving states, declared here and performed by the executor (machines/executor.ts)
+ * with the session's implementations: every one is a method of the same name of SessionCore
+ * (session/session-core.ts, "lifecycle actions"); the closing ones hand over to session/session-closing.ts
+ * (`awaitDrain`, `answerUnfinished`, `awaitFlush`, `endInFlight`). The session's map is checked against these
+ * declarations by type (`ActionImplementations<LifecycleAction>`).
  */
-export type LifecycleAction =
-  /** Server: the handshake was answered; the transport hears the negotiated revision. */
-  | 'announceRevision'
-  /** Our own requests that waited for the handshake go out now. */
-  | 'releaseDeferred'
-  /** Pinging the peer starts (when the session was given keepalive options). */
-  | 'startKeepalive'
-  | 'stopKeepalive'
-  /** Running incoming requests are told the session shuts down (their `shutdown` signal). */
-  | 'signalShutdown'
-  /** Nothing flows any more: the writer's queue goes, observers complete, `closed` settles. */
-  | 'release';
-
-/** Performed by the session, never by XState: these bodies are placeholders that declare the names. */
-const declared = (): void => undefined;
-
 const lifecycle = setup({
   types: { events: {} as LifecycleEvent, tags: {} as LifecycleTag },
   actions: {
-    announceRevision: declared,
-    releaseDeferred: declared,
-    startKeepalive: declared,
-    stopKeepalive: declared,
-    signalShutdown: declared,
-    release: declared,
-  } satisfies Record<LifecycleAction, () => void>,
+    /** Server: the handshake was answered; the transport hears the negotiated revision. */
+    announceRevision: performed,
+    /** Our own requests that waited for the handshake go out now. */
+    releaseDeferred: performed,
+    /** Pinging the peer starts (when the session was given keepalive options). */
+    startKeepalive: performed,
+    stopKeepalive: performed,
+    /** Running incoming requests are told the session shuts down (their `shutdown` signal). */
+    signalShutdown: performed,
+    /** DRAINED at once when no request runs or no drain time was given, else when the last one ends. */
+    awaitDrain: performed,
+    /** Requests still running when the drain is over get their one answer: an error naming the deadline. */
+    answerUnfinished: performed,
+    /** FLUSHED at once when the writer holds nothing (or may not wait), else when its queue empties. */
+    awaitFlush: performed,
+    /** Running handlers are aborted and awaited answers fail; then ENDED. */
+    endInFlight: performed,
+    /** Nothing flows any more: the writer's queue goes, observers complete, `closed` settles. */
+    release: performed,
+  },
+  delays: lifecycleDelayDefaults,
 });
+
+const toClose = { CLOSE: 'shuttingDown.draining', TRANSPORT_CLOSED: 'closed' } as const;
 
 const operating = {
   tags: ['admit-ping', 'admit-inbound', 'admit-outbound', 'writable'] as LifecycleTag[],
   entry: ['releaseDeferred', 'startKeepalive'],
   exit: ['stopKeepalive'],
-  on: { CLOSE: 'shuttingDown', TRANSPORT_CLOSED: 'closed' },
+  on: toClose,
 } as const;
 
 const shuttingDown = {
   tags: ['draining', 'writable'] as LifecycleTag[],
   entry: ['signalShutdown'],
-  on: { DRAINED: 'closed', TRANSPORT_CLOSED: 'closed' },
+  initial: 'stopping',
+  states: {
+    stopping: { on: { CLOSE: 'draining' } },
+    draining: {
+      entry: ['awaitDrain'],
+      after: { drainDeadline: 'flushing' },
+      on: { DRAINED: 'flushing' },
+    },
+    flushing: {
+      entry: ['answerUnfinished', 'awaitFlush'],
+      after: { flushDeadline: 'ending' },
+      on: { FLUSHED: 'ending' },
+    },
+    ending: {
+      entry: ['endInFlight'],
+      on: { ENDED: 'ended' },
+    },
+    ended: { type: 'final' },
+  },
+  onDone: 'closed',
+  on: { TRANSPORT_CLOSED: 'closed' },
 } as const;
 
 const closed = { type: 'final', tags: ['closed'] as LifecycleTag[], entry: ['release'] } as const;
@@ -93,16 +141,16 @@ export const serverLifecycleMachine = lifecycle.createMachine({
   states: {
     awaitingInitialize: {
       tags: ['admit-ping', 'admit-handshake', 'writable'],
-      on: { INITIALIZE: 'awaitingInitialized', MODERN: 'stateless', CLOSE: 'shuttingDown', TRANSPORT_CLOSED: 'closed' },
+      on: { INITIALIZE: 'awaitingInitialized', MODERN: 'stateless', ...toClose },
     },
     stateless: {
       tags: ['admit-modern', 'writable'],
-      on: { CLOSE: 'shuttingDown', TRANSPORT_CLOSED: 'closed' },
+      on: toClose,
     },
     awaitingInitialized: {
       tags: ['admit-ping', 'admit-inbound', 'defer-outbound', 'writable'],
       entry: ['announceRevision'],
-      on: { INITIALIZED: 'operating', CLOSE: 'shuttingDown', TRANSPORT_CLOSED: 'closed' },
+      on: { INITIALIZED: 'operating', ...toClose },
     },
     operating,
     shuttingDown,
@@ -116,7 +164,7 @@ export const clientLifecycleMachine = lifecycle.createMachine({
   states: {
     initializing: {
       tags: ['admit-ping', 'admit-handshake', 'writable'],
-      on: { INITIALIZED: 'operating', HANDSHAKE_FAILED: 'shuttingDown', CLOSE: 'shuttingDown', TRANSPORT_CLOSED: 'closed' },
+      on: { INITIALIZED: 'operating', HANDSHAKE_FAILED: 'shuttingDown', ...toClose },
     },
     operating,
     shuttingDown,
@@ -125,73 +173,63 @@ export const clientLifecycleMachine = lifecycle.createMachine({
 });
 
 export type LifecycleMachine = typeof serverLifecycleMachine | typeof clientLifecycleMachine;
+/** The declared actions (`{ type, params }`), read from the machine itself. */
+export type LifecycleAction = DeclaredActions<typeof serverLifecycleMachine>;
+export type LifecycleActionName = LifecycleAction['type'];
+/** The declared delays, read from the machine itself. */
+export type LifecycleDelay = DeclaredDelays<typeof serverLifecycleMachine>;
 export type LifecycleSnapshot = SnapshotFrom<typeof serverLifecycleMachine> | SnapshotFrom<typeof clientLifecycleMachine>;
+export type LifecycleRunner = MachineRunner<LifecycleSnapshot, LifecycleAction, LifecycleDelay, LifecycleEvent>;
+
+const runners = new WeakMap<LifecycleMachine, LifecycleRunner>();
+
+/** The machine's runner (memoised steps, the executor), made once per machine. */
+export function lifecycleRunner(machine: LifecycleMachine): LifecycleRunner {
+  let runner = runners.get(machine);
+  if (runner === undefined) {
+    runner = machineRunner<LifecycleSnapshot, LifecycleAction, LifecycleDelay, LifecycleEvent>(machine);
+    runners.set(machine, runner);
+  }
+  return runner;
+}
 
 /** One step: the state after it, and the declared actions it implies, in XState's order (exits, then entries). */
 export interface LifecycleStep {
   readonly snapshot: LifecycleSnapshot;
-  readonly actions: readonly LifecycleAction[];
+  readonly actions: readonly LifecycleActionName[];
 }
 
-const NO_ACTIONS: readonly LifecycleAction[] = Object.freeze([]);
-
-/**
- * The machines have no context and no guards, and their actions are names, so a step depends only on
- * (state, event type). XState computes each one once; the result is memoised, and equal states share one
- * snapshot object (and one frozen action list).
- */
-interface MachineMemo {
-  readonly initial: LifecycleSnapshot;
-  readonly steps: Map<LifecycleSnapshot, Map<LifecycleEvent['type'], LifecycleStep>>;
-  readonly byState: Map<string, LifecycleSnapshot>;
-}
-
-const memos = new WeakMap<LifecycleMachine, MachineMemo>();
-
-function memoOf(machine: LifecycleMachine): MachineMemo {
-  let memo = memos.get(machine);
-  if (memo === undefined) {
-    // The initial states declare no entry actions: nothing to run when a session starts.
-    const [initial] = initialTransition(machine as typeof serverLifecycleMachine);
-    memo = { initial, steps: new Map(), byState: new Map([[String(initial.value), initial]]) };
-    memos.set(machine, memo);
-  }
-  return memo;
-}
+const NO_ACTIONS: readonly LifecycleActionName[] = Object.freeze([]);
+const described = new WeakMap<object, LifecycleStep>();
 
 export function initialLifecycle(machine: LifecycleMachine): LifecycleSnapshot {
-  return memoOf(machine).initial;
+  return lifecycleRunner(machine).initial;
 }
 
 /**
- * Steps the lifecycle and says which declared actions the step implies. An event the state does not accept
- * leaves it unchanged (the same object) with no actions.
+ * Steps the lifecycle purely and says which declared actions the step implies (the delays it schedules and
+ * cancels are left out). An event the state does not accept leaves it unchanged (the same object) with no actions.
  */
 export function lifecycleStep(machine: LifecycleMachine, snapshot: LifecycleSnapshot, event: LifecycleEvent): LifecycleStep {
-  const memo = memoOf(machine);
-  let fromHere = memo.steps.get(snapshot);
-  if (fromHere === undefined) memo.steps.set(snapshot, (fromHere = new Map()));
-  const known = fromHere.get(event.type);
-  if (known !== undefined) return known;
-  const [computed, executable] = transition(machine as typeof serverLifecycleMachine, snapshot as SnapshotFrom<typeof serverLifecycleMachine>, event);
-  const key = String(computed.value);
-  const canonical = key === String(snapshot.value) ? snapshot : (memo.byState.get(key) ?? computed);
-  memo.byState.set(key, canonical);
-  const actions = canonical === snapshot || executable.length === 0
-    ? NO_ACTIONS
-    : Object.freeze(executable.map((action) => action.type as LifecycleAction));
-  const step: LifecycleStep = { snapshot: canonical, actions };
-  fromHere.set(event.type, step);
-  return step;
+  const step = lifecycleRunner(machine).step(snapshot, event);
+  let known = described.get(step);
+  if (known === undefined) {
+    const names = step.ops.flatMap((op) => (op.kind === 'perform' ? [op.name as LifecycleActionName] : []));
+    known = { snapshot: step.snapshot, actions: names.length === 0 ? NO_ACTIONS : Object.freeze(names) };
+    described.set(step, known);
+  }
+  return known;
 }
 
 /** Steps the lifecycle (the state only); see {@link lifecycleStep}. */
 export function stepLifecycle(machine: LifecycleMachine, snapshot: LifecycleSnapshot, event: LifecycleEvent): LifecycleSnapshot {
-  return lifecycleStep(machine, snapshot, event).snapshot;
+  return lifecycleRunner(machine).step(snapshot, event).snapshot;
 }
 
 export type LifecycleState = 'awaitingInitialize' | 'awaitingInitialized' | 'initializing' | 'operating' | 'stateless' | 'shuttingDown' | 'closed';
 
+/** The top-level state (what `session.state` says): the phase of shutting down is the machine's own. */
 export function lifecycleState(snapshot: LifecycleSnapshot): LifecycleState {
-  return snapshot.value as LifecycleState;
+  const value = snapshot.value;
+  return (typeof value === 'string' ? value : Object.keys(value)[0]) as LifecycleState;
 }

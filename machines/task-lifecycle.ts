@@ -11,11 +11,11 @@
  *
  * The states are named as the statuses are on the wire, so a stored `Task.status` is the state: stores keep
  * the status string and ask {@link taskStatusAfter} what an event makes of it. The machine has no context,
- * so every answer is computed once and memoised (lean-step.ts); a task costs no snapshot at all.
+ * so every answer is computed once and memoised (machines/executor.ts); a task costs no snapshot at all.
  */
-import { setup } from 'xstate';
+import { setup, type SnapshotFrom } from 'xstate';
 import type { TaskStatus } from '../core/protocol/tasks.ts';
-import { leanStepper } from './lean-step.ts';
+import { machineRunner } from './executor.ts';
 
 export type TaskEvent =
   /** The work goes on (again): input it waited for arrived, or a new status message while working. */
@@ -43,17 +43,20 @@ export const taskLifecycleMachine = setup({ types: { events: {} as TaskEvent } }
   },
 });
 
-const stepper = leanStepper(taskLifecycleMachine);
+type TaskSnapshot = SnapshotFrom<typeof taskLifecycleMachine>;
+
+/** The machine made ready for the executor once (memoised steps): a stored status is turned back into its snapshot. */
+const runner = machineRunner<TaskSnapshot, never, never, TaskEvent>(taskLifecycleMachine);
 
 /** The status an event moves a task to, or `undefined` when the task's status does not allow it. */
 export function taskStatusAfter(status: TaskStatus, event: TaskEvent): TaskStatus | undefined {
-  const snapshot = stepper.at(status);
-  return stepper.accepts(snapshot, event) ? (stepper.step(snapshot, event).value as TaskStatus) : undefined;
+  const step = runner.step(runner.at(status), event);
+  return step.accepted ? (step.snapshot.value as TaskStatus) : undefined;
 }
 
 /** Whether a status is final: no event moves a task out of it. */
 export function isFinalTaskStatus(status: TaskStatus): boolean {
-  return stepper.at(status).status === 'done';
+  return runner.at(status).status === 'done';
 }
 
 /** The event that reports a running task's new status (`tasks/*` stores take statuses, the machine events). */

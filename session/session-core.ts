@@ -20,10 +20,11 @@ import { startKeepalive } from '../actors/keepalive.ts';
 import { OutboundWriter, type OutboundWriterEvents } from '../actors/outbound-writer.ts';
 import { type OutgoingRequestSpec, type RequestSink, outgoingRequest, outgoingRequest$, startOutgoingRequest } from '../actors/outgoing-request.ts';
 import { withField } from '../core/objects.ts';
-import { LazyTable } from '../core/lazy-table.ts';
+import type { LazyTable } from '../core/lazy-table.ts';
 import type { PendingRequest, RunningRequest, SessionContext, SessionDiagnostic } from '../actors/session-context.ts';
 import { type FlowStatus, resolveBackpressure } from '../core/backpressure.ts';
 import { type Clock, type TimerHandle, systemClock } from '../core/clock.ts';
+import type { ActionImplementations, MachineInspection, MachineInspector } from '../machines/executor.ts';
 import { LocalError } from '../core/errors.ts';
 import type { AuthInfo } from '../core/auth.ts';
 import { type JsonObject, type RequestId, notification } from '../core/jsonrpc.ts';
@@ -33,10 +34,21 @@ import type { ParamsOf, RequestDeclaration, ResultOf } from '../core/protocol/de
 import type { Role } from '../core/protocol/methods.ts';
 import type { LegacyRevision } from '../core/protocol/versions.ts';
 import type { ExchangeKey, InboundFrame, Transport } from '../core/transport.ts';
-import { type LifecycleEvent, type LifecycleMachine, type LifecycleSnapshot, type LifecycleState, type LifecycleTag, initialLifecycle, lifecycleState } from '../machines/session-lifecycle.ts';
-import { type LifecycleEffects, runLifecycleStep } from './lifecycle-stepper.ts';
+import {
+  type LifecycleAction,
+  type LifecycleDelay,
+  type LifecycleEvent,
+  type LifecycleMachine,
+  type LifecycleSnapshot,
+  type LifecycleState,
+  type LifecycleTag,
+  initialLifecycle,
+  lifecycleState,
+} from '../machines/session-lifecycle.ts';
+import { type LifecycleHost, runLifecycleStep } from './lifecycle-stepper.ts';
 import { notificationRefusal } from './notification-rules.ts';
 import { RequestsWeSend } from './requests-we-send.ts';
+import { RunningRequests } from './running-requests.ts';
 import { type ClosingHost, SessionClosing } from './session-closing.ts';
 import { SessionSignals } from './session-signals.ts';
 import { MessageTap, type SessionMessage, type TapHost } from './message-tap.ts';
@@ -47,12 +59,12 @@ export type { CloseOptions, HandshakeSession, HandshakeStrategy, McpSession, Ses
 
 const noHandlers: HandlerTable = Object.freeze({ requests: new Map(), notifications: new Map() });
 
-export class SessionCore implements SessionContext, InboundHost, McpSession, HandshakeSession, OutboundWriterEvents, LifecycleEffects, ClosingHost, TapHost<McpSession> {
+export class SessionCore implements SessionContext, InboundHost, McpSession, HandshakeSession, OutboundWriterEvents, LifecycleHost, ActionImplementations<LifecycleAction>, ClosingHost, TapHost<McpSession> {
   readonly limits: Limits;
   readonly clock: Clock;
   readonly writer: OutboundWriter;
   /** Empty while no request runs (an idle session's state): no Map then. */
-  readonly incoming = new LazyTable<RequestId, RunningRequest>();
+  readonly incoming = new RunningRequests<RequestId, RunningRequest>();
   readonly sent = new RequestsWeSend();
   revision: LegacyRevision | undefined;
   peerCapabilities: AnyCapabilities | undefined;
@@ -67,6 +79,8 @@ export class SessionCore implements SessionContext, InboundHost, McpSession, Han
   private closingPart: SessionClosing | undefined;
   private subscription: Subscription | undefined;
   private keepalive: TimerHandle | undefined;
+  /** The lifecycle's delayed events (closing's deadlines), kept by the executor; no slot until a session closes. */
+  declare scheduled: Map<string, TimerHandle> | undefined;
 
   constructor(
     readonly role: Role,
@@ -283,21 +297,59 @@ export class SessionCore implements SessionContext, InboundHost, McpSession, Han
 
   // --- lifecycle ------------------------------------------------------------------------------------------
 
-  /** Steps the lifecycle machine; the effects it declares for the step are performed below. */
+  /** Steps the lifecycle machine; the executor performs the actions it declares with the implementations below. */
   step(event: LifecycleEvent): void {
-    runLifecycleStep(this.lifecycle, event, this);
+    runLifecycleStep(this, event);
   }
 
   handshakeRefused(): void {
     this.transport.negotiated?.(undefined);
   }
 
-  // --- lifecycle effects (LifecycleEffects: one method per action the machine declares) -------------------
+  // --- the executor's host (LifecycleHost) ----------------------------------------------------------------
 
-  entered(snapshot: LifecycleSnapshot, state: LifecycleState): void {
-    this.lifecycle = snapshot;
-    this.signalsPart?.stateChanged(state);
+  machineSnapshot(): LifecycleSnapshot {
+    return this.lifecycle;
   }
+
+  /** The step moved to `snapshot` (before its actions run, so they see the new state). */
+  enterSnapshot(snapshot: LifecycleSnapshot): void {
+    this.lifecycle = snapshot;
+  }
+
+  get actions(): ActionImplementations<LifecycleAction> {
+    return this;
+  }
+
+  delayOf(name: LifecycleDelay): number {
+    return this.closing.delayOf(name);
+  }
+
+  /** Inspected while someone observes the session (its state$) or the runtime has an inspection hook. */
+  get inspected(): boolean {
+    return this.signalsPart !== undefined || this.runtime.inspect !== undefined;
+  }
+
+  /**
+   * The one inspection hook of the session's machines: state$ hears the lifecycle's new states from it (a phase of
+   * shutting down is no new session state), and the runtime's `inspect` sees everything.
+   */
+  inspect(inspection: MachineInspection): void {
+    if (inspection.type === '@xstate.snapshot' && inspection.machineId === this.lifecycle.machine.id) {
+      this.signalsPart?.stateChanged(lifecycleState(inspection.snapshot as LifecycleSnapshot));
+    }
+    this.runtime.inspect?.(inspection);
+  }
+
+  get inspectionId(): string | undefined {
+    return this.transport.sessionId;
+  }
+
+  get machineInspector(): MachineInspector | undefined {
+    return this.runtime.inspect;
+  }
+
+  // --- lifecycle actions (one method per action the machine declares) -----------------------------------
 
   announceRevision(): void {
     if (this.revision !== undefined) this.transport.negotiated?.(this.revision);
@@ -327,8 +379,26 @@ export class SessionCore implements SessionContext, InboundHost, McpSession, Han
     for (const request of this.incoming.values()) request.shutdownStarted();
   }
 
+  awaitDrain(): void {
+    this.closing.awaitDrain();
+  }
+
+  answerUnfinished(): void {
+    this.closing.answerUnfinished();
+  }
+
+  awaitFlush(): void {
+    this.closing.awaitFlush();
+  }
+
+  endInFlight(): void {
+    this.closing.endInFlightOnClose();
+  }
+
   release(): void {
-    const reason = this.closing.reason;
+    const closing = this.closing;
+    closing.closedNow();
+    const reason = closing.reason;
     this.writer.discard(reason);
     this.subscription?.unsubscribe();
     this.subscription = undefined;
@@ -394,6 +464,10 @@ export class SessionCore implements SessionContext, InboundHost, McpSession, Han
    * stdout synchronously (Node does, to a pipe) even stops altogether on a full pipe. What a client still has to
    * answer (pings, sampling, roots) stays bounded by its writer's queue.
    */
+  onQueueEmpty(): void {
+    if (this.admits('draining')) this.closingPart?.queueEmptied();
+  }
+
   onWaiting(waiting: boolean): void {
     if (this.role !== 'server') return;
     if (waiting) this.transport.pauseReading?.();

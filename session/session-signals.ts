@@ -42,8 +42,10 @@ export class SessionSignals {
     return this.closedPromise;
   }
 
+  /** The lifecycle entered a state: told once per state (a phase of shutting down is not a new one). */
   stateChanged(state: LifecycleState): void {
-    this.stateSubject?.next(state);
+    const subject = this.stateSubject;
+    if (subject !== undefined && subject.value !== state) subject.next(state);
   }
 
   diagnose(diagnostic: SessionDiagnostic): void {

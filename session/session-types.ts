@@ -17,6 +17,7 @@ import type { AnyCapabilities, Implementation } from '../core/protocol/capabilit
 import type { ParamsOf, RequestDeclaration, ResultOf } from '../core/protocol/declarations/declaration.ts';
 import type { LegacyRevision } from '../core/protocol/versions.ts';
 import type { ExchangeKey, PortableSessionState } from '../core/transport.ts';
+import type { MachineInspector } from '../machines/executor.ts';
 import type { LifecycleEvent, LifecycleState } from '../machines/session-lifecycle.ts';
 import type { SessionMessage } from './message-tap.ts';
 
@@ -32,6 +33,13 @@ export interface SessionRuntimeOptions {
   readonly backpressure?: BackpressureOptions;
   /** Called when the peer becomes a slow consumer or keeps up again (one shared function, like `onClosed`). */
   readonly onFlow?: (session: McpSession, status: FlowStatus) => void;
+  /**
+   * Sees every step of this session's machines (its lifecycle, the requests it sends), shaped like XState's
+   * `inspect`: `@xstate.event`, `@xstate.snapshot` and `@xstate.action` events with the machine's id, the session's
+   * id, the event and the state. The session's own `state$` is fed through the same hook. One shared function, like
+   * `onClosed`; a session without it pays nothing per step.
+   */
+  readonly inspect?: MachineInspector;
   /**
    * Server only: start already operating, as if this handshake had happened. For connections that carry no
    * handshake of their own (a stateless HTTP request): requests to the client are then refused clearly,

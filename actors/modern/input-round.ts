@@ -20,7 +20,8 @@ import {
   defaultInputKey,
   missingCapabilityError,
 } from '../../core/protocol/modern.ts';
-import { type RoundSnapshot, initialRound, retriedRound, roundState, stepRound } from '../../machines/request-round.ts';
+import type { MachineHost, MachineInspection, MachineInspector } from '../../machines/executor.ts';
+import { type RoundEvent, type RoundSnapshot, initialRound, retriedRound, roundRunner, roundState } from '../../machines/request-round.ts';
 import type { InputRound } from '../handler-types.ts';
 
 /** What a round's sealed state holds: every answer the client has given for this request so far. */
@@ -34,6 +35,9 @@ export interface InputRoundSink {
   seal(inputs: SealedInputs): string;
   /** Answers the request with this result (once); the handler's own outcome is then ignored. */
   answer(result: JsonObject): void;
+  /** The session's inspection hook of its machines (the round's steps are told to it), if any. */
+  readonly machineInspector?: MachineInspector | undefined;
+  readonly inspectionId?: string | undefined;
 }
 
 /** A client's answer is untrusted: it must have the shape of the result it stands for (its method's result guard). */
@@ -42,8 +46,10 @@ export function answers(method: InputMethod, value: unknown): value is JsonObjec
 }
 
 const never = new Promise<never>(() => undefined);
+const NO_ACTIONS = Object.freeze({});
 
-export class RequestInputRound implements InputRound {
+/** A round is a host of the one executor (machines/executor.ts): it holds its snapshot; its machine declares no actions or delays. */
+export class RequestInputRound implements InputRound, MachineHost<RoundSnapshot, never> {
   /**
    * Where this round stands in the request round machine: `dispatched`, or `retried` when the client brought
    * answers; `inputRequired` once the handler needs one it was not given.
@@ -62,6 +68,43 @@ export class RequestInputRound implements InputRound {
     readonly round: number,
   ) {
     this.snapshot = round > 0 ? retriedRound : initialRound;
+  }
+
+  // --- the executor's host: no actions, no delays; inspected through the request's session ----------------
+
+  readonly actions = NO_ACTIONS;
+  declare scheduled: undefined;
+
+  get clock(): undefined {
+    return undefined;
+  }
+
+  machineSnapshot(): RoundSnapshot {
+    return this.snapshot;
+  }
+
+  enterSnapshot(snapshot: RoundSnapshot): void {
+    this.snapshot = snapshot;
+  }
+
+  delayOf(name: never): number {
+    return name;
+  }
+
+  get inspected(): boolean {
+    return this.sink?.machineInspector !== undefined;
+  }
+
+  inspect(inspection: MachineInspection): void {
+    this.sink?.machineInspector?.(inspection);
+  }
+
+  get inspectionId(): string | undefined {
+    return this.sink?.inspectionId;
+  }
+
+  private step(event: RoundEvent): void {
+    roundRunner.run(this, event);
   }
 
   /** Connects the round to the request it belongs to (they are created together). */
@@ -89,7 +132,7 @@ export class RequestInputRound implements InputRound {
       return Promise.resolve(answer);
     }
     const before = this.snapshot;
-    this.snapshot = stepRound(before, { type: 'INPUT_REQUIRED' });
+    this.step({ type: 'INPUT_REQUIRED' });
     const pending = (this.pending ??= {});
     if (this.snapshot !== before) {
       // The first need of the round. Needs made in the same turn (Promise.all, several awaits answered from

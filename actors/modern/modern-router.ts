@@ -5,6 +5,7 @@
  * the request get an actor, with a session view made of its own envelope (the server must not infer
  * anything from earlier requests).
  */
+import type { MachineInspector } from '../../machines/executor.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
 import type { LocalError } from '../../core/errors.ts';
 import type { JsonObject, JsonRpcNotification, JsonRpcRequest } from '../../core/jsonrpc.ts';
@@ -69,7 +70,7 @@ export function routeModernRequest(
     if (opened instanceof Error) return reject(session, route, id, opened.toObject());
     round = opened;
   }
-  const scope = new RequestScope(serving, method, params, envelope, inputCapable, round, facts.untimed ? Infinity : undefined, origin?.principal);
+  const scope = new RequestScope(serving, method, params, envelope, inputCapable, round, facts.untimed ? Infinity : undefined, origin?.principal, session);
   // A modern request carries its own identity; the connection's plays no part.
   const request = new IncomingRequest(session, id, method, params, token, route, scope, origin?.auth);
   scope.request = request;
@@ -117,7 +118,17 @@ class RequestScope implements ModernScope, InputRoundSink, SessionView {
     readonly timeoutMs: number | undefined,
     /** Who the transport authenticated the caller as (interceptors read it). */
     readonly principal: string | undefined,
+    /** The connection's session: its machines' inspection hook sees the request's input round. */
+    private readonly session: SessionContext,
   ) {}
+
+  get machineInspector(): MachineInspector | undefined {
+    return this.session.machineInspector;
+  }
+
+  get inspectionId(): string | undefined {
+    return this.session.inspectionId;
+  }
 
   get view(): SessionView {
     return this;

@@ -15,14 +15,16 @@ import {
   type LifecycleMachine,
   clientLifecycleMachine,
   initialLifecycle,
-  lifecycleState,
   lifecycleStep,
   serverLifecycleMachine,
 } from '../../machines/session-lifecycle.ts';
 import { createSessionAcceptor } from '../../server/session-acceptor.ts';
 import { within } from '../support/harness.ts';
 
-const EVENTS: readonly LifecycleEvent['type'][] = ['INITIALIZE', 'INITIALIZED', 'MODERN', 'HANDSHAKE_FAILED', 'CLOSE', 'DRAINED', 'TRANSPORT_CLOSED'];
+const EVENTS: readonly LifecycleEvent['type'][] = ['INITIALIZE', 'INITIALIZED', 'MODERN', 'HANDSHAKE_FAILED', 'CLOSE', 'DRAINED', 'FLUSHED', 'ENDED', 'TRANSPORT_CLOSED'];
+
+/** A state value as one name: `operating`, or `shuttingDown.flushing` for a phase of shutting down. */
+const phaseOf = (value: unknown): string => (typeof value === 'string' ? value : Object.entries(value as Record<string, unknown>).map(([top, sub]) => `${top}.${phaseOf(sub)}`)[0] ?? '');
 
 /** Every transition of a machine that changes its state, as `from EVENT -> to: actions`. */
 function transitions(machine: LifecycleMachine): string[] {
@@ -36,10 +38,10 @@ function transitions(machine: LifecycleMachine): string[] {
     for (const type of EVENTS) {
       const step = lifecycleStep(machine, snapshot, { type });
       if (step.snapshot === snapshot) {
-        assert.deepEqual(step.actions, [], `${lifecycleState(snapshot)} ${type}: an ignored event runs nothing`);
+        assert.deepEqual(step.actions, [], `${phaseOf(snapshot.value)} ${type}: an ignored event runs nothing`);
         continue;
       }
-      lines.push(`${lifecycleState(snapshot)} ${type} -> ${lifecycleState(step.snapshot)}: ${step.actions.join(',')}`);
+      lines.push(`${phaseOf(snapshot.value)} ${type} -> ${phaseOf(step.snapshot.value)}: ${step.actions.join(',')}`);
       todo.push(step.snapshot);
     }
   }
@@ -48,32 +50,42 @@ function transitions(machine: LifecycleMachine): string[] {
 
 test('lifecycle actions - the server machine declares what entering and leaving each state does', () => {
   assert.deepEqual(transitions(serverLifecycleMachine), [
-    'awaitingInitialize CLOSE -> shuttingDown: signalShutdown',
+    'awaitingInitialize CLOSE -> shuttingDown.draining: signalShutdown,awaitDrain',
     'awaitingInitialize INITIALIZE -> awaitingInitialized: announceRevision',
     'awaitingInitialize MODERN -> stateless: ',
     'awaitingInitialize TRANSPORT_CLOSED -> closed: release',
-    'awaitingInitialized CLOSE -> shuttingDown: signalShutdown',
+    'awaitingInitialized CLOSE -> shuttingDown.draining: signalShutdown,awaitDrain',
     'awaitingInitialized INITIALIZED -> operating: releaseDeferred,startKeepalive',
     'awaitingInitialized TRANSPORT_CLOSED -> closed: release',
-    'operating CLOSE -> shuttingDown: stopKeepalive,signalShutdown',
+    'operating CLOSE -> shuttingDown.draining: stopKeepalive,signalShutdown,awaitDrain',
     'operating TRANSPORT_CLOSED -> closed: stopKeepalive,release',
-    'shuttingDown DRAINED -> closed: release',
-    'shuttingDown TRANSPORT_CLOSED -> closed: release',
-    'stateless CLOSE -> shuttingDown: signalShutdown',
+    'shuttingDown.draining DRAINED -> shuttingDown.flushing: answerUnfinished,awaitFlush',
+    'shuttingDown.draining TRANSPORT_CLOSED -> closed: release',
+    'shuttingDown.ending ENDED -> closed: release',
+    'shuttingDown.ending TRANSPORT_CLOSED -> closed: release',
+    'shuttingDown.flushing FLUSHED -> shuttingDown.ending: endInFlight',
+    'shuttingDown.flushing TRANSPORT_CLOSED -> closed: release',
+    'stateless CLOSE -> shuttingDown.draining: signalShutdown,awaitDrain',
     'stateless TRANSPORT_CLOSED -> closed: release',
   ]);
 });
 
 test('lifecycle actions - the client machine declares the same effects, without a revision to announce', () => {
   assert.deepEqual(transitions(clientLifecycleMachine), [
-    'initializing CLOSE -> shuttingDown: signalShutdown',
-    'initializing HANDSHAKE_FAILED -> shuttingDown: signalShutdown',
+    'initializing CLOSE -> shuttingDown.draining: signalShutdown,awaitDrain',
+    'initializing HANDSHAKE_FAILED -> shuttingDown.stopping: signalShutdown',
     'initializing INITIALIZED -> operating: releaseDeferred,startKeepalive',
     'initializing TRANSPORT_CLOSED -> closed: release',
-    'operating CLOSE -> shuttingDown: stopKeepalive,signalShutdown',
+    'operating CLOSE -> shuttingDown.draining: stopKeepalive,signalShutdown,awaitDrain',
     'operating TRANSPORT_CLOSED -> closed: stopKeepalive,release',
-    'shuttingDown DRAINED -> closed: release',
-    'shuttingDown TRANSPORT_CLOSED -> closed: release',
+    'shuttingDown.draining DRAINED -> shuttingDown.flushing: answerUnfinished,awaitFlush',
+    'shuttingDown.draining TRANSPORT_CLOSED -> closed: release',
+    'shuttingDown.ending ENDED -> closed: release',
+    'shuttingDown.ending TRANSPORT_CLOSED -> closed: release',
+    'shuttingDown.flushing FLUSHED -> shuttingDown.ending: endInFlight',
+    'shuttingDown.flushing TRANSPORT_CLOSED -> closed: release',
+    'shuttingDown.stopping CLOSE -> shuttingDown.draining: awaitDrain',
+    'shuttingDown.stopping TRANSPORT_CLOSED -> closed: release',
   ]);
 });
 

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { getSimplePaths } from 'xstate/graph';
 import { isLocalError } from '../../core/errors.ts';
 import type { LifecycleTag } from '../../core/protocol/lifecycle-tags.ts';
+import { delayedEventsOf } from '../../machines/executor.ts';
 import { SessionCore } from '../../session/session-core.ts';
 import {
   type LifecycleEvent,
@@ -29,11 +30,22 @@ const EVENTS: readonly LifecycleEvent[] = [
   { type: 'HANDSHAKE_FAILED' },
   { type: 'CLOSE' },
   { type: 'DRAINED' },
+  { type: 'FLUSHED' },
+  { type: 'ENDED' },
   { type: 'TRANSPORT_CLOSED' },
 ];
 
+/** The events a machine's closing deadlines raise (its `after` transitions), as the executor delivers them. */
+const deadlinesOf = (machine: LifecycleMachine): LifecycleEvent[] => delayedEventsOf(machine) as LifecycleEvent[];
+
+/** What an orderly close takes: the close, the drain and the flush over, everything in flight ended. */
+const CLOSING: readonly LifecycleEvent['type'][] = ['CLOSE', 'DRAINED', 'FLUSHED', 'ENDED'];
+
 interface PathState {
+  /** The state with its phase (`shuttingDown.flushing`). */
   readonly value: string;
+  /** The session's state (`shuttingDown`). */
+  readonly state: string;
   readonly tags: ReadonlySet<string>;
   readonly done: boolean;
 }
@@ -43,16 +55,20 @@ interface Path {
   readonly states: readonly PathState[];
 }
 
+/** A state value as one name: `operating`, or `shuttingDown.flushing` for a phase of shutting down. */
+const phaseOf = (value: unknown): string => (typeof value === 'string' ? value : Object.entries(value as Record<string, unknown>).map(([top, sub]) => `${top}.${phaseOf(sub)}`)[0] ?? '');
+
 const toPathState = (snapshot: { readonly value: unknown; readonly tags: Set<string>; readonly status: string }): PathState => ({
-  value: String(snapshot.value),
+  value: phaseOf(snapshot.value),
+  state: phaseOf(snapshot.value).split('.')[0] ?? '',
   tags: snapshot.tags,
   done: snapshot.status === 'done',
 });
 
 function pathsOf(role: 'server' | 'client'): Path[] {
   const raw = role === 'server'
-    ? getSimplePaths(serverLifecycleMachine, { events: EVENTS })
-    : getSimplePaths(clientLifecycleMachine, { events: EVENTS });
+    ? getSimplePaths(serverLifecycleMachine, { events: [...EVENTS, ...deadlinesOf(serverLifecycleMachine)] })
+    : getSimplePaths(clientLifecycleMachine, { events: [...EVENTS, ...deadlinesOf(clientLifecycleMachine)] });
   return raw.map((path) => ({
     // The first step is XState's init event; the lifecycle events follow.
     events: path.steps.slice(1).map((step) => step.event.type),
@@ -64,12 +80,13 @@ const ROLES = {
   server: {
     machine: serverLifecycleMachine as LifecycleMachine,
     initial: 'awaitingInitialize',
-    states: ['awaitingInitialize', 'awaitingInitialized', 'operating', 'shuttingDown', 'closed'],
+    // No server path enters shuttingDown.stopping: only a client's failed handshake waits there for its close.
+    states: ['awaitingInitialize', 'awaitingInitialized', 'operating', 'shuttingDown.draining', 'shuttingDown.flushing', 'shuttingDown.ending', 'closed'],
   },
   client: {
     machine: clientLifecycleMachine as LifecycleMachine,
     initial: 'initializing',
-    states: ['initializing', 'operating', 'shuttingDown', 'closed'],
+    states: ['initializing', 'operating', 'shuttingDown.stopping', 'shuttingDown.draining', 'shuttingDown.flushing', 'shuttingDown.ending', 'closed'],
   },
 } as const;
 
@@ -116,7 +133,7 @@ for (const role of ['server', 'client'] as const) {
           assert.equal(has(state, 'admit-handshake'), !leftInitial, `${label}: ${state.value} admit-handshake`);
           assert.equal(has(state, 'admit-outbound'), state.value === 'operating', `${label}: ${state.value} admit-outbound`);
           assert.equal(has(state, 'defer-outbound'), state.value === 'awaitingInitialized', `${label}: ${state.value} defer-outbound`);
-          assert.equal(has(state, 'draining'), state.value === 'shuttingDown', `${label}: ${state.value} draining`);
+          assert.equal(has(state, 'draining'), state.state === 'shuttingDown', `${label}: ${state.value} draining`);
           if (has(state, 'admit-handshake')) assert.equal(has(state, 'admit-inbound'), false, `${state.value} admits inbound before the handshake`);
           if (has(state, 'draining')) {
             for (const tag of ['admit-ping', 'admit-inbound', 'admit-handshake'] as const) assert.equal(has(state, tag), false, `${state.value} ${tag}`);
@@ -140,17 +157,19 @@ for (const role of ['server', 'client'] as const) {
         assert.equal(lifecycleState(stepLifecycle(machine, end, { type: 'TRANSPORT_CLOSED' })), 'closed', `${path.events.join('>')} + TRANSPORT_CLOSED`);
         const closing = stepLifecycle(machine, end, { type: 'CLOSE' });
         assert.equal(lifecycleState(closing), 'shuttingDown', `${path.events.join('>')} + CLOSE`);
-        assert.equal(lifecycleState(stepLifecycle(machine, closing, { type: 'DRAINED' })), 'closed', `${path.events.join('>')} + CLOSE + DRAINED`);
+        let ended = closing;
+        for (const type of CLOSING.slice(1)) ended = stepLifecycle(machine, ended, { type });
+        assert.equal(lifecycleState(ended), 'closed', `${path.events.join('>')} + ${CLOSING.join(' + ')}`);
       }
     });
 
     test(`${role} paths - the session's memoised stepping agrees with XState on every path, and closed absorbs every event`, () => {
       for (const path of paths) {
         let snapshot = initialLifecycle(machine);
-        const seen = [lifecycleState(snapshot)];
+        const seen = [phaseOf(snapshot.value)];
         for (const type of path.events) {
           snapshot = stepLifecycle(machine, snapshot, { type });
-          seen.push(lifecycleState(snapshot));
+          seen.push(phaseOf(snapshot.value));
           assert.deepEqual([...snapshot.tags].sort(), [...(path.states[seen.length - 1]?.tags ?? [])].sort());
         }
         assert.deepEqual(seen, path.states.map((state) => state.value));
@@ -162,9 +181,13 @@ for (const role of ['server', 'client'] as const) {
   });
 }
 
-/** The state sequence of the simple path taking exactly these events (undefined when there is none). */
+/**
+ * The session states (what state$ emits: a phase of shutting down is no new state) of the simple path taking
+ * exactly these events (undefined when there is none).
+ */
 function machinePath(role: 'server' | 'client', events: readonly LifecycleEvent['type'][]): string[] | undefined {
-  return pathsOf(role).find((path) => path.events.join('>') === events.join('>'))?.states.map((state) => state.value);
+  const states = pathsOf(role).find((path) => path.events.join('>') === events.join('>'))?.states.map((state) => state.state);
+  return states?.filter((state, index) => state !== states[index - 1]);
 }
 
 function statesOf(log: WireLog): string[] {
@@ -178,7 +201,7 @@ describe('real sessions along the lifecycle paths', () => {
     assert.deepEqual((await h.peer.call('p', 'ping')).result, {});
     await h.session.close();
     await within(h.peer.closed);
-    assert.deepEqual(statesOf(h.wire), machinePath('server', ['INITIALIZE', 'INITIALIZED', 'CLOSE', 'DRAINED']));
+    assert.deepEqual(statesOf(h.wire), machinePath('server', ['INITIALIZE', 'INITIALIZED', ...CLOSING]));
     assert.deepEqual(h.wire.sentAfterClose(), []);
     assert.equal(h.wire.sent.length, 2);
     h.oracle.assertClean();
@@ -209,7 +232,7 @@ describe('real sessions along the lifecycle paths', () => {
     assert.deepEqual((await h.peer.call('p', 'ping')).result, {});
     await h.session.close();
     await within(h.peer.closed);
-    assert.deepEqual(statesOf(h.wire), machinePath('server', ['CLOSE', 'DRAINED']));
+    assert.deepEqual(statesOf(h.wire), machinePath('server', CLOSING));
     assert.deepEqual(h.wire.sentAfterClose(), []);
     assert.equal(h.wire.sent.length, 1);
     h.oracle.assertClean();
@@ -221,7 +244,7 @@ describe('real sessions along the lifecycle paths', () => {
     await pair.client.close();
     await within(pair.server.closed);
     // The client's state$ is observed from the moment connectSession hands the session out.
-    assert.deepEqual(statesOf(pair.clientWire), machinePath('client', ['INITIALIZED', 'CLOSE', 'DRAINED'])?.slice(1));
+    assert.deepEqual(statesOf(pair.clientWire), machinePath('client', ['INITIALIZED', ...CLOSING])?.slice(1));
     assert.deepEqual(statesOf(pair.serverWire), machinePath('server', ['INITIALIZE', 'INITIALIZED', 'TRANSPORT_CLOSED']));
     assert.deepEqual(pair.clientWire.sentAfterClose(), []);
     pair.assertClean();
@@ -257,7 +280,7 @@ describe('real sessions along the lifecycle paths', () => {
     session.step({ type: 'HANDSHAKE_FAILED' });
     assert.equal(session.state, 'shuttingDown');
     await session.close();
-    assert.deepEqual(statesOf(spied.log), machinePath('client', ['HANDSHAKE_FAILED', 'DRAINED']));
+    assert.deepEqual(statesOf(spied.log), machinePath('client', ['HANDSHAKE_FAILED', ...CLOSING]));
     assert.throws(() => session.notify('notifications/roots/list_changed'), (error) => isLocalError(error, 'ConnectionClosed'));
     assert.deepEqual(spied.log.sentAfterClose(), []);
     oracle.assertClean();

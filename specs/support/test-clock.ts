@@ -57,6 +57,20 @@ export class TestClock implements Clock {
     return this.timers.size;
   }
 
+  /** Repeating timers (intervals) scheduled and not cancelled: a session that polls would hold one. */
+  get intervals(): number {
+    let count = 0;
+    for (const timer of this.timers.values()) if (timer.every !== undefined) count++;
+    return count;
+  }
+
+  /** Timers due in exactly `ms` from now (a deadline of that length, armed now), for specs that find one timer. */
+  dueIn(ms: number): number {
+    let count = 0;
+    for (const timer of this.timers.values()) if (timer.at === this.time + ms) count++;
+    return count;
+  }
+
   /** The instant the next timer is due, if any. */
   get nextDue(): number | undefined {
     return this.next(Infinity)?.at;
