@@ -50,7 +50,8 @@ try {
   clearInterval(keepBusy);
   const metrics = await firstValueFrom(host.metrics$.pipe(filter((sample) => sample.liveSessions === 1)));
   assert.equal(metrics.expired, 1);
-  assert.deepEqual(events, ['expired']);
+  // The host told of the refusal (with its reason) and of the expiry, in that order.
+  assert.deepEqual(events, ['refused', 'expired']);
 
   // Its place is free again.
   const third = await connect();

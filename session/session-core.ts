@@ -388,11 +388,17 @@ export class SessionCore implements SessionContext, McpSession, HandshakeSession
   }
 
   /**
-   * The session reads only while it can answer: while its writer waits for the peer, a medium that can stop
+   * A server reads only while it can answer: while its writer waits for the peer, a medium that can stop
    * reading does (its peer's writes then wait in turn), so a burst of requests can never produce more answers and
    * refusals than the writer holds. Media with an exchange per request (HTTP, NATS) cannot, and need not.
+   *
+   * A client never stops reading: what it reads are mostly answers, which free its peer. If both ends stopped
+   * reading while their writes waited, each would wait for the other for ever; a server process writing its
+   * stdout synchronously (Node does, to a pipe) even stops altogether on a full pipe. What a client still has to
+   * answer (pings, sampling, roots) stays bounded by its writer's queue.
    */
   onWaiting(waiting: boolean): void {
+    if (this.role !== 'server') return;
     if (waiting) this.transport.pauseReading?.();
     else this.transport.resumeReading?.();
   }
