@@ -6,7 +6,7 @@
  *   tsx scripts/build-stamp.ts ensure   runs `npm run build` unless dist/ is the build of the current sources
  *
  * What dist/ was built from is a SHA-256 over the files the compiler takes from tsconfig.build.json (paths and
- * contents, as tsc itself lists them), both tsconfig files, package.json and the TypeScript version, kept in
+ * contents, as tsc itself lists them), both tsconfig files, package.json, the bundler script and the TypeScript version, kept in
  * dist/.build-stamp (left out of the package by `files`). An edited, added or removed source changes it; so does
  * a build that failed half-way, since `npm run build` empties dist/ first and writes the stamp last.
  */
@@ -29,7 +29,7 @@ export function sourcesDigest(): string {
     },
   });
   if (parsed === undefined) throw new Error(`cannot read ${BUILD_CONFIG}`);
-  const files = [...parsed.fileNames, BUILD_CONFIG, join(root, 'tsconfig.json'), join(root, 'package.json')].map((file) => relative(root, file)).sort();
+  const files = [...parsed.fileNames, BUILD_CONFIG, join(root, 'tsconfig.json'), join(root, 'package.json'), join(root, 'scripts', 'bundle.ts')].map((file) => relative(root, file)).sort();
   const hash = createHash('sha256').update(`typescript ${ts.version}\n`);
   for (const file of files) hash.update(`${file}\n${String(readFileSync(join(root, file)).length)}\n`).update(readFileSync(join(root, file)));
   return hash.digest('hex');

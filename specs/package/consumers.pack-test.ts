@@ -32,7 +32,7 @@ describe('package: the packed tarball in throwaway projects', () => {
     const packed = await packTarball(work);
     tarball = packed.path;
     packedFiles = packed.files;
-    plain = project(join(work, 'plain'), { name: 'plain-consumer' }, ['esm.mjs', 'cjs.cjs', 'no-peers.mjs', 'types-no-peers.mts', 'browser.mjs', 'load.mjs', 'load-server.mjs']);
+    plain = project(join(work, 'plain'), { name: 'plain-consumer' }, ['esm.mjs', 'cjs.cjs', 'no-peers.mjs', 'modules-loaded.mjs', 'types-no-peers.mts', 'browser.mjs', 'load.mjs', 'load-server.mjs']);
     typed = project(join(work, 'typed'), { name: 'typed-consumer', type: 'module' }, ['typed/server.ts', 'typed/client.ts', 'effect-present.mjs']);
     natsOnly = project(join(work, 'nats-only'), { name: 'nats-only-consumer', type: 'module' }, ['nats-only.mjs']);
     // One after the other: two npm installs at once would share (and race on) the npm cache.
@@ -47,14 +47,25 @@ describe('package: the packed tarball in throwaway projects', () => {
     if (work !== '') rmSync(work, { recursive: true, force: true });
   });
 
-  test('package - the tarball holds the built package, its sources for the maps, and the docs; no specs, bench or CI', () => {
-    for (const needed of ['package.json', 'README.md', 'LICENSE', 'dist/index.js', 'dist/index.d.ts', 'dist/index.d.ts.map', 'dist/index.js.map', 'dist/cli/rxmcp.js', 'index.ts']) {
+  test('package - the tarball holds the built package (bundled JavaScript, declarations) and the docs; no sources, maps, specs, bench or CI', () => {
+    for (const needed of ['package.json', 'README.md', 'LICENSE', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/rxmcp.js', 'dist/transports/http/index.js']) {
       assert.ok(packedFiles.includes(needed), `${needed} is packed`);
     }
-    const unwanted = packedFiles.filter((file) => /^(specs|bench|\.ci|node_modules)\/|^tsconfig|^eslint|^\.dependency-cruiser|\.spec\.ts$/.test(file));
+    assert.ok(packedFiles.some((file) => /^dist\/chunks\/[^/]+\.js$/.test(file)), 'the entry points share chunks');
+    const unwanted = packedFiles.filter((file) => /^(specs|bench|\.ci|node_modules)\/|^tsconfig|^eslint|^\.dependency-cruiser|\.map$|(?<!\.d)\.ts$/.test(file));
     assert.deepEqual(unwanted, []);
     const bin = readFileSync(join(plain, 'node_modules', 'rxmcp', 'dist', 'cli', 'rxmcp.js'), 'utf8');
     assert.equal(bin.split('\n')[0], '#!/usr/bin/env node');
+  });
+
+  test('package - the root import loads a few bundled files: rxjs from its ES build inside them, none of its CommonJS modules', async () => {
+    const stdout = await ok(process.execPath, ['modules-loaded.mjs'], plain);
+    const loaded = JSON.parse(stdout) as { readonly files: readonly string[] };
+    const fromPackage = (name: string): string[] => loaded.files.filter((file) => file.includes(`/node_modules/${name}/`));
+    assert.deepEqual(fromPackage('rxjs'), [], 'no module of the rxjs package is loaded');
+    assert.deepEqual(fromPackage('xstate'), [], 'xstate is bundled');
+    const ours = fromPackage('rxmcp');
+    assert.ok(ours.length > 0 && ours.length <= 40, `the root loads ${String(ours.length)} files of rxmcp: ${ours.join(', ')}`);
   });
 
   test('package - plain Node ESM, no loader: server and client over memory and over HTTP on 127.0.0.1', async () => {
