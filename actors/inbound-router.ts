@@ -21,7 +21,7 @@ import {
 import { methodAvailable, methodRule, type Role } from '../core/protocol/methods.ts';
 import { allowsBatches } from '../core/protocol/versions.ts';
 import { readEnvelope } from '../core/protocol/modern.ts';
-import { type FrameEnvelope, lateEnvelopeOf } from '../core/frame-envelope.ts';
+import { type FrameEnvelope, envelopeFor, lateEnvelopeOf } from '../core/frame-envelope.ts';
 import type { ModernServing } from './modern/modern-serving.ts';
 import type { ExchangeKey, FrameOrigin, InboundFrame } from '../core/transport.ts';
 import { BatchResponses } from './batch.ts';
@@ -40,8 +40,9 @@ function peerRole(role: Role): Role {
 export function routeFrame(session: SessionContext, frame: InboundFrame): void {
   switch (frame.type) {
     case 'message':
-      // Media read each frame's envelope where they decode it; a frame from a medium that did not is read here, once.
-      return routePayload(session, frame.envelope ?? lateEnvelopeOf(frame.payload), frame.payload, frame.exchange, undefined, frame.origin, frame.mirror);
+      // Media read each frame's envelope where they decode it; a frame from a medium that did not (or whose payload a
+      // wrapping transport replaced) is read here, once.
+      return routePayload(session, envelopeFor(frame.envelope, frame.payload), frame.payload, frame.exchange, undefined, frame.origin, frame.mirror);
     case 'malformed':
       session.diagnose({ type: 'malformed-frame', detail: frame.error.message });
       return reject(session, direct(frame.exchange), undefined, malformedError(frame.error));

@@ -53,6 +53,19 @@ export function lateEnvelopeOf(payload: unknown): FrameEnvelope {
 }
 
 /**
+ * The envelope that describes `payload`: the frame's own when it was read from this very payload, else read now.
+ * A transport of one's own may wrap a medium and hand on its frames with another payload (a proxy rewriting
+ * results, a test tampering with them) while the frame still carries the medium's envelope; routing by that
+ * envelope would act on the message the medium decoded, not the one the session was given. One identity check.
+ */
+export function envelopeFor(envelope: FrameEnvelope | undefined, payload: unknown): FrameEnvelope {
+  if (envelope === undefined) return lateEnvelopeOf(payload);
+  const classified = envelope.classified;
+  const described = classified.kind === 'batch' ? classified.items : classified.kind === 'invalid' ? undefined : classified.message;
+  return described === payload ? envelope : lateEnvelopeOf(payload);
+}
+
+/**
  * How many frame envelopes were read in this process so far (`byMedia`: where frames were decoded; `late`: by a
  * session, for frames that came without one). Lets a spec prove every frame is read once. Two counters, no
  * allocation on the path.

@@ -23,6 +23,7 @@ const calls: Readonly<Record<string, { readonly args: Record<string, unknown>; r
   count: { args: { n: 2 }, text: /^Counted to 2\.$/ },
   greet: { args: {}, text: /^Hello, friend! \(Your client cannot answer questions/ },
   stats: { args: { numbers: [2, 4] }, text: /"sum":6/ },
+  whoami: { args: {}, text: /^You are anonymous: this server takes no tokens/ },
 };
 
 /** Starts `rxmcp serve --port 0` and resolves with the URL it prints. */
