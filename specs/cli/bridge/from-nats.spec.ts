@@ -3,6 +3,7 @@
  * stdio server (as a desktop app would) and reaches an MCP server hosted on NATS, first an rxmcp server in
  * this process, then server-everything behind `rxmcp bridge to-nats` (SDK client -> from-nats -> NATS ->
  * to-nats -> server-everything). `--era` is checked with our own client over stdio.
+ * @serial: an era-detecting client probes through a bridge child started with tsx, within the probe's wall-clock limit: on a loaded machine the probe times out and the client falls back to legacy
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

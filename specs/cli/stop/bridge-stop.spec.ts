@@ -5,6 +5,7 @@
  * naming the deadline and the bridge exits 0 within the drain and 1 s more, and so once its NATS server is
  * killed (it took 18 s). `from-nats`: the same, and with a stdio client that never reads its answers. Both fail
  * at once (exit 1) with NATS unreachable from the start.
+ * @serial: each bridge process must exit within its drain time plus 1 s of wall clock: CPU contention stretches that
  */
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
