@@ -35,6 +35,7 @@
  * processes and in nats-server (both from /proc/<pid>/stat, 10 ms ticks). Everything shares the machine's cores.
  */
 import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Msg, type MsgHdrs, type NatsConnection, connect, createInbox } from '@nats-io/transport-node';
 import { createClient, type JsonObject } from '../index.ts';
@@ -379,7 +380,9 @@ function versions(): { natsServer: string; nats: string } {
   } catch {
     // Reported as unknown.
   }
-  return { natsServer, nats: `nats.js ${(JSON.parse(execFileSync('node', ['-p', 'JSON.stringify(require("nats/package.json"))'], { cwd: repoRoot, encoding: 'utf8' })) as { version: string }).version}` };
+  // Read from the file: the package's exports map does not offer its package.json.
+  const manifest = JSON.parse(readFileSync(join(repoRoot, 'node_modules', '@nats-io', 'transport-node', 'package.json'), 'utf8')) as { version: string };
+  return { natsServer, nats: `nats.js (@nats-io/transport-node) ${manifest.version}` };
 }
 
 async function stopAll(processes: readonly ServerProcess[], nats: NatsServerProcess): Promise<void> {

@@ -21,6 +21,11 @@ const PROGRAM = fileURLToPath(new URL('./stdio-program.ts', import.meta.url));
 const STDIN_STALL_MS = 20_000;
 /** How long a server may take to exit once its stdin closed. */
 const EXIT_MS = 10_000;
+/**
+ * How long the child may take to start serving (its first heap sample says it runs). Under a loaded machine tsx
+ * alone can take seconds to load the program; that start is no answer time, so the script's clock starts after it.
+ */
+const START_MS = 30_000;
 
 class StdioConnection implements Connection {
   readonly messages: unknown[] = [];
@@ -31,8 +36,12 @@ class StdioConnection implements Connection {
   private stdoutEnded = false;
   readonly exited: Promise<void>;
   private stderrTail = '';
+  private started: (() => void) | undefined;
+  /** Settles once the program runs (its first heap sample), or once it exited before that. */
+  readonly running: Promise<void>;
 
   constructor(readonly child: ChildProcessWithoutNullStreams) {
+    this.running = new Promise<void>((resolve) => (this.started = resolve));
     const decoder = createStreamDecoder(jsonCodec, 256 * 1024 * 1024);
     child.stdout.on('data', (chunk: Buffer) =>
       decoder.push(chunk, (item) => {
@@ -47,12 +56,17 @@ class StdioConnection implements Connection {
       this.stderrTail = lines.pop() ?? '';
       for (const line of lines) {
         const sample = /^heap (\d+)$/.exec(line);
-        if (sample !== null) this.heap.push(Number(sample[1]));
+        if (sample !== null) {
+          this.heap.push(Number(sample[1]));
+          this.started?.();
+          this.started = undefined;
+        }
         else if (this.stderr.length < 200) this.stderr.push(line);
       }
     });
     child.stdin.on('error', () => undefined); // EPIPE after the server went away: the exit says why
     this.exited = once(child, 'exit').then(([code, signal]) => void (this.exit = { code: code as number | null, signal: signal as NodeJS.Signals | null }));
+    void this.exited.then(() => this.started?.());
   }
 
   async send(frames: readonly { readonly text: string }[]): Promise<void> {
@@ -102,6 +116,8 @@ export function stdioUnderTest(bounds: Partial<TrafficBounds> = {}): TransportUn
       const connection = new StdioConnection(child);
       try {
         const script = renderScenario(scenario, this.render);
+        const startedInTime = await Promise.race([connection.running.then(() => true), sleep(START_MS, undefined, { ref: false }).then(() => false)]);
+        if (!startedInTime) return { violations: [`the server program did not start within ${START_MS} ms`], framesSent: 0, maxHeapBytes: 0 };
         const result = await drive(connection, script);
         const violations = [...result.violations];
         const endedEarly = connection.exit !== undefined && scenario.endInput !== true;

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { within } from '../../support/harness.ts';
 import { RawMcp, asBody, asStream, rawRequest } from '../../support/http-raw-client.ts';
+import { type EventStore, InMemoryEventStore } from '../../../transports/http/index.ts';
 import { answers, resultText, serve } from './fixtures.ts';
 
 const waitCall = (id: number, key: string): Record<string, unknown> => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'wait', arguments: { key } } });
@@ -72,5 +73,39 @@ describe('http server: graceful close', () => {
     // Nothing is served any more.
     const after = await rawRequest(served.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' }).catch(() => undefined);
     assert.ok(after === undefined || after.status === 503, 'the listener is closed, or refuses');
+  });
+
+  test('a GET stream still waiting for its event store when the endpoint closes is ended cleanly by the close', async () => {
+    // The store answers the GET's priming append only when told: the close comes while the stream waits for it.
+    const memory = new InMemoryEventStore();
+    let hold = false;
+    let asked!: () => void;
+    const appendAsked = new Promise<void>((resolve) => (asked = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const store: EventStore = {
+      append(sessionId, streamId, message) {
+        if (!hold) return memory.append(sessionId, streamId, message);
+        asked();
+        return released.then(() => memory.append(sessionId, streamId, message));
+      },
+      replayAfter: (sessionId, lastEventId) => memory.replayAfter(sessionId, lastEventId),
+      dropSession: (sessionId) => memory.dropSession(sessionId),
+    };
+    await using served = await serve({ eventStore: store });
+    const mcp = new RawMcp(served.url);
+    await mcp.initialize();
+    hold = true;
+    const getting = mcp.get();
+    await within(appendAsked, 2000, 'the GET asking the store for its priming id');
+    const closing = served.http.close({ drainMs: 1000 });
+    const standalone = asStream(await within(getting, 2000, 'the GET answered'));
+    assert.equal(standalone.status, 200);
+    assert.equal(await within(standalone.done, 2000, 'the standalone GET stream'), 'ended', 'ended by the server, cleanly, though its store had not answered');
+    await within(closing, 2000, 'the close');
+    // The store answers late: nothing is written on the ended stream, nothing throws.
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    mcp.assertClean();
   });
 });

@@ -80,7 +80,11 @@ export class HttpSessionTransport implements Transport {
   private nextExchange = 0;
   /** Makes this process's stream ids unique in a store other processes share (restored sessions only). */
   private readonly streamSuffix: string;
-  /** Resumed streams carried here from the store while they run elsewhere: ended when the session closes here. */
+  /**
+   * Connections ended when the session closes here that no stream of this session may hold: resumed streams carried
+   * from the store while they run elsewhere, and connections whose stream waits for the store (its priming id, its
+   * position in a shared stream). A close in that wait ends them at once, while their sockets are still open.
+   */
   private followers: Set<SseConnection> | undefined;
   /** The connections of cancelled request streams, kept open (held-streams.ts); made for the first. */
   private held: HeldStreams | undefined;
@@ -171,8 +175,13 @@ export class HttpSessionTransport implements Transport {
     const primed = this.primingId(stream.id);
     // Keep-alive comments from the start, as for any stream, unless the request runs now: a stream answered while
     // it is opened (the usual case: the session answers synchronously) then holds no timer it would cancel at once.
-    if (primed instanceof Promise) connection.keepIdleAlive();
+    if (primed instanceof Promise) {
+      connection.keepIdleAlive();
+      this.endWhenClosed(connection);
+    }
     return andThen(primed, (primingId) => {
+      // The session closed while the store was asked: the stream was ended then, and its requests are not read.
+      if (this.closed) return;
       if (primingId !== undefined) void connection.write(this.primingEvent(primingId));
       this.attach(stream, connection);
       this.feed(this.messageFrame(payload, envelope, stream.id, origin));
@@ -199,14 +208,20 @@ export class HttpSessionTransport implements Transport {
     const shared = this.sharedStandalone;
     if (shared !== undefined) {
       // A position in the shared stream to follow from (shown to the client as the priming event when primed).
-      return andThen(shared.append(this.sessionId as string, STANDALONE_STREAM, null), (position) => {
-        if (this.polls) void connection.write(this.primingEvent(position));
+      const position = shared.append(this.sessionId as string, STANDALONE_STREAM, null);
+      if (position instanceof Promise) this.endWhenClosed(connection);
+      return andThen(position, (at) => {
+        if (this.closed) return true;
+        if (this.polls) void connection.write(this.primingEvent(at));
         this.attach(stream, connection);
-        this.followShared(connection, position);
+        this.followShared(connection, at);
         return true;
       });
     }
-    return andThen(this.primingId(stream.id), (primingId) => {
+    const primed = this.primingId(stream.id);
+    if (primed instanceof Promise) this.endWhenClosed(connection);
+    return andThen(primed, (primingId) => {
+      if (this.closed) return true;
       if (primingId !== undefined) void connection.write(this.primingEvent(primingId));
       this.attach(stream, connection);
       return true;
@@ -343,6 +358,11 @@ export class HttpSessionTransport implements Transport {
 
   /** A connection carrying a stream followed from the store: ended if the session closes first. */
   trackFollower(connection: SseConnection): void {
+    this.endWhenClosed(connection);
+  }
+
+  /** Ends `connection` (once) when the session closes, or at once if it has. */
+  private endWhenClosed(connection: SseConnection): void {
     if (this.closed) return connection.end();
     const followers = (this.followers ??= new Set());
     followers.add(connection);
