@@ -6,7 +6,7 @@
  * Chains are composed once per method, on first use after each `use`; the request object is made per send, and
  * the signal interceptors see aborts when the caller stops listening.
  */
-import { Observable, type Subscriber, type Subscription, type TeardownLogic } from 'rxjs';
+import { Observable, type Subscriber, type Subscription } from 'rxjs';
 import { onAbort } from '../core/abort.ts';
 import { LocalError } from '../core/errors.ts';
 import type { JsonObject } from '../core/jsonrpc.ts';
@@ -37,28 +37,21 @@ export class OutgoingInterceptors implements OutgoingInterception {
     let chain = this.chains.get(method);
     if (chain === undefined && !this.chains.has(method)) this.chains.set(method, (chain = this.interceptors.chain('outgoing', method, runIntercepted)));
     if (chain === undefined) return undefined;
-    return new InterceptedSend(chain, session, spec, send);
+    return interceptedSend(chain, session, spec, send);
   }
 }
 
-/** One intercepted send, as an Observable (a class: no closures per request). */
-class InterceptedSend extends Observable<RequestEvent<object>> {
-  constructor(
-    private readonly chain: Chain,
-    private readonly session: SessionContext,
-    private readonly spec: OutgoingRequestSpec,
-    private readonly send: Send,
-  ) {
-    super();
-  }
-
-  // Observable's own subscription hook (internal to RxJS's typings, stable since RxJS 5).
-  _subscribe(subscriber: Subscriber<RequestEvent<object>>): TeardownLogic {
-    const runner = new SendRunner(this.session, this.spec, this.send, subscriber);
-    const request = interceptedRequest({ direction: 'outgoing', method: this.spec.method, params: runner.params, id: undefined, session: sessionOf(this.session) }, runner);
-    runner.subscription = this.chain(request).subscribe(runner);
+/**
+ * One intercepted send, as an Observable: each subscription runs the chain afresh (a retrying interceptor
+ * subscribes again), and its teardown is the runner's, which aborts what the interceptors see.
+ */
+function interceptedSend(chain: Chain, session: SessionContext, spec: OutgoingRequestSpec, send: Send): Observable<RequestEvent<object>> {
+  return new Observable<RequestEvent<object>>((subscriber) => {
+    const runner = new SendRunner(session, spec, send, subscriber);
+    const request = interceptedRequest({ direction: 'outgoing', method: spec.method, params: runner.params, id: undefined, session: sessionOf(session) }, runner);
+    runner.subscription = chain(request).subscribe(runner);
     return runner;
-  }
+  });
 }
 
 function sessionOf(session: SessionContext): InterceptedSession {
