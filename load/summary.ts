@@ -5,7 +5,7 @@
 import type { LatencySummary } from './latency.ts';
 import type { LiveStatus } from './options.ts';
 import type { LoadResult } from './result.ts';
-import { type Counts, LOST_CODES } from './tally.ts';
+import { type Counts, LOST_CODES, lostOf } from './tally.ts';
 import { formatAt, formatBytes, formatCount, formatMs, formatPercent } from './units.ts';
 
 const COLUMNS = ['', 'sent', 'ok', 'errors', 'wrong', 'hung', 'p50', 'p90', 'p99', 'p99.9', 'max'] as const;
@@ -46,12 +46,30 @@ export function planLine(result: LoadResult): string {
   return `${result.target}, ${result.eras.join(' + ')}, ${loop} ${levels} for ${formatAt(plan.durationMs)}${plan.warmupMs > 0 ? ` after a ${formatAt(plan.warmupMs)} warm-up` : ''}${plan.rampMs > 0 ? `, ramp ${formatAt(plan.rampMs)}` : ''}, ${plan.sessions} session${plan.sessions === 1 ? '' : 's'}${result.eras.length > 1 ? ' per era' : ''}; ${plan.operations.join(', ')}`;
 }
 
-/** Whether anything was lost, in one line. */
-export function lostLine(result: LoadResult): string {
-  if (result.lost === 0) return `nothing lost: every one of the ${formatCount(result.sent)} calls sent was answered`;
-  const closed = Object.entries(result.errorsByCode).filter(([code]) => LOST_CODES.has(code)).reduce((total, [, count]) => total + count, 0);
-  const parts = [closed > 0 ? `${formatCount(closed)} failed when their connection went away` : '', result.hung > 0 ? `${formatCount(result.hung)} hung (no answer within ${formatMs(result.plan.hangMs)})` : ''].filter((part) => part !== '');
-  return `lost ${formatCount(result.lost)} of ${formatCount(result.sent)} calls: ${parts.join(', ')}`;
+/** What the loss lines read of a run. */
+type LossFacts = Counts & { readonly lost: number; readonly plan: { readonly hangMs: number }; readonly warmup: Counts };
+
+/**
+ * Whether anything was lost, in one line. The warm-up is not measured, but a call it lost is lost all the same: a
+ * server that hangs on its first calls must not read as one that lost nothing.
+ */
+export function lostLine(result: LossFacts): string {
+  const warmLost = lostOf(result.warmup);
+  const warm = warmLost === 0 ? '' : `; the warm-up lost ${formatCount(warmLost)} of its ${formatCount(result.warmup.sent)} calls: ${lostParts(result.warmup, result.plan.hangMs)}`;
+  if (result.lost === 0) {
+    return warmLost === 0 ? `nothing lost: every one of the ${formatCount(result.sent)} calls sent was answered` : `nothing lost of the ${formatCount(result.sent)} measured calls${warm}`;
+  }
+  return `lost ${formatCount(result.lost)} of ${formatCount(result.sent)} calls: ${lostParts(result, result.plan.hangMs)}${warm}`;
+}
+
+/** Whether the run lost any call, warm-up included. */
+export function lostAny(result: LossFacts): boolean {
+  return result.lost > 0 || lostOf(result.warmup) > 0;
+}
+
+function lostParts(counts: Counts, hangMs: number): string {
+  const closed = Object.entries(counts.errorsByCode).filter(([code]) => LOST_CODES.has(code)).reduce((total, [, count]) => total + count, 0);
+  return [closed > 0 ? `${formatCount(closed)} failed when their connection went away` : '', counts.hung > 0 ? `${formatCount(counts.hung)} hung (no answer within ${formatMs(hangMs)})` : ''].filter((part) => part !== '').join(', ');
 }
 
 export function renderSummary(result: LoadResult): string {

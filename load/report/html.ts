@@ -7,7 +7,7 @@
  */
 import type { LatencySummary } from '../latency.ts';
 import type { LoadResult } from '../result.ts';
-import { lostLine, planLine } from '../summary.ts';
+import { lostAny, lostLine, planLine } from '../summary.ts';
 import type { Counts } from '../tally.ts';
 import { formatBytes, formatCount, formatMs, formatPercent } from '../units.ts';
 import { type ChartBand, chart, escapeXml } from './svg.ts';
@@ -112,7 +112,7 @@ function verdicts(result: LoadResult): string {
   const mismatched = result.answers.duplicate + result.answers.unknownId;
   return [
     badge(result.wrong === 0 && mismatched === 0, result.wrong === 0 && mismatched === 0 ? 'every answer matched its request' : `${formatCount(result.wrong)} wrong answers, ${formatCount(mismatched)} answers matching no request`),
-    badge(result.lost === 0, lostLine(result)),
+    badge(!lostAny(result), lostLine(result)),
     badge(!result.tester.bottleneck, `tester: ${result.tester.verdict}`),
   ].join('');
 }
