@@ -72,7 +72,7 @@ describe('package: the packed tarball in throwaway projects', () => {
     assert.match(await ok(process.execPath, ['esm.mjs'], plain), /esm: memory 2\+3=5, http 127\.0\.0\.1 4\+3=7/);
   });
 
-  test('package - CommonJS require() of rxmcp, rxmcp/memory and rxmcp/http, no loader', async () => {
+  test('package - CommonJS require() of rxmcp, rxmcp/testing and rxmcp/http, no loader', async () => {
     const stdout = await ok(process.execPath, ['cjs.cjs'], plain);
     assert.match(stdout, /require\.resolve\('rxmcp\/http'\) = .*node_modules\/rxmcp\/dist\/transports\/http\/index\.js/);
     assert.match(stdout, /memory 2\*3=6, http 4\*3=12/);
