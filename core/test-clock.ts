@@ -1,7 +1,8 @@
 /**
  * A simulated {@link Clock} for tests, published as `rxmcp/testing`: time moves only when the test calls `advance`,
  * so a session's timeouts, keepalives and deadlines run without sleeping. Give it where a clock is taken
- * (`createServer({ clock })`, `client.connect(transport, { clock })`, a transport's `clock`).
+ * (`server.accept(transport, { clock })`, `createSessionHost(server, { clock })`, `createClient({ session: { clock } })`,
+ * a transport's `clock`).
  *
  * Timers due at the same instant fire in the order they were scheduled; an interval is rescheduled after its
  * callback ran (as Node does), so a timer set inside that callback fires before it. `pending` counts live timers:
