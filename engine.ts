@@ -12,7 +12,7 @@ export { createSessionAcceptor } from './server/session-acceptor.ts';
 export { jsonCodec, createStreamDecoder, encodeFrame } from './core/codecs/index.ts';
 export { encodeSseComment, encodeSseEvent, encodeSseRetry } from './transports/http/shared/sse.ts';
 export type { SseEventInit } from './transports/http/shared/sse.ts';
-export { parseHost } from './transports/http/shared/host-origin.ts';
+export { parseHost, type HostAndPort } from './transports/http/shared/host-origin.ts';
 export { toWireError } from './core/errors.ts';
 // Protocol revisions and the method table, as the engine negotiates and routes with them.
 export { negotiateServerVersion, acceptServerVersion, allowsBatches, atLeast, eraOf, newestOf } from './core/protocol/versions.ts';
