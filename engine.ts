@@ -27,3 +27,5 @@ export { systemClock } from './core/clock.ts';
 export { defaultBackpressure } from './core/backpressure.ts';
 export { resolveTaskTtl } from './core/catalog/task-store.ts';
 export { parseUriTemplate } from './core/uri-template/index.ts';
+// The error it throws is the root's (a server author meets it from createServer); named here for the reference.
+export type { UriTemplate, UriTemplateError } from './core/uri-template/index.ts';
