@@ -3,12 +3,13 @@
  * (the root entry, `rxmcp`, is for server and client authors). Nothing here is needed to serve or call tools:
  * `createServer` and `createClient` use these on a program's behalf. See "Entry points" in docs/design.md.
  *
- * No other entry point exports these values; their types stay on the root, where the options that take them are.
+ * No other entry point exports these values (specs/package/surface.spec.ts holds that). The types of the ports they
+ * serve (`Codec`, `Clock`, `Transport`, ...) are on the root too, where the options that take them are.
  */
 // Sessions without the server or client around them: one session per transport, on the handler tables given.
 export { connectSession } from './client/connect-session.ts';
 export { createSessionAcceptor } from './server/session-acceptor.ts';
-// Framing: what stream transports (stdio, NATS bodies) put on the wire.
+// Framing: what stream transports (stdio, NATS bodies) put on the wire, and Streamable HTTP's SSE and Host header.
 export { jsonCodec, createStreamDecoder, encodeFrame } from './core/codecs/index.ts';
 export { encodeSseComment, encodeSseEvent, encodeSseRetry } from './transports/http/shared/sse.ts';
 export type { SseEventInit } from './transports/http/shared/sse.ts';
