@@ -1,6 +1,7 @@
 // Layer rules (see docs/architecture.md): imports point one way only.
 //
-//   index.ts            cli/            the curated public API and the rxmcp command
+//   index.ts            cli/            the curated public API and the rxmcp command (beside index.ts: engine.ts,
+//                                        extensions.ts, testing.ts, the rxmcp/engine, /extensions, /testing entries)
 //        \            /
 //     server/      client/              createServer, the acceptor, the session host | createClient, connectSession
 //           \      /                    (neither imports the other)
@@ -32,7 +33,7 @@
 // Run by `npm run layers`; any `error` violation makes depcruise exit non-zero.
 
 /** Paths of shipped (non-test) code, relative to the repo root. */
-const SHIPPED = '^(core|actors|machines|session|server|client|transports|limits|otel|auth|load|cli)/|^index\\.ts$';
+const SHIPPED = '^(core|actors|machines|session|server|client|transports|limits|otel|auth|load|cli)/|^(index|engine|extensions|testing)\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -49,7 +50,7 @@ module.exports = {
       severity: 'error',
       comment: 'core/ is pure and depends on nothing of ours above it.',
       from: { path: '^core/' },
-      to: { path: '^(actors|machines|session|server|client|transports|limits|otel|auth|load|cli)/|^index\\.ts$' },
+      to: { path: '^(actors|machines|session|server|client|transports|limits|otel|auth|load|cli)/|^(index|engine|extensions|testing)\\.ts$' },
     },
     {
       name: 'limits-is-an-add-on',
@@ -58,7 +59,7 @@ module.exports = {
         'limits/ (rxmcp/limits) builds on core/ and the interceptor types of actors/; it never reaches into the ' +
         'engine or the public API, and nothing shipped imports it (a user plugs it in).',
       from: { path: '^limits/' },
-      to: { path: '^(machines|session|server|client|transports|cli)/|^index\\.ts$' },
+      to: { path: '^(machines|session|server|client|transports|cli)/|^(index|engine|extensions|testing)\\.ts$' },
     },
     {
       name: 'limits-without-nats',
@@ -81,7 +82,7 @@ module.exports = {
         'otel/ (rxmcp/otel) builds on core/ and the interceptor types of actors/; it never reaches into the ' +
         'engine or the public API (servers and clients are taken structurally), and nothing shipped imports it.',
       from: { path: '^otel/' },
-      to: { path: '^(machines|session|server|client|transports|limits|cli)/|^index\\.ts$' },
+      to: { path: '^(machines|session|server|client|transports|limits|cli)/|^(index|engine|extensions|testing)\\.ts$' },
     },
     {
       name: 'nothing-imports-otel',
@@ -97,14 +98,16 @@ module.exports = {
         'auth/ (rxmcp/auth, rxmcp/auth/client) builds on core/, the interceptor types of actors/ and the ports of the ' +
         'HTTP transports; it never reaches into the engine or the public API (servers and clients are taken structurally).',
       from: { path: '^auth/' },
-      to: { path: '^(machines|session|server|client|limits|otel|cli)/|^index\\.ts$' },
+      to: { path: '^(machines|session|server|client|limits|otel|cli)/|^(index|engine|extensions|testing)\\.ts$' },
     },
     {
       name: 'only-the-command-imports-auth',
       severity: 'error',
-      comment: 'auth/ is an add-on: only itself, the rxmcp command (cli/), specs/, bench/ and scripts/ import it.',
+      comment:
+        'auth/ is an add-on: only itself, the rxmcp command (cli/), specs/, bench/ and scripts/ import it; and ' +
+        'rxmcp/testing (testing.ts) its followAuthorizationRedirect, a file that loads no OAuth library.',
       from: { pathNot: '^(auth|cli|specs|bench|scripts)/' },
-      to: { path: '^auth/' },
+      to: { path: '^auth/', pathNot: '^auth/client/follow-redirect\\.ts$' },
     },
     {
       name: 'apps-behind-their-entry-points',
@@ -122,7 +125,7 @@ module.exports = {
         'load/ (rxmcp/load) drives servers through rxmcp\'s own client over the transports: it may use core/, client/, ' +
         'the session types the client hands out (session/) and transports/, never the server side, the add-ons or the command.',
       from: { path: '^load/' },
-      to: { path: '^(actors|machines|server|limits|otel|auth|cli)/|^index\\.ts$' },
+      to: { path: '^(actors|machines|server|limits|otel|auth|cli)/|^(index|engine|extensions|testing)\\.ts$' },
     },
     {
       name: 'only-the-command-imports-load',
@@ -139,35 +142,35 @@ module.exports = {
         'transport (the JetStream one of rxmcp/nats) asks the task lifecycle machine which status moves are legal, as the ' +
         'in-memory store does, rather than restating its rules.',
       from: { path: '^transports/' },
-      to: { path: '^(actors|machines|session|server|client|limits|otel|auth|cli)/|^index\\.ts$', pathNot: '^machines/task-lifecycle\\.ts$' },
+      to: { path: '^(actors|machines|session|server|client|limits|otel|auth|cli)/|^(index|engine|extensions|testing)\\.ts$', pathNot: '^machines/task-lifecycle\\.ts$' },
     },
     {
       name: 'actors-only-core-and-machines',
       severity: 'error',
       comment: 'actors/ depend only on core/ and machines/ (the request round and task lifecycle they step).',
       from: { path: '^actors/' },
-      to: { path: '^(session|server|client|transports|limits|otel|auth|cli)/|^index\\.ts$' },
+      to: { path: '^(session|server|client|transports|limits|otel|auth|cli)/|^(index|engine|extensions|testing)\\.ts$' },
     },
     {
       name: 'machines-only-core',
       severity: 'error',
       comment: 'machines/ hold XState machine definitions: they depend on core/ and xstate only.',
       from: { path: '^machines/' },
-      to: { path: '^(actors|session|server|client|transports|cli)/|^index\\.ts$' },
+      to: { path: '^(actors|session|server|client|transports|cli)/|^(index|engine|extensions|testing)\\.ts$' },
     },
     {
       name: 'session-below-the-api',
       severity: 'error',
       comment: 'session/ (the engine) composes machines and actors; the public API sits above it; transports are injected.',
       from: { path: '^session/' },
-      to: { path: '^(server|client|transports|cli)/|^index\\.ts$' },
+      to: { path: '^(server|client|transports|cli)/|^(index|engine|extensions|testing)\\.ts$' },
     },
     {
       name: 'server-and-client-apart',
       severity: 'error',
       comment: 'server/ and client/ share session/, machines/, actors/ and core/, never each other; transports are injected.',
       from: { path: '^(server|client)/' },
-      to: { path: '^(transports|cli)/|^index\\.ts$' },
+      to: { path: '^(transports|cli)/|^(index|engine|extensions|testing)\\.ts$' },
     },
     {
       name: 'server-not-client',
@@ -212,10 +215,10 @@ module.exports = {
       name: 'web-transports-runtime-neutral',
       severity: 'error',
       comment:
-        'What rxmcp/http/web and rxmcp/memory are made of runs without Node (browsers, Deno, edge workers): only ' +
+        'What rxmcp/http/web and rxmcp/testing are made of runs without Node (browsers, Deno, edge workers): only ' +
         'the node:http client engine and the node:http server adapter may import Node builtins (types aside).',
       from: {
-        path: '^transports/(memory|http/(shared|client|server))/|^transports/http/web\\.ts$',
+        path: '^transports/(memory|http/(shared|client|server))/|^transports/http/web\\.ts$|^testing\\.ts$|^core/test-clock\\.ts$|^auth/client/follow-redirect\\.ts$',
         pathNot: '^transports/http/(client/(node-engine|streamable-http-client|index)|server/(node-adapter|streamable-http-server|index))\\.ts$',
       },
       to: { dependencyTypes: ['core'], dependencyTypesNot: ['type-only'] },

@@ -8,7 +8,7 @@
  *
  * Server processes are children (bench/capacity-server.ts: `createServer()` with the echo tool and one
  * subscribable resource, `serveNats` with its defaults, legacy session records in KV on); the clients are rxmcp
- * `createClient()` sessions in this process over `natsClientTransport`, on one NATS connection.
+ * `createClient()` sessions in this process over `createNatsClientTransport`, on one NATS connection.
  *
  * 1. JetStream operations per legacy session, counted on the wire: a spy connection subscribes to `$KV.>` (every
  *    KV write is a publish there: a plain put, a revision-checked update carrying `Nats-Expected-Last-Subject-
@@ -40,7 +40,7 @@ import { Kvm } from '@nats-io/kv';
 import { Subscription as RxSubscription } from 'rxjs';
 import { createClient } from '../index.ts';
 import { startNatsServer } from '../specs/support/nats-server.ts';
-import { natsClientTransport } from '../transports/nats/index.ts';
+import { createNatsClientTransport } from '../transports/nats/index.ts';
 import { callArgs, clientInfo } from './echo-tool.ts';
 import { argValue, emitResult, fmt, isMain, repoRoot } from './lib.ts';
 import { revision } from './modern.ts';
@@ -92,7 +92,7 @@ function startServer(url: string): Program {
 }
 
 async function openSession(nc: NatsConnection, era: 'legacy' | 'modern'): Promise<Session> {
-  return createClient({ ...clientInfo, era }).connect(natsClientTransport({ connection: nc, name: NAME }));
+  return createClient({ ...clientInfo, era }).connect(createNatsClientTransport({ connection: nc, name: NAME }));
 }
 
 export interface StepCounts {

@@ -73,7 +73,7 @@ const capabilities = {};
 
 async function loadImpl(impl: Impl): Promise<Impls> {
   if (impl === 'rxmcp') {
-    const { createSessionAcceptor } = await import('../index.ts');
+    const { createSessionAcceptor } = await import('../engine.ts');
     const { createMemoryPair } = await import('../transports/memory/index.ts');
     const acceptor = createSessionAcceptor({ serverInfo, capabilities });
     return {

@@ -13,7 +13,7 @@
  * - rxmcp: `createClient({ era: 'modern' })` (2026-07-28 required: every request carries its `_meta` envelope, no
  *   handshake) over `spawnStdioServer(...)` / `createStreamableHttpClientTransport(url)` (each modern request its
  *   own POST with MCP-Protocol-Version, Mcp-Method, Mcp-Name), to the very server programs the legacy benchmarks
- *   run (bench/transport-programs.ts: `createServer()` + `runStdioServer`, `createStreamableHttpServer(...)`).
+ *   run (bench/transport-programs.ts: `createServer()` + `serveStdio`, `createStreamableHttpServer(...)`).
  * - SDK 2.x: `new Client(info, { versionNegotiation: { mode: 'auto' } })` (probes with `server/discover`, then
  *   speaks 2026-07-28; checked) over a trivial subclass of `StdioClientTransport` (so that the probe and the calls
  *   go to the same child; the base class is respawned after the probe) / `StreamableHTTPClientTransport`, to

@@ -138,7 +138,7 @@ same zod 4 schema) and was checked to answer the echo (the MCP ones also to reje
   \`params._meta\` with the protocol version and client capabilities) over \`spawnStdioServer(...)\` and over
   \`createStreamableHttpClientTransport(url)\` (each request its own POST, with \`MCP-Protocol-Version\`, \`Mcp-Method\`,
   \`Mcp-Name\`); the servers are the legacy benchmarks' own programs (\`bench/transport-programs.ts\`: \`createServer()\` +
-  \`runStdioServer\`; \`createStreamableHttpServer({ server, responseMode: 'json' }).listen(0)\`), which serve both eras.
+  \`serveStdio\`; \`createStreamableHttpServer({ server, responseMode: 'json' }).listen(0)\`), which serve both eras.
 - official SDK 2.x (\`@modelcontextprotocol/client\` / \`server\` 2.4): \`new Client(info, { versionNegotiation: { mode:
   'auto' } })\` (a \`server/discover\` probe, then 2026-07-28; without the option it speaks legacy), over a trivial
   subclass of \`StdioClientTransport\` (the base class respawns the server after the probe; the subclass keeps the

@@ -1,5 +1,5 @@
 /**
- * `tools/call` over NATS: rxmcp's NATS binding (`natsClientTransport` to `serveNats`) against the raw nats.js
+ * `tools/call` over NATS: rxmcp's NATS binding (`createNatsClientTransport` to `serveNats`) against the raw nats.js
  * request/reply echo as the floor, all in one run. There is no official NATS transport for MCP, so the floor is
  * the only comparison. A benchmark, not a test: it reports, it never fails on a figure.
  *
@@ -18,7 +18,7 @@
  * scale-out figure needs them.
  *
  * Part 1, one server process, one client connection per contender (all up for the whole part): rxmcp
- * `createClient({ era }).connect(natsClientTransport({ connection, name, encoding }))` in the legacy era
+ * `createClient({ era }).connect(createNatsClientTransport({ connection, name, encoding }))` in the legacy era
  * (`initialize`, then a session subject) and the modern era (2026-07-28, every request on the call subject with
  * its lane), JSON and msgpack bodies; the floor: `nc.request(subject, body)` with `body` the bytes of a real
  * rxmcp `tools/call` request (captured from the wire, see `wire`). Per load (`--levels`, calls in flight; 1 =
@@ -40,7 +40,7 @@ import { join } from 'node:path';
 import { type Msg, type MsgHdrs, type NatsConnection, connect, createInbox } from '@nats-io/transport-node';
 import { createClient, type JsonObject } from '../index.ts';
 import { type NatsServerProcess, startNatsServer } from '../specs/support/nats-server.ts';
-import { natsClientTransport } from '../transports/nats/index.ts';
+import { createNatsClientTransport } from '../transports/nats/index.ts';
 import { type Figures, type Op, type Sample, interleave, sequential, windowed } from './harness.ts';
 import { argInt, argValue, emitResult, fmt, hasFlag, isMain, loaderArgs, median, repoRoot } from './lib.ts';
 import { dumpSourceMaps } from './source-maps.ts';
@@ -117,7 +117,7 @@ async function rxmcpContender(url: string, name: NatsContender): Promise<Contend
   const era = name.startsWith('legacy') ? 'legacy' : 'modern';
   const encoding = name.endsWith('Msgpack') ? 'msgpack' : 'json';
   const nc = await connect({ servers: url, name: `bench-client-${name}` });
-  const transport = natsClientTransport({ connection: nc, name: NAME, encoding });
+  const transport = createNatsClientTransport({ connection: nc, name: NAME, encoding });
   const client = await createClient({ ...clientInfo, era }).connect(transport);
   const call = (a: object): Promise<CallResult> => client.callTool('echo', a as JsonObject) as Promise<CallResult>;
   await checkEcho(name, call);

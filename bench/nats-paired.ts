@@ -1,7 +1,7 @@
 /**
  * CPU per `tools/call` over NATS of two copies of rxmcp side by side, paired: for comparing a change on a machine too
  * busy for bench/nats-calls.ts (whose calls/s swing with the load). One process and one nats-server; each copy gets
- * its own `createServer` + `serveNats` and `createClient` + `natsClientTransport`, on NATS connections of its own, and
+ * its own `createServer` + `serveNats` and `createClient` + `createNatsClientTransport`, on NATS connections of its own, and
  * the samples alternate between the copies (the order flips every round), so both see the same load. A sample is
  * `--calls` echo calls with `--width` in flight; its figure is this process's CPU (`process.cpuUsage()`: client and
  * server together) per call, and its calls/s.
@@ -40,7 +40,7 @@ interface CopyModules {
 }
 interface CopyNats {
   readonly serveNats: (server: unknown, options: { connection: unknown; name: string }) => Promise<{ close(mode: 'end'): Promise<void> }>;
-  readonly natsClientTransport: (options: { connection: unknown; name: string; encoding: Encoding }) => unknown;
+  readonly createNatsClientTransport: (options: { connection: unknown; name: string; encoding: Encoding }) => unknown;
 }
 
 async function startCopy(root: string, name: string, url: string, era: Era, encoding: Encoding): Promise<Copy> {
@@ -51,7 +51,7 @@ async function startCopy(root: string, name: string, url: string, era: Era, enco
   const server = core.createServer(serverInfo);
   server.tool({ name: 'echo', inputSchema: echoJsonSchema() }, (args) => echo(args as EchoArgs));
   const serving = await nats.serveNats(server, { connection: serverConnection, name });
-  const client = await core.createClient({ ...clientInfo, era }).connect(nats.natsClientTransport({ connection: clientConnection, name, encoding }));
+  const client = await core.createClient({ ...clientInfo, era }).connect(nats.createNatsClientTransport({ connection: clientConnection, name, encoding }));
   return {
     name,
     op: { name, label: name, run: () => client.callTool('echo', callArgs) },

@@ -166,7 +166,7 @@ disposed at the end), ${Math.max(1, ...scaleCounts)} rxmcp server processes and 
 its own NATS connection), and the clients in itself, each contender on its own NATS connection.
 - rxmcp server: \`createServer()\` (both eras) with the echo tool of the other benchmarks (\`{ text, count, upper }\`, JSON
   Schema), served by \`serveNats(server, { connection, name })\` (defaults: JetStream KV session records for the legacy
-  era, msgpack answers to clients that ask). rxmcp clients: \`createClient({ era }).connect(natsClientTransport({
+  era, msgpack answers to clients that ask). rxmcp clients: \`createClient({ era }).connect(createNatsClientTransport({
   connection, name, encoding }))\`, \`session.callTool('echo', args)\`; each checked to answer the echo and reject
   \`count: -1\`; legacy: \`initialize\` on the call subject, then every call on the session subject; modern: every call
   on \`mcp.<name>.call.tools.call\` with its lane; msgpack: \`encoding: 'msgpack'\` (the wire table shows both directions

@@ -18,7 +18,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { connectSession, createSessionAcceptor } from '../index.ts';
+import { connectSession, createSessionAcceptor } from '../engine.ts';
 import { createMemoryPair } from '../transports/memory/index.ts';
 import { clientInfo, serverInfo } from './echo-tool.ts';
 import { type Op, type Sample, interleave, runSuite, sequential, timed } from './harness.ts';

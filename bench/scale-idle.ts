@@ -47,7 +47,8 @@ interface Made {
 type Maker = () => { made: Made; clientEnd: RawEnd };
 
 async function rxmcpMaker(via: 'server' | 'acceptor'): Promise<Maker> {
-  const { createServer, createSessionAcceptor } = await import('../index.ts');
+  const { createServer } = await import('../index.ts');
+  const { createSessionAcceptor } = await import('../engine.ts');
   const { createMemoryPair } = await import('../transports/memory/index.ts');
   let accept: (end: ReturnType<typeof createMemoryPair>[1]) => { state: string };
   if (via === 'server') {

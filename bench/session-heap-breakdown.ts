@@ -15,7 +15,7 @@
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import type { JsonObject } from '../core/jsonrpc.ts';
-import { createSessionAcceptor } from '../index.ts';
+import { createSessionAcceptor } from '../engine.ts';
 import { createMemoryPair } from '../transports/memory/index.ts';
 import { type RawEnd, rawHandshake, settle } from './idle-session-heap.ts';
 import { gcTwice } from './scale-lib.ts';

@@ -9,7 +9,7 @@
  *        [--source-maps=.tmp/maps.json]   (profiles this process, the client; the server child: --server-prof)
  *
  * Contenders, all children alive for the whole run: rxmcp `createClient().connect(await spawnStdioServer(...))`
- * to a `createServer()` + `runStdioServer` child; SDK 1.x `Client` + `StdioClientTransport` to an `McpServer` +
+ * to a `createServer()` + `serveStdio` child; SDK 1.x `Client` + `StdioClientTransport` to an `McpServer` +
  * `StdioServerTransport` child; SDK 2.x `Client` (`@modelcontextprotocol/client`, its default legacy era) +
  * `StdioClientTransport` to a `serveStdio(factory)` child; tmcp (no client of its own) the rxmcp client to a
  * `StdioTransport(server).listen()` child; the floor: a plain line client (JSON.stringify + one write per request,

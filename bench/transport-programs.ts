@@ -6,7 +6,7 @@
  *   node --import tsx bench/transport-programs.ts --transport=stdio --impl=rxmcp|sdk|sdk2|tmcp|floor
  *   node --import tsx bench/transport-programs.ts --transport=http --impl=rxmcp|sdk|sdk2|tmcp|floor [--mode=json|sse] [--max-sessions=1000]
  *
- * stdio: rxmcp `createServer()` + `runStdioServer`; SDK `McpServer` + `StdioServerTransport`; floor: reads
+ * stdio: rxmcp `createServer()` + `serveStdio`; SDK `McpServer` + `StdioServerTransport`; floor: reads
  * newline-delimited JSON-RPC, parses each line and writes one answer line (no checks, no handshake).
  * http (127.0.0.1, any port): rxmcp `createStreamableHttpServer({ server, responseMode }).listen(0)`; SDK one
  * `McpServer` + `StreamableHTTPServerTransport` per session on node:http (as its docs do), with
@@ -52,8 +52,8 @@ async function sdkServerFactory() {
 
 async function serveStdio(): Promise<void> {
   if (impl === 'rxmcp') {
-    const { runStdioServer } = await import('../transports/stdio/index.ts');
-    await runStdioServer(await rxmcpServer());
+    const { serveStdio } = await import('../transports/stdio/index.ts');
+    await serveStdio(await rxmcpServer());
   } else if (impl === 'sdk2') {
     await (await import('./contenders-programs.ts')).serveSdk2Stdio();
   } else if (impl === 'tmcp') {

@@ -154,7 +154,7 @@ All contenders of a benchmark are up at once (side by side in one run) and measu
 rotating each round, after a warm-up (sequential and windowed); medians over rounds; no forced gc.
 
 **stdio**: ${stdioClients === 'own' ? "each client in a process of its own, its server a child of that process" : 'the clients in the benchmark process, each server a child it spawned'}: rxmcp \`createClient().connect(await
-spawnStdioServer({ command: node, args: [bench/transport-programs.ts ...] }))\` to \`createServer()\` + \`runStdioServer\`;
+spawnStdioServer({ command: node, args: [bench/transport-programs.ts ...] }))\` to \`createServer()\` + \`serveStdio\`;
 the SDK's \`Client\` + \`StdioClientTransport\` to \`McpServer\` + \`StdioServerTransport\`; the floor: a line client
 (\`JSON.stringify\`, one \`write\` per request, answers split on newlines, \`JSON.parse\`, matched by id in a Map) to a
 child that parses each line and writes one answer line (one write per answer and per request, as the SDKs do; rxmcp's

@@ -5,7 +5,7 @@
 import { type StopSignal, onStopSignals } from '../transports/stdio/stop-signals.ts';
 import { createSessionHost } from '../server/session-host.ts';
 import { createStreamableHttpServer } from '../transports/http/index.ts';
-import { runStdioServer } from '../transports/stdio/index.ts';
+import { serveStdio } from '../transports/stdio/index.ts';
 import { UsageError, parseCommand, portValue, positiveIntegerValue } from './args.ts';
 import { type NatsConnectArgs, type NatsTrustArgs, jetstreamReplicasFlag, jetstreamReplicasHelp, natsConnectionFlags, natsConnectionHelp, natsConnectionOf, natsTrustFlags, natsTrustHelp, natsTrustOf } from './nats-args.ts';
 import { withNats } from './optional-peer.ts';
@@ -131,9 +131,9 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     // the client still reads them, at its own pace (cli/stopping.ts).
     const stop = new AbortController();
     const removeSignals = onStopSignals({ graceful: () => stop.abort() });
-    let reason: Awaited<ReturnType<typeof runStdioServer>>;
+    let reason: Awaited<ReturnType<typeof serveStdio>>;
     try {
-      reason = await runStdioServer(server, { drainMs: options.drainMs, flushMs: LAST_ANSWERS_MS, signal: stop.signal });
+      reason = await serveStdio(server, { drainMs: options.drainMs, flushMs: LAST_ANSWERS_MS, signal: stop.signal });
     } finally {
       removeSignals();
     }

@@ -7,7 +7,7 @@
  *   the view with `appToolMeta`; `switch_units` is visible to the view only. A host without the extension gets
  *   the same tools and a full text answer (`clientSupportsApps` tells the handler which host asks).
  * - The host's backend holds an rxmcp client that declares the extension and reads the view with
- *   `appsClient(session).readUiResource(tool)`; its page (apps/host.ts, ext-apps' `AppBridge`) renders the view
+ *   `createAppsClient(session).readUiResource(tool)`; its page (apps/host.ts, ext-apps' `AppBridge`) renders the view
  *   (apps/view.ts, ext-apps' `App`, bundled into the HTML by esbuild) in a sandboxed iframe.
  *
  * `npx tsx apps.ts` checks what the server and the host backend do and exits; `npx tsx apps.ts serve` keeps them
@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { type ClientSession, createClient, createServer } from 'rxmcp';
 import { appResource, appToolMeta, apps, clientSupportsApps } from 'rxmcp/apps';
-import { APPS_CLIENT_SETTINGS, APPS_EXTENSION, AppsError, appsClient, isVisibleTo, uiResourceUriOf } from 'rxmcp/apps/client';
+import { APPS_CLIENT_SETTINGS, APPS_EXTENSION, AppsError, createAppsClient, isVisibleTo, uiResourceUriOf } from 'rxmcp/apps/client';
 import { createStreamableHttpClientTransport, createStreamableHttpServer } from 'rxmcp/http';
 import { z } from 'zod';
 
@@ -95,7 +95,7 @@ const HOST_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>rxmcp
 async function startHost(mcpUrl: string) {
   const session = await createClient({ name: 'example-host', version: '1.0.0', extensions: { [APPS_EXTENSION]: APPS_CLIENT_SETTINGS } })
     .connect(createStreamableHttpClientTransport(mcpUrl));
-  const host = appsClient(session);
+  const host = createAppsClient(session);
   const script = await bundle('host.ts');
   const routes: Readonly<Record<string, (body: Record<string, unknown>) => Promise<unknown>>> = {
     async '/host/open'({ tool: name }) {

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { createClient, createServer } from 'rxmcp';
-import { runStdioServer, spawnStdioServer } from 'rxmcp/stdio';
+import { serveStdio, spawnStdioServer } from 'rxmcp/stdio';
 import { lastValueFrom, toArray } from 'rxjs';
 
 if (process.argv[2] === 'serve') {
@@ -28,9 +28,9 @@ if (process.argv[2] === 'serve') {
   );
   server.resource({ uri: 'greeter://motto', name: 'motto', mimeType: 'text/plain' }, () => 'Be kind.');
   server.prompt({ name: 'welcome', arguments: [{ name: 'who', required: true }] }, ({ who }) => `Write a welcome note for ${who}.`);
-  // Once runStdioServer has been called, stdout carries only MCP: console output goes to stderr. (Log after
+  // Once serveStdio has been called, stdout carries only MCP: console output goes to stderr. (Log after
   // calling it, not before.) It resolves once stdin ends.
-  const serving = runStdioServer(server);
+  const serving = serveStdio(server);
   console.log('greeter: serving on stdio');
   await serving;
 } else {

@@ -12,7 +12,7 @@
  */
 import assert from 'node:assert/strict';
 import { type Interceptor, type RequestEvent, WireError, createClient, createServer } from 'rxmcp';
-import { createMemoryPair } from 'rxmcp/memory';
+import { createMemoryPair } from 'rxmcp/testing';
 import { defer, finalize, of, retry, tap, throwError, timeout } from 'rxjs';
 import { setTimeout as sleep } from 'node:timers/promises';
 

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { connect } from '@nats-io/transport-node';
 import { createClient, createServer, isWireError, type McpServer } from 'rxmcp';
-import { createMemoryPair } from 'rxmcp/memory';
+import { createMemoryPair } from 'rxmcp/testing';
 import { rateLimit } from 'rxmcp/limits';
 import { KvBucketStore } from 'rxmcp/limits/nats';
 

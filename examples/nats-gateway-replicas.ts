@@ -3,7 +3,7 @@
  *
  * - Two server replicas (here two NATS connections in one process; in production, processes anywhere) serve the
  *   same name, `weather`, in one queue group: requests are spread over them.
- * - A client anywhere on the bus connects with `natsClientTransport`.
+ * - A client anywhere on the bus connects with `createNatsClientTransport`.
  * - Two `rxmcp gateway` processes put the NATS-hosted server on Streamable HTTP. They keep legacy sessions and
  *   SSE events in JetStream, so a session opened through one gateway goes on through the other.
  *
@@ -19,7 +19,7 @@ import { createInterface } from 'node:readline';
 import { connect } from '@nats-io/transport-node';
 import { createClient, createServer, type McpServer } from 'rxmcp';
 import { createStreamableHttpClientTransport } from 'rxmcp/http';
-import { natsClientTransport, serveNats } from 'rxmcp/nats';
+import { createNatsClientTransport, serveNats } from 'rxmcp/nats';
 
 const natsUrl = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
 const name = `weather-${process.pid}`; // a name of its own, so runs sharing a nats-server do not meet
@@ -84,7 +84,7 @@ const gateways: ChildProcess[] = [];
 
 try {
   // A client on the bus: calls are spread over both replicas (queue group).
-  const session = await createClient({ name: 'bus-client', version: '1.0.0' }).connect(natsClientTransport({ connection: clientConnection, name }));
+  const session = await createClient({ name: 'bus-client', version: '1.0.0' }).connect(createNatsClientTransport({ connection: clientConnection, name }));
   const replicas = new Set<unknown>();
   for (let call = 0; call < 20; call += 1) {
     const result = await session.callTool('forecast', { city: 'Oslo' });

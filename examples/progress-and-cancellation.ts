@@ -11,7 +11,7 @@
  */
 import assert from 'node:assert/strict';
 import { createClient, createServer, isLocalError } from 'rxmcp';
-import { createMemoryPair } from 'rxmcp/memory';
+import { createMemoryPair } from 'rxmcp/testing';
 import { filter, firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';
 import { setTimeout as sleep } from 'node:timers/promises';
 

@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { createClient, createServer, requestLog } from 'rxmcp';
-import { createMemoryPair } from 'rxmcp/memory';
+import { createMemoryPair } from 'rxmcp/testing';
 
 const server = createServer({ name: 'request-log-example', version: '1.0.0' });
 server.tool({ name: 'add', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } } }, (args) =>

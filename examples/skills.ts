@@ -10,9 +10,9 @@ import * as fs from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, createServer } from 'rxmcp';
-import { createMemoryPair } from 'rxmcp/memory';
+import { createMemoryPair } from 'rxmcp/testing';
 import { readSkillsFolder, skills } from 'rxmcp/skills';
-import { SkillVerificationError, skillsClient } from 'rxmcp/skills/client';
+import { SkillVerificationError, createSkillsClient } from 'rxmcp/skills/client';
 
 // A folder with one skill: SKILL.md (frontmatter name = folder name) and a reference file.
 const root = await fs.mkdtemp(join(tmpdir(), 'skills-example-'));
@@ -30,7 +30,7 @@ const [clientEnd, serverEnd] = createMemoryPair();
 server.accept(serverEnd);
 const session = await createClient({ name: 'skills-host', version: '1.0.0' }).connect(clientEnd);
 
-const host = skillsClient(session);
+const host = createSkillsClient(session);
 assert.equal(host.available, true);
 const [entry] = await host.listSkills();
 assert.ok(entry !== undefined);

@@ -16,7 +16,7 @@
  */
 import assert from 'node:assert/strict';
 import { createClient, createServer } from 'rxmcp';
-import { createMemoryPair } from 'rxmcp/memory';
+import { createMemoryPair } from 'rxmcp/testing';
 import { firstValueFrom, take, toArray } from 'rxjs';
 
 const server = createServer({ name: 'weather', version: '1.0.0' });

@@ -67,8 +67,8 @@ function natsConnector(target: Extract<LoadTarget, { nats: unknown }>): Connecto
   };
   return {
     open: async () => {
-      const [{ natsClientTransport }, nc] = await Promise.all([import('../transports/nats/index.ts'), connectionOf()]);
-      return { transport: natsClientTransport({ connection: nc, name: target.name, ...(target.prefix === undefined ? {} : { prefix: target.prefix }) }), pid: undefined };
+      const [{ createNatsClientTransport }, nc] = await Promise.all([import('../transports/nats/index.ts'), connectionOf()]);
+      return { transport: createNatsClientTransport({ connection: nc, name: target.name, ...(target.prefix === undefined ? {} : { prefix: target.prefix }) }), pid: undefined };
     },
     close: async () => {
       if (!owned || connection === undefined) return;

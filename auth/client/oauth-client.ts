@@ -1,5 +1,5 @@
 /**
- * `oauthClient(options)`: the OAuth 2.1 client of MCP authorization, as the HTTP client transports' `auth`.
+ * `createOAuthClient(options)`: the OAuth 2.1 client of MCP authorization, as the HTTP client transports' `auth`.
  *
  * Headers: the token held for the server (refreshed first when it is about to expire). A refusal: 401 starts (or
  * restarts) the flow — protected-resource metadata, the authorization server's metadata, this client's identity
@@ -23,7 +23,7 @@ import { isClientGrant, ownClient } from './grants/client-grant.ts';
 import { type OAuthHttpOptions, type OAuthRequestOptions, oauthHttp } from './http.ts';
 import { type ClientMetadata, type PreRegisteredClient, type SettledClient, settleClient } from './registration.ts';
 import type { ClientRegistration } from './store.ts';
-import { type OAuthStore, type StoredTokens, type TokenKey, memoryOAuthStore } from './store.ts';
+import { type OAuthStore, type StoredTokens, type TokenKey, createMemoryOAuthStore } from './store.ts';
 
 export interface OAuthClientOptions extends OAuthHttpOptions {
   /** Where the authorization server sends the user back (registered with it). Needed by the default grant. */
@@ -79,7 +79,7 @@ interface ServerState {
 
 const MAX_SERVERS = 256;
 
-export function oauthClient(options: OAuthClientOptions = {}): OAuthClient {
+export function createOAuthClient(options: OAuthClientOptions = {}): OAuthClient {
   return new McpOAuthClient(options);
 }
 
@@ -92,7 +92,7 @@ class McpOAuthClient implements OAuthClient {
   private readonly metadata = new Map<string, oauth.AuthorizationServer>();
 
   constructor(private readonly options: OAuthClientOptions) {
-    this.store = options.store ?? memoryOAuthStore();
+    this.store = options.store ?? createMemoryOAuthStore();
     this.http = oauthHttp(options);
     if (options.grant !== undefined) this.grant = options.grant;
     else if (options.redirectUri !== undefined && options.onAuthorizationUrl !== undefined) {

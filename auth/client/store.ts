@@ -43,7 +43,7 @@ export interface OAuthStore {
 }
 
 /** An in-memory store holding at most `maxEntries` registrations and as many token sets (oldest dropped first). */
-export function memoryOAuthStore(options: { readonly maxEntries?: number } = {}): OAuthStore {
+export function createMemoryOAuthStore(options: { readonly maxEntries?: number } = {}): OAuthStore {
   const maxEntries = options.maxEntries ?? 1000;
   const clients = new Map<string, ClientRegistration>();
   const tokens = new Map<string, StoredTokens>();

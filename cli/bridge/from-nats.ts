@@ -4,8 +4,8 @@
  * client transport; stdout carries JSON-RPC only, every diagnostic goes to stderr. It ends when stdin ends (the
  * client is gone), on SIGINT/SIGTERM, or when the NATS connection is lost.
  */
-import { natsClientTransport, serverSubjects } from '../../transports/nats/index.ts';
-import { stdioServerTransport } from '../../transports/stdio/index.ts';
+import { createNatsClientTransport, serverSubjects } from '../../transports/nats/index.ts';
+import { createStdioServerTransport } from '../../transports/stdio/index.ts';
 import type { FromNatsArgs } from './args.ts';
 import { eraGate } from './era-gate.ts';
 import { pipeTransports } from './pipe.ts';
@@ -16,14 +16,14 @@ import { LAST_ANSWERS_MS } from '../stopping.ts';
 export async function bridgeFromNats(args: FromNatsArgs, report: (line: string) => void): Promise<number> {
   const subjects = serverSubjects(args.prefix ?? 'mcp', args.name);
   const connection = await connectNats(args.nats, `rxmcp bridge from-nats ${subjects.base}`, args.natsCredentials);
-  const nats = natsClientTransport({
+  const nats = createNatsClientTransport({
     connection,
     name: args.name,
     ...(args.prefix === undefined ? {} : { prefix: args.prefix }),
     ...(args.silenceMs === undefined ? {} : { silenceMs: args.silenceMs }),
   });
   // stdin's end is not the end: the answers to what the client sent last still come back from NATS.
-  const stdio = stdioServerTransport({ closeOnInputEnd: false });
+  const stdio = createStdioServerTransport({ closeOnInputEnd: false });
   const local = args.era === undefined ? stdio : eraGate(stdio, args.era);
   const pipe = pipeTransports(local, nats, { names: ['the stdio client', `NATS ${subjects.base}`], answerMalformedFrom: 'a', report });
   report(`bridging stdio to ${subjects.base} on NATS ${args.nats}${args.era === undefined ? '' : ` (${args.era} era only)`}`);

@@ -78,9 +78,9 @@ export async function openTarget(
         release: async () => undefined,
       };
     case 'nats': {
-      const [{ connectNats }, { natsClientTransport }] = await withNats(() => Promise.all([import('../bridge/connect.ts'), import('../../transports/nats/index.ts')]));
+      const [{ connectNats }, { createNatsClientTransport }] = await withNats(() => Promise.all([import('../bridge/connect.ts'), import('../../transports/nats/index.ts')]));
       const connection: NatsConnection = await connectNats(target.servers, `rxmcp ${command}`, target.credentials);
-      const transport = natsClientTransport({ connection, name: target.name, ...(options.prefix === undefined ? {} : { prefix: options.prefix }) });
+      const transport = createNatsClientTransport({ connection, name: target.name, ...(options.prefix === undefined ? {} : { prefix: options.prefix }) });
       return {
         transport,
         release: async () => {

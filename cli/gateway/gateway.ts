@@ -20,7 +20,7 @@ import type { FrameOrigin, GracefulCloseOptions, InboundFrame, Transport } from 
 import type { NatsIdentitySigner } from '../../transports/nats/index.ts';
 import { isLegacyRevision } from '../../core/protocol/versions.ts';
 import { type StreamableHttpServer, type StreamableHttpServerOptions, createStreamableHttpServer } from '../../transports/http/index.ts';
-import { JetStreamEventStore, type NatsClientTransport, natsClientTransport } from '../../transports/nats/index.ts';
+import { JetStreamEventStore, type NatsClientTransport, createNatsClientTransport } from '../../transports/nats/index.ts';
 import { forward } from './forward.ts';
 import { watchNatsConnection } from './nats-readiness.ts';
 import { type GatewaySessionRecord, GatewaySessions } from './session-records.ts';
@@ -145,7 +145,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const restored = new Map<string, GatewaySessionRecord>();
   const audience = `${prefix}.${name}`;
   const back = (identity: () => string | undefined, extra: { readonly clientInbox?: string; readonly resumeSession?: string } = {}): NatsClientTransport =>
-    natsClientTransport({
+    createNatsClientTransport({
       connection,
       name,
       prefix,
@@ -194,7 +194,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
           const natsSessionId = nats.sessionId;
           // The close frame carries a fresh assertion: the session may have been idle longer than the last one lived.
           if (natsSessionId !== undefined) {
-            void caller.refresh().then(() => natsClientTransport({ connection, name, prefix, resumeSession: natsSessionId, identity: caller.current }).close()).catch(() => undefined);
+            void caller.refresh().then(() => createNatsClientTransport({ connection, name, prefix, resumeSession: natsSessionId, identity: caller.current }).close()).catch(() => undefined);
           }
         },
       });

@@ -81,7 +81,7 @@ export interface AppsClient {
 }
 
 /** The MCP Apps host API over a connected session. */
-export function appsClient(session: ClientSession): AppsClient {
+export function createAppsClient(session: ClientSession): AppsClient {
   const isUiResource = (resource: Resource): boolean => resource.uri.startsWith(UI_SCHEME) && isAppMimeType(resource.mimeType);
   return {
     get available() {

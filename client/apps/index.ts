@@ -1,11 +1,11 @@
 /**
  * `rxmcp/apps/client`: the host side of MCP Apps (`io.modelcontextprotocol/ui`, SEP-1865): a tool's view read with
- * the Content-Security-Policy and permissions to enforce around it (`appsClient(session).readUiResource(tool)`),
+ * the Content-Security-Policy and permissions to enforce around it (`createAppsClient(session).readUiResource(tool)`),
  * tools called for a view only when they are meant for it, visibility read from tools. See docs/apps.md.
  */
 export {
   AppsError,
-  appsClient,
+  createAppsClient,
   type AppsClient,
   type AppsErrorCode,
   type ReadUiResourceOptions,

@@ -2,7 +2,7 @@
  * `rxmcp/skills/client`: the host side of the skills extension (`io.modelcontextprotocol/skills`, SEP-2640). See
  * docs/extensions.md.
  */
-export { SkillVerificationError, skillsClient, type LoadedSkill, type SkillsClient } from './skills-client.ts';
+export { SkillVerificationError, createSkillsClient, type LoadedSkill, type SkillsClient } from './skills-client.ts';
 export {
   SKILLS_EXTENSION,
   SKILL_LIMITS,

@@ -1,5 +1,5 @@
 /**
- * The host side of the skills extension (`io.modelcontextprotocol/skills`, SEP-2640): `skillsClient(session)`.
+ * The host side of the skills extension (`io.modelcontextprotocol/skills`, SEP-2640): `createSkillsClient(session)`.
  *
  * - Lazy: `skills$()` pages `skills/list` only as far as its subscriber reads, and reads no file; nothing is
  *   fetched on connection, on listing or before `load`.
@@ -77,7 +77,7 @@ export interface SkillsClient {
 }
 
 /** The skills host API over a connected session. */
-export function skillsClient(session: ClientSession): SkillsClient {
+export function createSkillsClient(session: ClientSession): SkillsClient {
   const settings = () => serverExtension(session, SKILLS_EXTENSION);
   const readBytes = async (uri: string, options: PromiseRequestOptions | undefined): Promise<Uint8Array> => {
     const result: ReadResourceResult = await session.readResource(uri, options);

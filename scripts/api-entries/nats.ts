@@ -1,5 +1,5 @@
 /**
- * MCP over NATS: serveNats and natsClientTransport (needs nats.js v3: @nats-io/transport-node, @nats-io/jetstream, @nats-io/kv). See docs/nats-binding.md.
+ * MCP over NATS: serveNats, createNatsClientTransport and connectNatsClientTransport (needs nats.js v3: @nats-io/transport-node, @nats-io/jetstream, @nats-io/kv). See docs/nats-binding.md.
  *
  * @module rxmcp/nats
  */

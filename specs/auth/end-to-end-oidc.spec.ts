@@ -1,5 +1,5 @@
 /**
- * End to end, no browser, real parts only: our OAuth client (rxmcp/auth/client `oauthClient`, as the Streamable
+ * End to end, no browser, real parts only: our OAuth client (rxmcp/auth/client `createOAuthClient`, as the Streamable
  * HTTP client transport's `auth`) against our resource server (protected-rxmcp-server.ts: bearerAuth trusting a
  * real oidc-provider), in both eras:
  *   401 -> protected-resource metadata -> authorization-server metadata -> dynamic registration -> code + PKCE
@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { decodeJwt } from 'jose';
-import { type OAuthClientOptions, memoryOAuthStore, oauthClient } from '../../auth/client/index.ts';
+import { type OAuthClientOptions, createMemoryOAuthStore, createOAuthClient } from '../../auth/client/index.ts';
 import type { ClientSession } from '../../client/session-api.ts';
 import { createClient } from '../../client/create-client.ts';
 import { createStreamableHttpClientTransport } from '../../transports/http/index.ts';
@@ -21,15 +21,15 @@ const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 
 interface Login {
   readonly urls: URL[];
-  readonly store: ReturnType<typeof memoryOAuthStore>;
+  readonly store: ReturnType<typeof createMemoryOAuthStore>;
   connect(url: string, era: 'legacy' | 'modern'): Promise<ClientSession>;
 }
 
 /** Our client, its interactive step done by following the authorization URL through oidc-provider's headless login. */
 function login(options: Partial<OAuthClientOptions> = {}): Login {
   const urls: URL[] = [];
-  const store = memoryOAuthStore();
-  const auth = oauthClient({
+  const store = createMemoryOAuthStore();
+  const auth = createOAuthClient({
     redirectUri: REDIRECT_URI,
     onAuthorizationUrl: async (url) => {
       urls.push(url);

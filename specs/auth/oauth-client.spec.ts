@@ -1,5 +1,5 @@
 /**
- * rxmcp/auth/client's oauthClient where the conformance suite does not look: hostile metadata (wrong issuer,
+ * rxmcp/auth/client's createOAuthClient where the conformance suite does not look: hostile metadata (wrong issuer,
  * non-HTTPS endpoints outside loopback, an oversized document, no PKCE S256) refused before any authorization
  * request; the limit on authorizations in a row; registrations and tokens kept per issuer when a server moves to
  * another authorization server; refresh before expiry; tokens from a persistent store reused without a new
@@ -7,7 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, describe, it } from 'node:test';
-import { AuthorizationError, followAuthorizationRedirect, memoryOAuthStore, oauthClient } from '../../auth/client/index.ts';
+import { AuthorizationError, createMemoryOAuthStore, createOAuthClient } from '../../auth/client/index.ts';
+import { followAuthorizationRedirect } from '../../testing.ts';
 import type { OAuthClientOptions, OAuthStore } from '../../auth/client/index.ts';
 import { createClient } from '../../client/create-client.ts';
 import type { ClientSession } from '../../client/session-api.ts';
@@ -47,7 +48,7 @@ async function pair(options: { readonly callScope?: string; readonly alwaysForbi
 }
 
 function provider(options: OAuthClientOptions = {}) {
-  return oauthClient({ redirectUri: REDIRECT, onAuthorizationUrl: followAuthorizationRedirect(), ...options });
+  return createOAuthClient({ redirectUri: REDIRECT, onAuthorizationUrl: followAuthorizationRedirect(), ...options });
 }
 
 async function connect(url: string, auth: ReturnType<typeof provider>): Promise<ClientSession> {
@@ -70,7 +71,7 @@ async function refusal(promise: Promise<unknown>): Promise<AuthorizationError> {
   assert.fail('the connection was expected to fail');
 }
 
-describe('oauthClient', () => {
+describe('createOAuthClient', () => {
   it('runs the whole flow: PRM, metadata, registration, PKCE S256, resource on both legs, then Bearer', async () => {
     const { as, mcp } = await pair();
     const session = await connect(mcp.url, provider());
@@ -136,7 +137,7 @@ describe('oauthClient', () => {
 
   it('keeps registrations and tokens per issuer: a server that moves is authorized afresh at the new one', async () => {
     const { as, mcp, moveTo } = await pair();
-    const store = memoryOAuthStore();
+    const store = createMemoryOAuthStore();
     const auth = provider({ store });
     const session = await connect(mcp.url, auth);
     await session.callTool('echo', {});
@@ -202,7 +203,7 @@ describe('oauthClient', () => {
 
   it('reuses tokens a persistent store kept from an earlier run, without a new authorization', async () => {
     const { as, mcp } = await pair();
-    const store: OAuthStore = memoryOAuthStore();
+    const store: OAuthStore = createMemoryOAuthStore();
     const first = await connect(mcp.url, provider({ store }));
     await first.close();
     const second = await connect(mcp.url, provider({ store }));

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { memoryOAuthStore, oauthClient } from '../../auth/client/index.ts';
+import { createMemoryOAuthStore, createOAuthClient } from '../../auth/client/index.ts';
 import { createClient } from '../../client/create-client.ts';
 import { createStreamableHttpClientTransport } from '../../transports/http/index.ts';
 import { type OidcProviderHandle, authorize, startOidcProvider } from '../support/oidc-provider.ts';
@@ -34,8 +34,8 @@ describe('our OAuth client against the SDK 1.x protected server', () => {
   test('401 from the SDK middleware, discovery, registration, PKCE login, then the SDK handler sees the caller', async () => {
     op.approval = { accountId: 'hopper' };
     const urls: URL[] = [];
-    const store = memoryOAuthStore();
-    const auth = oauthClient({
+    const store = createMemoryOAuthStore();
+    const auth = createOAuthClient({
       redirectUri: 'http://127.0.0.1:9/callback',
       onAuthorizationUrl: async (url) => {
         urls.push(url);
@@ -65,11 +65,11 @@ describe('our OAuth client against the SDK 1.x protected server', () => {
     const other = 'http://127.0.0.1:1/elsewhere';
     op.addResource(other, { scopes: ['mcp:read'] });
     const planted = await clientCredentialsToken(other);
-    const store = memoryOAuthStore();
+    const store = createMemoryOAuthStore();
     // As if left by an earlier run: filed under this server, but minted for another audience.
     await store.saveTokens({ resource: sdk.url, issuer: op.issuer }, { accessToken: planted, tokenType: 'bearer', scope: 'mcp:read' });
     const urls: URL[] = [];
-    const auth = oauthClient({
+    const auth = createOAuthClient({
       redirectUri: 'http://127.0.0.1:9/callback',
       onAuthorizationUrl: async (url) => {
         urls.push(url);

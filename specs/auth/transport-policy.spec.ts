@@ -18,7 +18,7 @@ import { AuthorizationError } from '../../auth/client/errors.ts';
 import { clientAuthentication } from '../../auth/client/grants/client-auth.ts';
 import { assertSecureUrl, oauthHttp } from '../../auth/client/http.ts';
 import { settleClient } from '../../auth/client/registration.ts';
-import { memoryOAuthStore } from '../../auth/client/store.ts';
+import { createMemoryOAuthStore } from '../../auth/client/store.ts';
 import { TrustedIssuer } from '../../auth/issuers.ts';
 import { basicAuthorization } from '../../auth/policy/client-secret-basic.ts';
 import { isLoopbackHost } from '../../auth/policy/secure-url.ts';
@@ -119,7 +119,7 @@ describe('client_secret_basic, one encoder', () => {
     const metadata = { issuer: as.issuer, token_endpoint: `${as.issuer}/token` };
     for (const clientAuth of [
       await clientAuthentication({ clientId, clientSecret })(metadata),
-      (await settleClient(metadata, memoryOAuthStore(), { preRegistered: { clientId, clientSecret }, clientMetadata: {} }, oauthHttp({}))).clientAuth,
+      (await settleClient(metadata, createMemoryOAuthStore(), { preRegistered: { clientId, clientSecret }, clientMetadata: {} }, oauthHttp({}))).clientAuth,
     ]) {
       const headers = new Headers();
       await clientAuth(metadata, { client_id: clientId }, new URLSearchParams(), headers);

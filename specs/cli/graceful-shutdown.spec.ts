@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
 import { createClient } from '../../client/create-client.ts';
-import { natsClientTransport } from '../../transports/nats/index.ts';
+import { createNatsClientTransport } from '../../transports/nats/index.ts';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { connect } from '@nats-io/transport-node';
@@ -100,7 +100,7 @@ describe('programs: graceful shutdown on SIGTERM', { timeout: 120_000 }, () => {
     // Straight on NATS to the bridge; SIGTERM to the bridge while the call runs in its server process.
     const connection = await connect({ servers: nats.url });
     try {
-      const client = await createClient({ name: 'spec', version: '1', era: 'legacy' }).connect(natsClientTransport({ connection, name: 'slow' }));
+      const client = await createClient({ name: 'spec', version: '1', era: 'legacy' }).connect(createNatsClientTransport({ connection, name: 'slow' }));
       const call = client.callTool('slow', { ms: 1500 });
       await new Promise((resolve) => setTimeout(resolve, 300));
       bridge.signal('SIGTERM');

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { firstValueFrom, toArray } from 'rxjs';
-import { AppsError, appsClient } from '../../client/apps/apps-client.ts';
+import { AppsError, createAppsClient } from '../../client/apps/apps-client.ts';
 import { createClient } from '../../client/create-client.ts';
 import { contentSecurityPolicy, permissionsPolicy } from '../../core/apps/view-policy.ts';
 import { APPS_CLIENT_SETTINGS, APPS_EXTENSION, APP_MIME_TYPE, isVisibleTo, readUiResourceMeta, uiResourceUriOf, visibilityOf } from '../../core/protocol/apps.ts';
@@ -101,7 +101,7 @@ for (const era of ['legacy', 'modern'] as const) {
       const server = createServer({ name: 'weather', version: '1', extensions: [apps({ resources: [view] })] });
       server.tool({ name: 'show', _meta: appToolMeta(view) }, () => 'Sunny');
       const { session, finish } = await connect(server, era);
-      const host = appsClient(session);
+      const host = createAppsClient(session);
       assert.equal(host.available, true);
       const [tool] = await session.listTools();
       assert.ok(tool !== undefined);
@@ -129,7 +129,7 @@ for (const era of ['legacy', 'modern'] as const) {
       server.resource({ uri: 'ui://plain/own-meta.html', name: 'own-meta', mimeType: APP_MIME_TYPE, _meta: listedMeta }, (uri) => [{ uri, mimeType: APP_MIME_TYPE, text: HTML, _meta: { ui: { domain: 'own.example' } } }]);
       server.tool({ name: 'flat', _meta: { 'ui/resourceUri': 'ui://plain/blob.html' } }, () => 'text');
       const { session, finish } = await connect(server, era);
-      const host = appsClient(session);
+      const host = createAppsClient(session);
       assert.equal(host.available, false);
       const listed = await host.listUiResources();
       const entry = (uri: string) => listed.find((resource) => resource.uri === uri);
@@ -154,7 +154,7 @@ for (const era of ['legacy', 'modern'] as const) {
       server.tool({ name: 'text_only' }, () => 'text');
       server.tool({ name: 'web_link', _meta: { ui: { resourceUri: 'https://bad.example/view.html' } } }, () => 'text');
       const { session, finish } = await connect(server, era);
-      const host = appsClient(session);
+      const host = createAppsClient(session);
       const tools = new Map((await session.listTools()).map((tool): [string, Tool] => [tool.name, tool]));
       await appsError(host.readUiResource(tools.get('text_only')!), 'NoUiResource');
       await appsError(host.readUiResource(tools.get('web_link')!), 'NoUiResource');
@@ -175,7 +175,7 @@ for (const era of ['legacy', 'modern'] as const) {
       server.tool({ name: 'update_quantity', _meta: appToolMeta(view, { visibility: ['app'] }) }, () => (calls.push('update_quantity'), 'updated'));
       server.tool({ name: 'checkout', _meta: appToolMeta(view, { visibility: ['model'] }) }, () => (calls.push('checkout'), 'paid'));
       const { session, finish } = await connect(server, era);
-      const host = appsClient(session);
+      const host = createAppsClient(session);
       assert.deepEqual((await host.callToolForApp('update_quantity')).content, [{ type: 'text', text: 'updated' }]);
       assert.deepEqual((await host.callToolForApp('show_cart')).content, [{ type: 'text', text: 'cart' }]);
       assert.match((await appsError(host.callToolForApp('checkout'), 'ToolNotForApps')).message, /not visible to apps \(its visibility is \["model"\]\)/);

@@ -1,6 +1,6 @@
 /**
  * The skills extension end to end, both eras, over the memory transport: a `createServer` server serving a skills
- * directory with `skills(...)`, a client using `skillsClient(...)`. Server: declaration (with `directoryRead`),
+ * directory with `skills(...)`, a client using `createSkillsClient(...)`. Server: declaration (with `directoryRead`),
  * pages of whole entries, `skills/get`, `resources/directory/read`, files as resources (text and binary). Client:
  * nothing read before `load`, lazy paging, verification of size, digest and frontmatter before use (a tampering
  * server is refused and nothing further is read), held-entry reads. Every message through the schema oracle, the
@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { firstValueFrom, take, toArray } from 'rxjs';
 import { createClient } from '../../client/create-client.ts';
-import { SkillVerificationError, skillsClient } from '../../client/skills/skills-client.ts';
+import { SkillVerificationError, createSkillsClient } from '../../client/skills/skills-client.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
 import { WireError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
@@ -76,7 +76,7 @@ for (const era of ['legacy', 'modern'] as const) {
       const first = await raw('skills/list', {});
       assert.equal((first['skills'] as unknown[]).length, 1);
       assert.equal(era === 'modern', 'ttlMs' in first);
-      const client = skillsClient(session);
+      const client = createSkillsClient(session);
       const all = await client.listSkills();
       assert.deepEqual(all.map((skill) => skill.uri), ['skill://git-workflow/SKILL.md', 'skill://pdf-processing/SKILL.md', 'skill://reports/daily/SKILL.md']);
       const pdf = all[1];
@@ -130,7 +130,7 @@ for (const era of ['legacy', 'modern'] as const) {
     test('the client reads nothing before load, pages lazily, and reads only listed files', async () => {
       const { server, reads, methods } = serverWith(skills(new SkillDirectory(FILES), { pageSize: 1 }));
       const { session, oracles } = await connect(server, era);
-      const client = skillsClient(session);
+      const client = createSkillsClient(session);
       assert.equal(client.available, true);
       assert.equal(client.directoryRead, false);
       const firstOnly = await firstValueFrom(client.skills$().pipe(take(1), toArray()));
@@ -177,7 +177,7 @@ for (const era of ['legacy', 'modern'] as const) {
         };
         const { server, reads } = serverWith(lying);
         const { session } = await connect(server, era);
-        const client = skillsClient(session);
+        const client = createSkillsClient(session);
         const pdf = (await client.listSkills()).find((skill) => skill.uri === 'skill://pdf-processing/SKILL.md');
         assert.ok(pdf !== undefined);
         await assert.rejects(client.load(pdf), (error: unknown) => error instanceof SkillVerificationError && reason.test(error.reason) && error.uri === pdf.uri);
@@ -190,7 +190,7 @@ for (const era of ['legacy', 'modern'] as const) {
     test('an entry over the limits is refused before any read', async () => {
       const { server, reads } = serverWith(skills(new SkillDirectory(FILES)));
       const { session } = await connect(server, era);
-      const client = skillsClient(session);
+      const client = createSkillsClient(session);
       const pdf = (await client.listSkills())[1];
       assert.ok(pdf !== undefined && pdf.resources !== 'dynamic');
       const huge = { ...pdf, resources: [...pdf.resources, { uri: 'skill://pdf-processing/big.bin', digest: `sha256:${'0'.repeat(64)}`, size: 16 * 1024 * 1024 }] };

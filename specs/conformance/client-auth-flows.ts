@@ -4,7 +4,8 @@
  * triggered by the call). No browser: the mock authorization server redirects at once, so the authorization URL
  * is requested without following the redirect and the code read from its `Location`.
  */
-import { followAuthorizationRedirect, oauthClient } from '../../auth/client/index.ts';
+import { createOAuthClient } from '../../auth/client/index.ts';
+import { followAuthorizationRedirect } from '../../testing.ts';
 import type { HttpClientAuth } from '../../auth/client/index.ts';
 import type { ClientSession } from '../../client/session-api.ts';
 import { extensionAuth } from './client-auth-extension-flows.ts';
@@ -32,7 +33,7 @@ export function authFor(scenario: string, scenarioContext: object): HttpClientAu
     scenario === 'auth/pre-registration' && context.client_id !== undefined
       ? { clientId: context.client_id, ...(context.client_secret === undefined ? {} : { clientSecret: context.client_secret }) }
       : undefined;
-  return oauthClient({
+  return createOAuthClient({
     redirectUri: REDIRECT_URI,
     onAuthorizationUrl: followAuthorizationRedirect(),
     clientMetadataUrl: CLIENT_METADATA_URL,

@@ -5,7 +5,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Subscription } from 'rxjs';
-import { type LocalError, type McpServer, createClient, jsonCodec } from '../../index.ts';
+import { type LocalError, type McpServer, createClient } from '../../index.ts';
+import { jsonCodec } from '../../engine.ts';
 import { type MemoryTransport, createMemoryPair } from '../../transports/memory/index.ts';
 import { Bystander, HeapWatch } from './bystander.ts';
 import { type Connection, drive } from './driver.ts';

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type MsgHdrs, type NatsConnection, type Subscription, connect, headers as natsHeaders } from '@nats-io/transport-node';
 import { type McpServer, createClient } from '../../index.ts';
-import { type NatsServing, natsClientTransport, serveNats, serverSubjects } from '../../transports/nats/index.ts';
+import { type NatsServing, createNatsClientTransport, serveNats, serverSubjects } from '../../transports/nats/index.ts';
 import { type NatsServerProcess, startNatsServer } from '../support/nats-server.ts';
 import { Bystander, HeapWatch } from './bystander.ts';
 import { type Connection, drive } from './driver.ts';
@@ -134,7 +134,7 @@ export function natsUnderTest(era: Scenario['era'], bounds: Partial<TrafficBound
     const server = fuzzServer();
     const serving = await serveNats(server, { connection: serverConnection, name: NAME, sessionRecords: false, maxMessageBytes: FRAME_LIMIT });
     const bystanderConnection = await connect({ servers: nats.url });
-    const transport = natsClientTransport({ connection: bystanderConnection, name: NAME });
+    const transport = createNatsClientTransport({ connection: bystanderConnection, name: NAME });
     const bystander = new Bystander(await createClient({ name: 'bystander', version: '1.0.0', era }).connect(transport));
     bystander.start();
     return (setup = { nats, serverConnection, clientConnection, server, serving, bystander, heap: new HeapWatch() });

@@ -8,7 +8,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createStreamDecoder, jsonCodec } from '../../index.ts';
+import { createStreamDecoder, jsonCodec } from '../../engine.ts';
 import { type Connection, drive } from './driver.ts';
 import { FRAME_LIMIT } from './fuzz-server.ts';
 import { renderScenario } from './script.ts';

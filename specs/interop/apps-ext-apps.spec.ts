@@ -5,7 +5,7 @@
  *     `@modelcontextprotocol/ext-apps` (`getToolUiResourceUri`, the visibility checks, `buildAllowAttribute`): each
  *     client declares the extension as ext-apps' hosts do, and our tool handler sees the declaration;
  *   - an official 2.x server whose app is registered with ext-apps' `registerAppTool` / `registerAppResource`,
- *     read by our `appsClient` (view, settings from the contents and from the listing, visibility), its
+ *     read by our `createAppsClient` (view, settings from the contents and from the listing, visibility), its
  *     `getUiCapability` seeing our client's declaration.
  * Every `_meta.ui` and capability on the wire is checked against ext-apps' schema.json.
  */
@@ -18,7 +18,7 @@ import { Client as Sdk1Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as Sdk1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer as Sdk2Server } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { AppsError, appsClient } from '../../client/apps/apps-client.ts';
+import { AppsError, createAppsClient } from '../../client/apps/apps-client.ts';
 import { createClient } from '../../client/create-client.ts';
 import { permissionsPolicy } from '../../core/apps/view-policy.ts';
 import { APPS_CLIENT_SETTINGS, APPS_EXTENSION, APP_MIME_TYPE } from '../../core/protocol/apps.ts';
@@ -118,7 +118,7 @@ describe('MCP Apps: our server read by the official clients through ext-apps', (
   }
 });
 
-describe('MCP Apps: an ext-apps server read by our appsClient', () => {
+describe('MCP Apps: an ext-apps server read by our createAppsClient', () => {
   test('registerAppTool / registerAppResource on the SDK 2.x McpServer', async () => {
     const seen: unknown[] = [];
     const sdk = await serveSdk2Http(() => {
@@ -144,7 +144,7 @@ describe('MCP Apps: an ext-apps server read by our appsClient', () => {
     const session = await createClient({ name: 'rxmcp-apps-host', version: '1.0.0', era: 'legacy', extensions: { [APPS_EXTENSION]: APPS_CLIENT_SETTINGS } })
       .connect(createStreamableHttpClientTransport(sdk.url));
     closers.push(() => session.close());
-    const host = appsClient(session);
+    const host = createAppsClient(session);
     const tools = new Map((await session.listTools()).map((tool) => [tool.name, tool]));
     const show = tools.get('show_forecast');
     assert.ok(show !== undefined);

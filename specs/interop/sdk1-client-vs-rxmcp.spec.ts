@@ -1,6 +1,6 @@
 /**
  * Interop: the official TypeScript SDK 1.x `Client` against our server (interop-rxmcp-server.ts), over
- *   - stdio: our fixture program (runStdioServer) spawned by the SDK's StdioClientTransport;
+ *   - stdio: our fixture program (serveStdio) spawned by the SDK's StdioClientTransport;
  *   - Streamable HTTP: createStreamableHttpServer(...).listen(0), the SDK's StreamableHTTPClientTransport;
  *   - 2024-11-05 HTTP+SSE: our `legacySse` endpoints, the SDK's SSEClientTransport.
  * Each transport runs the same core flow (interop-sdk-client-flow.ts); the schema oracle checks everything our
@@ -98,7 +98,7 @@ after(async () => {
 
 // --- stdio --------------------------------------------------------------------------------------------------
 
-describeSdkClientFlow('sdk1 client vs rxmcp - stdio (StdioClientTransport spawning our runStdioServer program)', async () => {
+describeSdkClientFlow('sdk1 client vs rxmcp - stdio (StdioClientTransport spawning our serveStdio program)', async () => {
   const { client, recorded } = sdkClient();
   const stderr: string[] = [];
   const transport = new StdioClientTransport({ ...fixtureCommand('rxmcp-stdio-server.ts'), stderr: 'pipe' });

@@ -1,7 +1,7 @@
 /**
  * Interop: the official TypeScript SDK 2.x `Client` (@modelcontextprotocol/client), pinned to the legacy era at
  * 2025-11-25, against our server (interop-rxmcp-server.ts), over
- *   - stdio: our fixture program (runStdioServer) spawned by the SDK's StdioClientTransport;
+ *   - stdio: our fixture program (serveStdio) spawned by the SDK's StdioClientTransport;
  *   - Streamable HTTP: createStreamableHttpServer(...).listen(0), the SDK's StreamableHTTPClientTransport.
  * Both run the core flow of interop-sdk-client-flow.ts; the schema oracle checks everything our server sends.
  *
@@ -94,7 +94,7 @@ after(async () => {
 // --- stdio --------------------------------------------------------------------------------------------------
 
 describeSdkClientFlow(
-  'sdk2 client (pinned 2025-11-25) vs rxmcp - stdio (StdioClientTransport spawning our runStdioServer program)',
+  'sdk2 client (pinned 2025-11-25) vs rxmcp - stdio (StdioClientTransport spawning our serveStdio program)',
   async () => {
     const { client, recorded } = sdkClient();
     stdioClient = client;

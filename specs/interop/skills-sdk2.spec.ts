@@ -4,7 +4,7 @@
  * 127.0.0.1, legacy era (2025-11-25; the SDK client also in the 2026-07-28 era, negotiated with `auto`):
  *   - the SDK's `SkillsClient` against our server (`skills(directory)`): its strict listing accepts every entry, and
  *     its verifying `read` accepts our SKILL.md and files (size, digest, frontmatter);
- *   - our `skillsClient` against the SDK's `SkillCatalog`: listing, loading with verification, a supporting file and
+ *   - our `createSkillsClient` against the SDK's `SkillCatalog`: listing, loading with verification, a supporting file and
  *     a directory read.
  */
 import assert from 'node:assert/strict';
@@ -14,7 +14,7 @@ import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { McpServer as SdkMcpServer } from '@modelcontextprotocol/server';
 import { SkillCatalog, memorySkillFiles } from '@modelcontextprotocol/server/ext/skills';
 import { createClient } from '../../client/create-client.ts';
-import { skillsClient } from '../../client/skills/skills-client.ts';
+import { createSkillsClient } from '../../client/skills/skills-client.ts';
 import { createServer } from '../../server/create-server.ts';
 import { SkillDirectory } from '../../server/skills/skill-directory.ts';
 import { skills } from '../../server/skills/serve-skills.ts';
@@ -61,7 +61,7 @@ describe('skills interop with the official SDK 2.x', () => {
     });
   }
 
-  test('our skillsClient lists, loads (verified) and reads from the SDK SkillCatalog', async () => {
+  test('our createSkillsClient lists, loads (verified) and reads from the SDK SkillCatalog', async () => {
     const catalog = await SkillCatalog.load(memorySkillFiles({ ...CONFORMANCE_SKILL_FILES }));
     const sdk = await serveSdk2Http(() => {
       const server = new SdkMcpServer({ name: 'sdk2-skills-server', version: '2.0.0' }, { supportedProtocolVersions: ['2025-11-25'] });
@@ -71,7 +71,7 @@ describe('skills interop with the official SDK 2.x', () => {
     closers.push(() => sdk.close());
     const session = await createClient({ name: 'rxmcp-skills-host', version: '1.0.0', era: 'legacy' }).connect(createStreamableHttpClientTransport(sdk.url));
     closers.push(() => session.close());
-    const host = skillsClient(session);
+    const host = createSkillsClient(session);
     assert.equal(host.available, true);
     const entries = await host.listSkills();
     const pdf = entries.find((entry) => entry.frontmatter.name === 'pdf-processing');

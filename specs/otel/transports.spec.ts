@@ -12,7 +12,7 @@ import { createGateway } from '../../cli/gateway/gateway.ts';
 import type { ClientSession } from '../../client/session-api.ts';
 import { tracing } from '../../otel/tracing.ts';
 import { createStreamableHttpClientTransport, createStreamableHttpServer } from '../../transports/http/index.ts';
-import { natsClientTransport, serveNats } from '../../transports/nats/index.ts';
+import { createNatsClientTransport, serveNats } from '../../transports/nats/index.ts';
 import { askingClient, servedTools } from '../features/interceptors/support.ts';
 import { startNatsServer } from '../support/nats-server.ts';
 import { eventually, installTelemetry, spansNamed } from './support.ts';
@@ -79,7 +79,7 @@ describe('one trace across transports', () => {
     await tapConnection.flush();
     try {
       for (const era of ['legacy', 'modern'] as const) {
-        const session = await tracedClient(era).connect(natsClientTransport({ connection: clientConnection, name: 'traced' }));
+        const session = await tracedClient(era).connect(createNatsClientTransport({ connection: clientConnection, name: 'traced' }));
         headerParents.length = 0;
         await session.callTool('echo', { text: 'tapped' });
         await eventually(() => spansNamed(telemetry.spans, 'tools/call echo').length === 2);

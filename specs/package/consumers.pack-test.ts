@@ -72,7 +72,7 @@ describe('package: the packed tarball in throwaway projects', () => {
     assert.match(await ok(process.execPath, ['esm.mjs'], plain), /esm: memory 2\+3=5, http 127\.0\.0\.1 4\+3=7/);
   });
 
-  test('package - CommonJS require() of rxmcp, rxmcp/memory and rxmcp/http, no loader', async () => {
+  test('package - CommonJS require() of rxmcp, rxmcp/testing and rxmcp/http, no loader', async () => {
     const stdout = await ok(process.execPath, ['cjs.cjs'], plain);
     assert.match(stdout, /require\.resolve\('rxmcp\/http'\) = .*node_modules\/rxmcp\/dist\/transports\/http\/index\.js/);
     assert.match(stdout, /memory 2\*3=6, http 4\*3=12/);
@@ -84,7 +84,7 @@ describe('package: the packed tarball in throwaway projects', () => {
   });
 
   // exactOptionalPropertyTypes stays off here: xstate's own declarations do not compile under it with skipLibCheck off.
-  test('package - the root and memory declarations compile strictly without the peers or @types/node (skipLibCheck off), with TypeScript 5.9 and 7', async () => {
+  test('package - the root and rxmcp/testing declarations compile strictly without the peers or @types/node (skipLibCheck off), with TypeScript 5.9 and 7', async () => {
     writeFileSync(
       join(plain, 'tsconfig.json'),
       JSON.stringify({ compilerOptions: { module: 'nodenext', target: 'es2023', strict: true, skipLibCheck: false, types: [], noEmit: true }, files: ['types-no-peers.mts'] }),
@@ -132,7 +132,7 @@ describe('package: the packed tarball in throwaway projects', () => {
   });
 
   test(
-    'package - an esbuild bundle for the browser (root + memory + the fetch HTTP client) needs no node: builtin',
+    'package - an esbuild bundle for the browser (root + rxmcp/testing + the fetch HTTP client) needs no node: builtin',
     async () => {
       const out = join(work, 'bundled', 'browser', 'app.mjs');
       const result = await build({ entryPoints: [join(plain, 'browser.mjs')], bundle: true, platform: 'browser', format: 'esm', outfile: out, metafile: true, logLevel: 'silent' });

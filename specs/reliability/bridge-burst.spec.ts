@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { natsClientTransport } from '../../transports/nats/index.ts';
+import { createNatsClientTransport } from '../../transports/nats/index.ts';
 import { type BridgeProcess, startToNats, stopBridge } from '../cli/bridge/bridge-processes.ts';
 import { burstCalls, withClient } from '../support/burst.ts';
 import { killChildren } from '../support/interop-processes.ts';
@@ -32,7 +32,7 @@ after(async () => {
 });
 
 test('bridge burst - 1,000 calls at once through the bridge to a stdio server with a cap of 256: each answered exactly once, then served again', { timeout: 120_000 }, async () => {
-  await withClient(natsClientTransport({ connection, name: 'burst' }), 'legacy', async (client) => {
+  await withClient(createNatsClientTransport({ connection, name: 'burst' }), 'legacy', async (client) => {
     const tally = await burstCalls(client, { calls: 1_000, cap: 256, args: { ms: 1_000 } });
     assert.ok(tally.refusals > 0, 'the cap was hit and named');
   });

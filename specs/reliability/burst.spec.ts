@@ -13,7 +13,7 @@ import { createServer, type McpServer } from '../../server/create-server.ts';
 import { createGateway } from '../../cli/gateway/gateway.ts';
 import { createStreamableHttpClientTransport, createStreamableHttpServer } from '../../transports/http/index.ts';
 import { createMemoryPair } from '../../transports/memory/index.ts';
-import { natsClientTransport, serveNats } from '../../transports/nats/index.ts';
+import { createNatsClientTransport, serveNats } from '../../transports/nats/index.ts';
 import { type Tally, burstCalls, withClient } from '../support/burst.ts';
 import { type NatsServerProcess, startNatsServer } from '../support/nats-server.ts';
 
@@ -92,7 +92,7 @@ describe('burst - NATS with a real nats-server', () => {
 
   for (const era of ['legacy', 'modern'] as const) {
     test(`${era} era: every call answered exactly once, the cap named, then served again`, async () => {
-      await withClient(natsClientTransport({ connection: await open(), name: 'burst' }), era, async (client) => {
+      await withClient(createNatsClientTransport({ connection: await open(), name: 'burst' }), era, async (client) => {
         assert.equal(client.session.era, era);
         const tally = await burst(client);
         assert.ok(tally.refusals > 0, 'the cap was hit and named');

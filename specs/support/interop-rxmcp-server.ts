@@ -44,7 +44,7 @@ export interface SessionReport {
 
 export interface InteropServer {
   readonly server: McpServer;
-  /** The server behind the schema oracle: give this to a transport (`runStdioServer`, `createStreamableHttpServer`). */
+  /** The server behind the schema oracle: give this to a transport (`serveStdio`, `createStreamableHttpServer`). */
   readonly acceptor: SessionAcceptorPort;
   /** One oracle per accepted session, in order. */
   readonly oracles: readonly SchemaOracle[];

@@ -8,7 +8,7 @@
  * a client end plus the server side(s) accepted for it.
  * - memory: one `createMemoryPair()`; the server side is accepted at once, exactly as the harnesses always did.
  * - nats: the acceptor is served with `serveNats` (one serving per acceptor, on a NATS connection of its own,
- *   under a name of its own) and every link is a `natsClientTransport` on a NATS connection of its own. The
+ *   under a name of its own) and every link is a `createNatsClientTransport` on a NATS connection of its own. The
  *   binding calls the acceptor for every legacy session and every modern lane; the harness instruments that
  *   transport (spy + schema oracle) as it instruments a memory end. A server side belongs to the link whose
  *   reply inbox carried its first request (every link has an inbox prefix of its own).
@@ -25,7 +25,7 @@ import { type Observable, defer, from, switchMap } from 'rxjs';
 import type { ChangeFeedPort } from '../../core/server-change.ts';
 import type { InboundFrame, OutboundFrame, SessionAcceptorPort, Transport } from '../../core/transport.ts';
 import { createMemoryPair } from '../../transports/memory/index.ts';
-import { type NatsServing, natsClientTransport, serveNats } from '../../transports/nats/index.ts';
+import { type NatsServing, createNatsClientTransport, serveNats } from '../../transports/nats/index.ts';
 import { DEFAULT_REVISION, formatViolations, type OracleViolation, validateMessage } from './schema-oracle.ts';
 import { TestClock, settle as settleMemory } from './test-clock.ts';
 
@@ -243,7 +243,7 @@ export class SpecMedium {
     const ready = (async () => {
       const [serving, connection] = await Promise.all([this.serving(acceptor), openConnection()]);
       this.clientConnections.push(connection);
-      const transport = natsClientTransport({ connection, name: serving.name, inboxPrefix: prefix });
+      const transport = createNatsClientTransport({ connection, name: serving.name, inboxPrefix: prefix });
       const revision = options.revision ?? DEFAULT_REVISION;
       transport.incoming$.subscribe((frame) => this.received.push(...receivedViolations(frame, revision)));
       return transport;

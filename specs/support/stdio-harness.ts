@@ -18,7 +18,7 @@ import {
   type StdioClientTransport,
   type StdioServerTransport,
   spawnStdioServer,
-  stdioServerTransport,
+  createStdioServerTransport,
 } from '../../transports/stdio/index.ts';
 import { delay } from './harness.ts';
 import { type SchemaOracle, withSchemaOracle } from './schema-oracle.ts';
@@ -118,7 +118,7 @@ export interface RawStdioPeer {
 export function rawStdioPeer(maxMessageBytes?: number): RawStdioPeer {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
-  const transport = stdioServerTransport({ stdin, stdout, guardConsole: false, ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }) });
+  const transport = createStdioServerTransport({ stdin, stdout, guardConsole: false, ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }) });
   const { transport: checked, oracle } = withSchemaOracle(transport, { role: 'server' });
   const server = createServer({ name: 'stdio-spec-server', version: '1.0.0' });
   server.tool(

@@ -14,8 +14,8 @@ import type { Transport } from '../../core/transport.ts';
 import { createServer, type McpServer } from '../../server/create-server.ts';
 import { createStreamableHttpClientTransport, createStreamableHttpServer } from '../../transports/http/index.ts';
 import { createMemoryPair } from '../../transports/memory/index.ts';
-import { natsClientTransport, serveNats } from '../../transports/nats/index.ts';
-import { stdioServerTransport } from '../../transports/stdio/index.ts';
+import { createNatsClientTransport, serveNats } from '../../transports/nats/index.ts';
+import { createStdioServerTransport } from '../../transports/stdio/index.ts';
 import { eventually } from '../support/harness.ts';
 import { startNatsServer } from '../support/nats-server.ts';
 import { connect } from '@nats-io/transport-node';
@@ -79,9 +79,9 @@ test('stdio: each frame has its envelope read once', async () => {
   const toServer = new PassThrough();
   const toClient = new PassThrough();
   const server = echoServer();
-  server.accept(stdioServerTransport({ stdin: toServer, stdout: toClient, guardConsole: false }));
+  server.accept(createStdioServerTransport({ stdin: toServer, stdout: toClient, guardConsole: false }));
   // The client's end is the same NDJSON pipe transport, over the other ends of the two streams.
-  const clientEnd: Transport = stdioServerTransport({ stdin: toClient, stdout: toServer, guardConsole: false });
+  const clientEnd: Transport = createStdioServerTransport({ stdin: toClient, stdout: toServer, guardConsole: false });
   const client = await createClient({ name: 'c', version: '1', era: 'legacy' }).connect(clientEnd);
   try {
     await assertReadOnce(server, client, 'stdio');
@@ -115,7 +115,7 @@ test('NATS: each frame has its envelope read once', async () => {
   const clientConnection = await connect({ servers: nats.url });
   const server = echoServer();
   const serving = await serveNats(server, { connection: serverConnection, name: 'envelope-once', sessionRecords: false });
-  const client = await createClient({ name: 'c', version: '1', era: 'legacy' }).connect(natsClientTransport({ connection: clientConnection, name: 'envelope-once' }));
+  const client = await createClient({ name: 'c', version: '1', era: 'legacy' }).connect(createNatsClientTransport({ connection: clientConnection, name: 'envelope-once' }));
   try {
     await assertReadOnce(server, client, 'NATS');
   } finally {

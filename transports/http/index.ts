@@ -7,7 +7,5 @@
  */
 export * from './server/index.ts';
 export { HEADER, MEDIA_TYPE } from './shared/headers.ts';
-export { type HostPolicy, LOOPBACK_HOSTS, LOOPBACK_ORIGINS, createHostCheck, createOriginCheck, parseHost } from './shared/host-origin.ts';
-export { encodeSseComment, encodeSseEvent, encodeSseRetry } from './shared/sse.ts';
-export type { SseEventInit } from './shared/sse.ts';
+export { type HostPolicy, LOOPBACK_HOSTS, LOOPBACK_ORIGINS, createHostCheck, createOriginCheck } from './shared/host-origin.ts';
 export * from './client/index.ts';

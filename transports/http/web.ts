@@ -22,6 +22,4 @@ export { buildChallenge, type ChallengeDetails, type ProtectedResourceMetadata, 
 export { InMemoryEventStore, StreamAbandonedError } from './server/event-store.ts';
 export type { EventStore, FollowOptions, InMemoryEventStoreOptions, ReplayResult, StoredEvent } from './server/event-store.ts';
 export { HEADER, MEDIA_TYPE } from './shared/headers.ts';
-export { type HostPolicy, LOOPBACK_HOSTS, LOOPBACK_ORIGINS, createHostCheck, createOriginCheck, parseHost } from './shared/host-origin.ts';
-export { encodeSseComment, encodeSseEvent, encodeSseRetry } from './shared/sse.ts';
-export type { SseEventInit } from './shared/sse.ts';
+export { type HostPolicy, LOOPBACK_HOSTS, LOOPBACK_ORIGINS, createHostCheck, createOriginCheck } from './shared/host-origin.ts';

@@ -1,13 +1,13 @@
 /**
  * rxmcp over NATS: `serveNats(server, { connection, name })` serves a server (every process serving the same
- * name shares the load), `natsClientTransport({ connection, name })` connects a client. The wire is documented
+ * name shares the load), `createNatsClientTransport({ connection, name })` connects a client. The wire is documented
  * in docs/nats-binding.md. `JetStreamEventStore` keeps the SSE events of `rxmcp/http` servers in JetStream, so
  * replicas behind a load balancer resume each other's streams. `createJetStreamTaskStore` keeps modern tasks in
  * JetStream KV, so any process of the queue group answers for any task (docs/nats-binding.md, "Tasks across
  * processes").
  */
 export { type NatsServeOptions, type NatsServing, serveNats } from './server/serve-nats.ts';
-export { natsClientTransport } from './nats-client-transport.ts';
+export { connectNatsClientTransport, createNatsClientTransport } from './nats-client-transport.ts';
 export type { NatsClientTransport } from './client/client-transport.ts';
 export type { NatsClientConnectOptions, NatsClientTransportOptions } from './client/transport-options.ts';
 export { JetStreamEventStore, type JetStreamEventStoreOptions } from './jetstream-event-store.ts';

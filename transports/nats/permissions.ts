@@ -15,7 +15,7 @@ export interface NatsPermissionOptions {
   readonly prefix?: string;
   /**
    * The inbox prefix the role's connection and transports use (`inboxPrefix` of the nats connection and of
-   * `natsClientTransport`). Default `_INBOX`; give each client user a prefix of its own (`_INBOX.<user>`) so no
+   * `createNatsClientTransport`). Default `_INBOX`; give each client user a prefix of its own (`_INBOX.<user>`) so no
    * client can subscribe to another's answers.
    */
   readonly inboxPrefix?: string;

@@ -1,8 +1,8 @@
 /**
- * `runStdioServer`: serve one session on stdio until the client goes away or the server is told to stop, then
+ * `serveStdio`: serve one session on stdio until the client goes away or the server is told to stop, then
  * resolve, so a server program ends naturally:
  *
- *   await runStdioServer(server, { handleSignals: true }); // the process exits once nothing else keeps it alive
+ *   await serveStdio(server, { handleSignals: true }); // the process exits once nothing else keeps it alive
  *
  * Every way of ending is graceful: stdin's end (the client sends nothing more, but still reads stdout), the
  * `signal` aborting, or SIGTERM/SIGINT when `handleSignals` is on. New requests are refused, requests in
@@ -15,14 +15,14 @@ import type { Writable } from 'node:stream';
 import type { LocalError } from '../../core/errors.ts';
 import { onStopSignals } from './stop-signals.ts';
 import type { SessionAcceptorPort } from '../../core/transport.ts';
-import { type StdioServerTransportOptions, stdioServerTransport } from './server-transport.ts';
+import { type StdioServerTransportOptions, createStdioServerTransport } from './server-transport.ts';
 
 /** How long requests in flight may still run once the shutdown started, unless told otherwise. */
 export const DEFAULT_DRAIN_MS = 10_000;
 /** How long stdout may take to hand over what was written before the promise settles anyway. */
 const DEFAULT_FLUSH_MS = 1_000;
 
-export interface RunStdioServerOptions extends Omit<StdioServerTransportOptions, 'closeOnInputEnd'> {
+export interface ServeStdioOptions extends Omit<StdioServerTransportOptions, 'closeOnInputEnd'> {
   /** Aborting starts the graceful shutdown (as stdin's end does); the promise then resolves as usual. */
   readonly signal?: AbortSignal;
   /**
@@ -47,12 +47,12 @@ export interface RunStdioServerOptions extends Omit<StdioServerTransportOptions,
  * Accepts one session on stdio. Resolves once the session is closed and its answers were written, with the
  * reason the transport ended for (undefined for an orderly end: stdin's EOF, a signal, the abort signal).
  */
-export async function runStdioServer(acceptor: SessionAcceptorPort, options: RunStdioServerOptions = {}): Promise<LocalError | undefined> {
+export async function serveStdio(acceptor: SessionAcceptorPort, options: ServeStdioOptions = {}): Promise<LocalError | undefined> {
   const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
   const flushMs = options.flushMs ?? DEFAULT_FLUSH_MS;
   if (!(drainMs >= 0)) throw new RangeError(`drainMs must be 0 or more; got ${drainMs}`);
   if (!(flushMs >= 0)) throw new RangeError(`flushMs must be 0 or more; got ${flushMs}`);
-  const transport = stdioServerTransport({ ...options, closeOnInputEnd: false });
+  const transport = createStdioServerTransport({ ...options, closeOnInputEnd: false });
   let session: ReturnType<SessionAcceptorPort['accept']>;
   try {
     session = acceptor.accept(transport);

@@ -4,7 +4,7 @@
  * - stdin EOF means the client sends nothing more: `incoming$` completes (any unterminated last line is
  *   delivered first) and the session closes. With `closeOnInputEnd: false` the transport stays open for
  *   writing instead and only `inputEnded` settles, so its owner can answer what is in flight before closing
- *   (`runStdioServer` does).
+ *   (`serveStdio` does).
  * - stdout failing (EPIPE: the client stopped reading) ends the transport with a `ConnectionClosed` reason.
  * - `close()` stops reading stdin (it is paused, so it no longer keeps the process alive) and writing
  *   stdout; it never ends or destroys either stream, which belong to the process.
@@ -90,6 +90,6 @@ export class StdioServerTransport extends PipeTransport {
 }
 
 /** A transport for serving one MCP client over this process's stdin and stdout. */
-export function stdioServerTransport(options?: StdioServerTransportOptions): StdioServerTransport {
+export function createStdioServerTransport(options?: StdioServerTransportOptions): StdioServerTransport {
   return new StdioServerTransport(options);
 }

@@ -1,7 +1,7 @@
 /**
  * How a server program reacts to being told to stop: the first SIGTERM or SIGINT starts a graceful shutdown
  * (stop accepting, let requests in flight finish up to a deadline, answer the rest, flush, close); a second
- * one ends the process at once. Every `rxmcp` command and `runStdioServer({ handleSignals: true })` use this
+ * one ends the process at once. Every `rxmcp` command and `serveStdio({ handleSignals: true })` use this
  * one module, so they all behave alike.
  *
  * Ending "at once" never calls `process.exit`: the listeners are removed and the signal is raised again, so

@@ -12,7 +12,7 @@ import {
   type AuthorizationResult,
   type HttpClientAuth,
   authorizationCodeGrant,
-  oauthClient,
+  createOAuthClient,
 } from '../../../auth/client/index.ts';
 import { CredentialFiles } from './credential-files.ts';
 import { fileOAuthStore } from './file-oauth-store.ts';
@@ -59,7 +59,7 @@ export function cliLogin(options: CliLoginOptions): CliLogin {
   const files = options.files ?? new CredentialFiles();
   let failure: LoginNotCompleted | undefined;
   let completed = 0;
-  const auth = oauthClient({
+  const auth = createOAuthClient({
     store: fileOAuthStore(files, options.server),
     clientMetadata: {
       client_name: 'rxmcp command line',

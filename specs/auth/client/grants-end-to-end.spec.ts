@@ -1,5 +1,5 @@
 /**
- * Grants and DPoP through the whole client: `createClient` over the Streamable HTTP transport, `oauthClient` as
+ * Grants and DPoP through the whole client: `createClient` over the Streamable HTTP transport, `createOAuthClient` as
  * its `auth`, a real oidc-provider as the authorization server (demanding DPoP nonces), and a protected MCP server:
  * the mock MCP server behind a gate that serves the protected-resource metadata and checks every request with
  * oauth4webapi's `validateJwtAccessToken` (requireDPoP) and its own `DPoP-Nonce`. The session connects, lists
@@ -14,7 +14,7 @@ import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { after, before, describe, test } from 'node:test';
 import * as jose from 'jose';
 import * as oauth from 'oauth4webapi';
-import { clientCredentials, dpop, jwtBearer, oauthClient } from '../../../auth/client/index.ts';
+import { clientCredentials, dpop, jwtBearer, createOAuthClient } from '../../../auth/client/index.ts';
 import { createClient } from '../../../client/create-client.ts';
 import { createStreamableHttpClientTransport } from '../../../transports/http/client/index.ts';
 import { closeAllMockServers, type MockServer, startMockServer } from '../../support/http-mock-server.ts';
@@ -109,7 +109,7 @@ describe('grants and DPoP end to end (oidc-provider, Streamable HTTP)', () => {
   });
 
   test('client credentials with DPoP: nonces from both servers, a fresh proof on every request', async () => {
-    const auth = oauthClient({ grant: clientCredentials({ clientId: 'cc-basic', clientSecret: SECRET }), dpop: dpop() });
+    const auth = createOAuthClient({ grant: clientCredentials({ clientId: 'cc-basic', clientSecret: SECRET }), dpop: dpop() });
     const session = await createClient({ era: 'legacy', name: 'grants-e2e', version: '1.0.0' }).connect(createStreamableHttpClientTransport(gate.url, { auth }));
     try {
       assert.deepEqual((await session.listTools()).map((tool) => tool.name), ['echo']);
@@ -136,7 +136,7 @@ describe('grants and DPoP end to end (oidc-provider, Streamable HTTP)', () => {
   test('a refused workload assertion fails the connection after one token request, with no other grant', async () => {
     const before = provider.requests.length;
     const expired = await workloadAssertion(provider, provider.issuer, '-60s');
-    const auth = oauthClient({ grant: jwtBearer({ clientId: 'workload', assertion: expired }) });
+    const auth = createOAuthClient({ grant: jwtBearer({ clientId: 'workload', assertion: expired }) });
     const client = createClient({ era: 'legacy', name: 'grants-e2e', version: '1.0.0' });
     await assert.rejects(client.connect(createStreamableHttpClientTransport(gate.url, { auth })));
     const made = provider.requests.slice(before);

@@ -6,7 +6,7 @@
  */
 import { wsconnect } from '@nats-io/nats-core';
 import { createClient } from '../../../client/create-client.ts';
-import { natsClientTransport } from '../../../transports/nats/client/index.ts';
+import { connectNatsClientTransport } from '../../../transports/nats/client/index.ts';
 
 interface Report {
   readonly tools: readonly string[];
@@ -27,7 +27,7 @@ async function main(): Promise<Report> {
   const name = query.get('name') ?? '';
   const era = query.get('era') === 'modern' ? 'modern' : 'legacy';
   // The transport connects by itself and owns the connection: closing the client drains it.
-  const transport = await natsClientTransport({ connect: () => wsconnect({ servers }), name });
+  const transport = await connectNatsClientTransport({ connect: () => wsconnect({ servers }), name });
   const client = await createClient({ name: 'rxmcp-nats-browser-page', version: '1.0.0', era }).connect(transport);
   try {
     const tools = (await client.listTools()).map((tool) => tool.name);

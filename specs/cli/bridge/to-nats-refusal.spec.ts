@@ -17,7 +17,7 @@ import type { SessionAcceptorPort } from '../../../core/transport.ts';
 import { createClient } from '../../../client/create-client.ts';
 import type { ClientSession } from '../../../client/session-api.ts';
 import { type McpServer, createServer } from '../../../server/create-server.ts';
-import { type NatsServing, natsClientTransport, serveNats } from '../../../transports/nats/index.ts';
+import { type NatsServing, createNatsClientTransport, serveNats } from '../../../transports/nats/index.ts';
 import { PROCESS_MS, isRunning, killChildren, until } from '../../support/interop-processes.ts';
 import { type NatsServerProcess, freePort, startNatsServer } from '../../support/nats-server.ts';
 import { type BridgeProcess, startToNats, stopBridge } from './bridge-processes.ts';
@@ -53,7 +53,7 @@ async function natsConnection(name?: string): Promise<NatsConnection> {
 
 async function connectClient(name: string): Promise<ClientSession> {
   const client = createClient({ era: 'legacy', name: 'refusal-spec-client', version: '0.0.0' });
-  const session = await client.connect(natsClientTransport({ connection: await natsConnection(), name }), { initializeTimeoutMs: PROCESS_MS });
+  const session = await client.connect(createNatsClientTransport({ connection: await natsConnection(), name }), { initializeTimeoutMs: PROCESS_MS });
   sessions.push(session);
   return session;
 }

@@ -14,7 +14,7 @@ import { isWireError } from '../../../core/errors.ts';
 import type { CallToolResult } from '../../../core/protocol/index.ts';
 import { createClient } from '../../../client/create-client.ts';
 import type { ClientSession } from '../../../client/session-api.ts';
-import { natsClientTransport } from '../../../transports/nats/index.ts';
+import { createNatsClientTransport } from '../../../transports/nats/index.ts';
 import { PROCESS_MS, isRunning, killChildren, until } from '../../support/interop-processes.ts';
 import { type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';
 import { type BridgeProcess, startToNats, stopBridge } from './bridge-processes.ts';
@@ -46,7 +46,7 @@ async function connectClient(name: string, options: { readonly roots?: boolean }
   const connection = await connect({ servers: nats.url });
   connections.push(connection);
   const client = createClient({ era: 'legacy', name: 'bridge-spec-client', version: '0.0.0', ...(options.roots === true ? { roots: () => [ROOT] } : {}) });
-  const session = await client.connect(natsClientTransport({ connection, name }), { initializeTimeoutMs: PROCESS_MS });
+  const session = await client.connect(createNatsClientTransport({ connection, name }), { initializeTimeoutMs: PROCESS_MS });
   sessions.push(session);
   return session;
 }

@@ -13,7 +13,7 @@ import { after, describe, test } from 'node:test';
 import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { createClient } from '../../../client/create-client.ts';
 import { createServer } from '../../../server/create-server.ts';
-import { natsClientTransport, serveNats } from '../../../transports/nats/index.ts';
+import { createNatsClientTransport, serveNats } from '../../../transports/nats/index.ts';
 import { PROCESS_MS, killChildren, trackChild, until } from '../../support/interop-processes.ts';
 import { type NatsServerProcess, freePort, startNatsServer } from '../../support/nats-server.ts';
 import { type Program, assertGone, assertStops, initializeMessage, startRxmcp } from './stop-processes.ts';
@@ -47,7 +47,7 @@ function childPids(program: Program): number[] {
 async function legacyClient(nats: NatsServerProcess, name: string): Promise<{ readonly session: Awaited<ReturnType<ReturnType<typeof createClient>['connect']>>; readonly connection: NatsConnection; close(): Promise<void> }> {
   const connection = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
   closers.push(() => connection.close());
-  const session = await createClient({ name: 'stop-spec', version: '1', era: 'legacy' }).connect(natsClientTransport({ connection, name, silenceMs: 10_000 }));
+  const session = await createClient({ name: 'stop-spec', version: '1', era: 'legacy' }).connect(createNatsClientTransport({ connection, name, silenceMs: 10_000 }));
   return {
     session,
     connection,

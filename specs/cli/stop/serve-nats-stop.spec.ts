@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { connect } from '@nats-io/transport-node';
 import { createClient } from '../../../client/create-client.ts';
-import { natsClientTransport } from '../../../transports/nats/index.ts';
+import { createNatsClientTransport } from '../../../transports/nats/index.ts';
 import { PROCESS_MS, killChildren } from '../../support/interop-processes.ts';
 import { freePort, startNatsServer } from '../../support/nats-server.ts';
 import { silentListener } from '../../support/misbehaving-peers.ts';
@@ -36,7 +36,7 @@ async function natsServe(url: string, name: string, extra: readonly string[] = [
 async function callInFlight(url: string, name: string): Promise<{ readonly call: Promise<unknown>; close(): Promise<void> }> {
   const connection = await connect({ servers: url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
   closers.push(() => connection.close());
-  const session = await createClient({ name: 'stop-spec', version: '1', era: 'legacy' }).connect(natsClientTransport({ connection, name, silenceMs: 10_000 }));
+  const session = await createClient({ name: 'stop-spec', version: '1', era: 'legacy' }).connect(createNatsClientTransport({ connection, name, silenceMs: 10_000 }));
   let progressed!: () => void;
   const running = new Promise<void>((resolve) => (progressed = resolve));
   const call = session.callTool('count', { n: 20 }, { onProgress: () => progressed(), timeoutMs: 20_000 }).then(

@@ -13,7 +13,7 @@ import { type McpClient, createClient } from '../../../client/create-client.ts';
 import type { JsonObject } from '../../../core/jsonrpc.ts';
 import { createStreamableHttpClientTransport, createStreamableHttpServer } from '../../../transports/http/index.ts';
 import { connect as connectNats } from '@nats-io/transport-node';
-import { natsClientTransport, serveNats } from '../../../transports/nats/index.ts';
+import { createNatsClientTransport, serveNats } from '../../../transports/nats/index.ts';
 import { spawnStdioServer } from '../../../transports/stdio/index.ts';
 import { startNatsServer } from '../../support/nats-server.ts';
 import { PROCESS_MS, REPO_ROOT, killLeftovers, track } from '../../support/stdio-harness.ts';
@@ -92,7 +92,7 @@ describe('interceptors over transports', () => {
     try {
       for (const era of ['legacy', 'modern'] as const) {
         const seen: InterceptedRequest[] = [];
-        const session = await interceptingClient(era, seen).connect(natsClientTransport({ connection: clientConnection, name: 'intercepted' }));
+        const session = await interceptingClient(era, seen).connect(createNatsClientTransport({ connection: clientConnection, name: 'intercepted' }));
         assert.equal(session.session.era, era);
         assert.equal(textOf(await session.callTool('echo', { text: 'hi' })), `hi+server(${era})+client`);
         assert.equal(textOf(await session.callTool('ask')), `hello Ada (asked "${era === 'legacy' ? 'Name, please?' : 'Your name?'}")+server(${era})+client`);

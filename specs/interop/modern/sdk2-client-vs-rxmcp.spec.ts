@@ -1,7 +1,7 @@
 /**
  * Interop, modern era (2026-07-28): the official SDK 2.x `Client` with `versionNegotiation: { mode: 'auto' }`
  * against our dual-era server (rxmcp-modern-server.ts), over
- *   - stdio: our fixture program (runStdioServer) spawned by the SDK (a StdioClientTransport subclass, which
+ *   - stdio: our fixture program (serveStdio) spawned by the SDK (a StdioClientTransport subclass, which
  *     probes `server/discover` on the same pipe: one process);
  *   - Streamable HTTP: createStreamableHttpServer(...).listen(0) in this process, the SDK's
  *     StreamableHTTPClientTransport.
@@ -197,7 +197,7 @@ function describeModernFlow(label: string, connect: () => Promise<Target>): void
 
 // --- stdio --------------------------------------------------------------------------------------------------
 
-describeModernFlow('stdio: SDK 2.x client (auto) spawning our runStdioServer program', async () => {
+describeModernFlow('stdio: SDK 2.x client (auto) spawning our serveStdio program', async () => {
   const { client, recorded } = sdk2ModernClient();
   const stderr: string[] = [];
   const transport = new SameProcessStdioClientTransport({ ...fixtureCommand('modern/rxmcp-modern-stdio-server.ts'), stderr: 'pipe' });

@@ -1,10 +1,10 @@
 /**
- * A stdio MCP server program for the burst and era specs: `createServer` (both eras) + `runStdioServer`, with a
+ * A stdio MCP server program for the burst and era specs: `createServer` (both eras) + `serveStdio`, with a
  * `slow` tool that answers after `ms` milliseconds (default 1000). Run as `node --import tsx burst-server.ts`.
  * It reports how its session ended on stderr, so a spec can tell an orderly end from a dropped session.
  */
 import { createServer } from '../../../server/create-server.ts';
-import { runStdioServer } from '../../../transports/stdio/index.ts';
+import { serveStdio } from '../../../transports/stdio/index.ts';
 
 const server = createServer({ name: 'stdio-burst', version: '1.0.0' });
 server.tool(
@@ -12,5 +12,5 @@ server.tool(
   ({ ms }) => new Promise<string>((resolve) => setTimeout(() => resolve('done'), typeof ms === 'number' ? ms : 1000)),
 );
 
-const reason = await runStdioServer(server);
+const reason = await serveStdio(server);
 console.error(`burst-server: session ended${reason === undefined ? '' : `: ${reason.message}`}`);

@@ -1,5 +1,5 @@
 /**
- * A real stdio MCP server program for the stdio specs: `createServer` + `runStdioServer`, with tools that
+ * A real stdio MCP server program for the stdio specs: `createServer` + `serveStdio`, with tools that
  * misbehave on purpose. Run as `node --import tsx tools-server.ts [mode]`:
  *   (no mode)  exits by itself once stdin closes
  *   linger     keeps running after stdin closes (a timer holds the process): needs SIGTERM
@@ -7,7 +7,7 @@
  */
 import { interval, map, take } from 'rxjs';
 import { createServer } from '../../../server/create-server.ts';
-import { runStdioServer } from '../../../transports/stdio/index.ts';
+import { serveStdio } from '../../../transports/stdio/index.ts';
 
 const mode = process.argv[2] ?? 'normal';
 const server = createServer({ name: 'stdio-fixture', version: '1.0.0' });
@@ -47,8 +47,8 @@ server.tool({ name: 'garbage' }, () => {
 if (mode === 'linger' || mode === 'stubborn') setInterval(() => undefined, 60_000);
 if (mode === 'stubborn') process.on('SIGTERM', () => console.error('stubborn: ignoring SIGTERM'));
 
-// The console guard is on from the moment runStdioServer opens the transport (synchronously, in the call).
-const done = runStdioServer(server);
+// The console guard is on from the moment serveStdio opens the transport (synchronously, in the call).
+const done = serveStdio(server);
 console.log('fixture: started (this console.log must go to stderr)');
 const reason = await done;
 console.error(`fixture: stdin closed (${reason?.message ?? 'orderly'})`);

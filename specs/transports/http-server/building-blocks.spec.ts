@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { accepts, isJsonContentType } from '../../../transports/http/shared/media-types.ts';
-import { InMemoryEventStore, encodeSseComment, encodeSseEvent, encodeSseRetry } from '../../../transports/http/index.ts';
+import { InMemoryEventStore } from '../../../transports/http/index.ts';
+import { encodeSseComment, encodeSseEvent, encodeSseRetry } from '../../../engine.ts';
 import { SseParser } from '../../support/sse-test-parser.ts';
 
 const parseAll = (text: string): ReturnType<SseParser['push']> => new SseParser().push(text);

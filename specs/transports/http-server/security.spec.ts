@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { LOOPBACK_HOSTS, createHostCheck, createOriginCheck, parseHost } from '../../../transports/http/index.ts';
+import { LOOPBACK_HOSTS, createHostCheck, createOriginCheck } from '../../../transports/http/index.ts';
+import { parseHost } from '../../../engine.ts';
 import { ACCEPT_BOTH, asBody, rawRequest } from '../../support/http-raw-client.ts';
 import { validateMessage } from '../../support/schema-oracle.ts';
 import { serve } from './fixtures.ts';

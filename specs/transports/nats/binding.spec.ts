@@ -12,7 +12,7 @@ import { msgpackCodec } from '../../../core/codecs/msgpack.ts';
 import { ErrorCode } from '../../../core/error-codes.ts';
 import { LocalError } from '../../../core/errors.ts';
 const MODERN_REVISION = '2026-07-28';
-import { natsClientTransport } from '../../../transports/nats/index.ts';
+import { createNatsClientTransport } from '../../../transports/nats/index.ts';
 import { eventually, within } from '../../support/harness.ts';
 import { type NatsFixture, SERVER_NAME, demoTools, natsFixture } from './nats-fixture.ts';
 
@@ -158,7 +158,7 @@ describe('nats binding', () => {
   test('nats binding - a client whose inbox vanished mid-call gets its handler aborted (keepalive finds no responders)', async () => {
     const before = seen.aborted;
     const connection = await fixture.connection();
-    const transport = natsClientTransport({ connection, name: SERVER_NAME });
+    const transport = createNatsClientTransport({ connection, name: SERVER_NAME });
     const { createClient } = await import('../../../client/create-client.ts');
     const session = await createClient({ name: 'vanishing', version: '0', era: 'modern' }).connect(transport);
     void session.callTool('slow', { ms: 10_000 }).catch(() => undefined);
@@ -170,7 +170,7 @@ describe('nats binding', () => {
 
   test('nats binding - a request nobody serves fails at once with a clear error', async () => {
     const connection = await fixture.connection();
-    const transport = natsClientTransport({ connection, name: 'nobody-serves-this' });
+    const transport = createNatsClientTransport({ connection, name: 'nobody-serves-this' });
     const { createClient } = await import('../../../client/create-client.ts');
     const started = Date.now();
     await assert.rejects(within(createClient({ name: 'c', version: '0', era: 'modern' }).connect(transport), WAIT), (error: unknown) => {
@@ -191,7 +191,7 @@ describe('nats binding - eras', () => {
   test('nats binding - an era-detecting client falls back to initialize on a legacy-only server', async () => {
     await fixture.serve({ server: { eras: 'legacy' }, nats: { name: 'legacy-only' } });
     const connection = await fixture.connection();
-    const transport = natsClientTransport({ connection, name: 'legacy-only' });
+    const transport = createNatsClientTransport({ connection, name: 'legacy-only' });
     const { createClient } = await import('../../../client/create-client.ts');
     const session = await within(createClient({ name: 'c', version: '0', era: 'auto' }).connect(transport), WAIT);
     try {
@@ -213,7 +213,7 @@ describe('nats binding - eras', () => {
   test('nats binding - a legacy session ends when its client closes, and its record goes', async () => {
     const { serving } = await fixture.serve({ nats: { name: 'closing' } });
     const connection = await fixture.connection();
-    const transport = natsClientTransport({ connection, name: 'closing' });
+    const transport = createNatsClientTransport({ connection, name: 'closing' });
     const { createClient } = await import('../../../client/create-client.ts');
     const session = await within(createClient({ name: 'c', version: '0', era: 'legacy' }).connect(transport), WAIT);
     assert.equal(serving.counts().sessions, 1);

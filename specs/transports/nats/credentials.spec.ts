@@ -15,7 +15,7 @@ import { type NatsConnection, connect, nkeys } from '@nats-io/transport-node';
 import { natsConnectionOf } from '../../../cli/nats-args.ts';
 import { createClient } from '../../../client/create-client.ts';
 import { createServer } from '../../../server/create-server.ts';
-import { type NatsCredentials, natsClientTransport, natsConnectionOptions, serveNats } from '../../../transports/nats/index.ts';
+import { type NatsCredentials, createNatsClientTransport, natsConnectionOptions, serveNats } from '../../../transports/nats/index.ts';
 import { within } from '../../support/harness.ts';
 import { startNatsServer } from '../../support/nats-server.ts';
 import { operatorSetup } from './operator-fixture.ts';
@@ -28,7 +28,7 @@ async function roundTrip(url: string, credentials: NatsCredentials): Promise<str
   try {
     for (let index = 0; index < 2; index++) opened.push(await connect(natsConnectionOptions(credentials, { servers: url })));
     const serving = await serveNats(server, { connection: opened[0]!, name: 'creds', sessionRecords: false });
-    const session = await within(createClient({ name: 'c', version: '0', era: 'modern' }).connect(natsClientTransport({ connection: opened[1]!, name: 'creds' })), 5000);
+    const session = await within(createClient({ name: 'c', version: '0', era: 'modern' }).connect(createNatsClientTransport({ connection: opened[1]!, name: 'creds' })), 5000);
     const result = await within(session.callTool('echo', { text: 'through' }), 5000);
     await session.close();
     await serving.close('end');

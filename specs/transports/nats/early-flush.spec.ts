@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { type NatsConnection, headers } from '@nats-io/transport-node';
 import { createServer } from '../../../server/create-server.ts';
 import { earlyFlushOf } from '../../../transports/nats/early-flush.ts';
-import { natsClientTransport, serveNats } from '../../../transports/nats/index.ts';
+import { createNatsClientTransport, serveNats } from '../../../transports/nats/index.ts';
 import { eventually } from '../../support/harness.ts';
 import { SERVER_NAME, demoTools, handAnswered, natsFixture } from './nats-fixture.ts';
 
@@ -53,7 +53,7 @@ test('early flush - a client sending 100 requests in one turn writes them in par
   await using fixture = await natsFixture({ jetstream: false });
   const seen = await handAnswered(await fixture.connection());
   const connection = await fixture.connection();
-  const transport = natsClientTransport({ connection, name: SERVER_NAME });
+  const transport = createNatsClientTransport({ connection, name: SERVER_NAME });
   try {
     const writes = writesOf(connection);
     for (let id = 1; id <= 100; id++) void transport.send({ payload: call(id) as never });

@@ -1,7 +1,7 @@
 /**
  * The whole feature suite (specs/features/**) over NATS, in both eras, through the schema oracle: a real
  * nats-server, and the feature spec files run in a child test runner with `RXMCP_SPEC_MEDIUM=nats`, so every
- * client <-> server connection the harnesses make goes through `serveNats` / `natsClientTransport` (see
+ * client <-> server connection the harnesses make goes through `serveNats` / `createNatsClientTransport` (see
  * specs/support/nats-medium.ts), both ends logged and checked by the oracle as over memory. The runner must
  * exit 0 with no failure, no cancellation, and at least as many passing tests as the suite has over NATS
  * (skips are allowed only where a spec names why it cannot hold over NATS; their number is bounded here).
@@ -86,7 +86,7 @@ function runOverNats(files: readonly string[], url: string): Promise<{ readonly 
 
 const groups = [
   {
-    name: 'the legacy-era feature specs (createClient over natsClientTransport, hand-written legacy clients)',
+    name: 'the legacy-era feature specs (createClient over createNatsClientTransport, hand-written legacy clients)',
     files: specFiles(FEATURES),
     // 173 tests today, none skipped over NATS.
     minPass: 170,

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { LocalError } from '../../../core/errors.ts';
 import { defaultLimits } from '../../../core/limits.ts';
 import type { InboundFrame } from '../../../core/transport.ts';
-import { type NatsClientTransport, natsClientTransport } from '../../../transports/nats/index.ts';
+import { type NatsClientTransport, createNatsClientTransport } from '../../../transports/nats/index.ts';
 import { DEFAULT_PREFIX, serverSubjects } from '../../../transports/nats/subjects.ts';
 import { eventually } from '../../support/harness.ts';
 import { SERVER_NAME, demoTools, natsFixture } from './nats-fixture.ts';
@@ -28,7 +28,7 @@ test('nats client - requests and notifications sent while initialize is in fligh
   const seen = { aborted: 0 };
   const { server } = await fixture.serve({ bare: true, nats: { sessionRecords: false } });
   demoTools(server, seen);
-  const transport = natsClientTransport({ connection: await fixture.connection(), name: SERVER_NAME, silenceMs: 5000 });
+  const transport = createNatsClientTransport({ connection: await fixture.connection(), name: SERVER_NAME, silenceMs: 5000 });
   const { messages, failed } = collect(transport);
 
   void transport.send({ payload: initialize(1) });
@@ -50,7 +50,7 @@ test('nats client - requests and notifications sent while initialize is in fligh
 test('nats client - when initialize is refused, what waited for it fails with the reason', async () => {
   await using fixture = await natsFixture();
   await fixture.serve({ nats: { sessionRecords: false } });
-  const transport = natsClientTransport({ connection: await fixture.connection(), name: SERVER_NAME, silenceMs: 5000 });
+  const transport = createNatsClientTransport({ connection: await fixture.connection(), name: SERVER_NAME, silenceMs: 5000 });
   const { messages, failed } = collect(transport);
 
   void transport.send({ payload: initialize(1, { capabilities: {} }) });
@@ -67,7 +67,7 @@ test('nats client - when initialize is refused, what waited for it fails with th
 
 test('nats client - when nobody serves the name, initialize and what waited for it fail at once', async () => {
   await using fixture = await natsFixture();
-  const transport = natsClientTransport({ connection: await fixture.connection(), name: SERVER_NAME, silenceMs: 60_000 });
+  const transport = createNatsClientTransport({ connection: await fixture.connection(), name: SERVER_NAME, silenceMs: 60_000 });
   const { failed } = collect(transport);
 
   void transport.send({ payload: initialize(1) });
@@ -85,7 +85,7 @@ test('nats client - what waits for initialize is bounded: past the bound a reque
   // A "server" that takes initialize and never answers.
   silent.subscribe(serverSubjects(DEFAULT_PREFIX, SERVER_NAME).call('initialize') as string, { callback: () => undefined });
   await silent.flush();
-  const transport = natsClientTransport({ connection: await fixture.connection(), name: SERVER_NAME, silenceMs: 60_000 });
+  const transport = createNatsClientTransport({ connection: await fixture.connection(), name: SERVER_NAME, silenceMs: 60_000 });
   const { failed } = collect(transport);
   void transport.send({ payload: initialize(1) });
   for (let index = 0; index < defaultLimits.maxOutboundQueue; index++) await transport.send({ payload: { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p', progress: index } } });

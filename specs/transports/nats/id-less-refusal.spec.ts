@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { InboundFrame } from '../../../core/transport.ts';
-import { natsClientTransport } from '../../../transports/nats/index.ts';
+import { createNatsClientTransport } from '../../../transports/nats/index.ts';
 import { delay, eventually } from '../../support/harness.ts';
 import { SERVER_NAME, natsFixture } from './nats-fixture.ts';
 
@@ -23,7 +23,7 @@ test('nats binding - an id-less refusal (a duplicate request id) ends its exchan
   const gate = new Promise<void>((resolve) => (release = resolve));
   server.tool({ name: 'gated' }, async () => (await gate, 'done'));
 
-  const transport = natsClientTransport({ connection: await fixture.connection(), name: SERVER_NAME, silenceMs: SILENCE_MS });
+  const transport = createNatsClientTransport({ connection: await fixture.connection(), name: SERVER_NAME, silenceMs: SILENCE_MS });
   const frames: InboundFrame[] = [];
   transport.incoming$.subscribe((frame) => frames.push(frame));
   const messages = (): Array<Record<string, unknown>> => frames.flatMap((frame) => (frame.type === 'message' ? [frame.payload as Record<string, unknown>] : []));

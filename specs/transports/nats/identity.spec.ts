@@ -14,7 +14,7 @@ import type { AuthInfo } from '../../../core/auth.ts';
 import { ErrorCode } from '../../../core/error-codes.ts';
 import type { FrameOrigin, SessionAcceptorPort, Transport } from '../../../core/transport.ts';
 import { type McpServer, createServer } from '../../../server/create-server.ts';
-import { type NatsServing, createIdentitySigner, natsClientTransport, serveNats } from '../../../transports/nats/index.ts';
+import { type NatsServing, createIdentitySigner, createNatsClientTransport, serveNats } from '../../../transports/nats/index.ts';
 import { type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';
 import { type GatewayKeys, gatewayKeys } from './identity-keys.ts';
 
@@ -130,7 +130,7 @@ describe('nats identity', () => {
       seen.principals.length = 0;
       seen.origins.length = 0;
       seen.transports.length = 0;
-      const session = await createClient({ name: 'c', version: '0', era }).connect(natsClientTransport({ connection, name: NAME, identity: () => assertion }));
+      const session = await createClient({ name: 'c', version: '0', era }).connect(createNatsClientTransport({ connection, name: NAME, identity: () => assertion }));
       const result = await session.callTool('echo', { text: era });
       assert.deepEqual(result.content, [{ type: 'text', text: era }]);
       assert.ok(seen.principals.includes(alice.principal), `${era}: interceptors see the principal (saw ${JSON.stringify(seen.principals)})`);
@@ -154,7 +154,7 @@ describe('nats identity', () => {
 
   test('nats identity - without an assertion a caller is anonymous, or refused where identity is required', async () => {
     seen.principals.length = 0;
-    const session = await createClient({ name: 'c', version: '0', era: 'modern' }).connect(natsClientTransport({ connection, name: NAME }));
+    const session = await createClient({ name: 'c', version: '0', era: 'modern' }).connect(createNatsClientTransport({ connection, name: NAME }));
     await session.callTool('echo', { text: 'anon' });
     assert.ok(seen.principals.length > 0 && seen.principals.every((principal) => principal === undefined), JSON.stringify(seen.principals));
     await session.close();
@@ -204,7 +204,7 @@ describe('nats identity', () => {
   test('nats identity - a legacy session is its caller\'s: messages on its subject without the caller\'s identity are refused', async () => {
     const aliceAssertion = await signer().assertionFor(alice, `mcp.${NAME}`);
     const bobAssertion = await signer().assertionFor(bob, `mcp.${NAME}`);
-    const transport = natsClientTransport({ connection, name: NAME, identity: () => aliceAssertion });
+    const transport = createNatsClientTransport({ connection, name: NAME, identity: () => aliceAssertion });
     const session = await createClient({ name: 'c', version: '0', era: 'legacy' }).connect(transport);
     const sessionId = transport.sessionId;
     assert.ok(sessionId !== undefined);
@@ -251,7 +251,7 @@ describe('nats identity', () => {
     const secondConnection = await connect({ servers: nats.url });
     const identity = { keys: [keys.publicJwk] };
     let firstServing: NatsServing | undefined = await serveNats(first, { connection: firstConnection, name, identity });
-    const transport = natsClientTransport({ connection, name, identity: () => aliceAssertion });
+    const transport = createNatsClientTransport({ connection, name, identity: () => aliceAssertion });
     let secondServing: NatsServing | undefined;
     try {
       const session = await createClient({ name: 'c', version: '0', era: 'legacy' }).connect(transport);

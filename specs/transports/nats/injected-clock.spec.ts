@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { InboundFrame } from '../../../core/transport.ts';
-import { natsClientTransport } from '../../../transports/nats/index.ts';
+import { createNatsClientTransport } from '../../../transports/nats/index.ts';
 import { DEFAULT_PREFIX, serverSubjects } from '../../../transports/nats/subjects.ts';
 import { delay, eventually } from '../../support/harness.ts';
 import { TestClock } from '../../support/test-clock.ts';
@@ -33,7 +33,7 @@ test('nats client - the silence limit runs on the injected clock', async () => {
   silent.subscribe(serverSubjects(DEFAULT_PREFIX, SERVER_NAME).call('initialize') as string, { callback: () => undefined });
   await silent.flush();
   const clock = new TestClock(1_000_000);
-  const transport = natsClientTransport({ connection: await fixture.connection(), name: SERVER_NAME, silenceMs: 1000, clock });
+  const transport = createNatsClientTransport({ connection: await fixture.connection(), name: SERVER_NAME, silenceMs: 1000, clock });
   const frames: InboundFrame[] = [];
   transport.incoming$.subscribe((frame) => frames.push(frame));
 
@@ -57,7 +57,7 @@ test('nats server - keepalives and the idle expiry of legacy sessions run on the
   let release: () => void = () => undefined;
   const gate = new Promise<void>((resolve) => (release = resolve));
   server.tool({ name: 'gated' }, async () => (await gate, 'done'));
-  const transport = natsClientTransport({ connection: await fixture.connection(), name: SERVER_NAME, silenceMs: 300, clock });
+  const transport = createNatsClientTransport({ connection: await fixture.connection(), name: SERVER_NAME, silenceMs: 300, clock });
   const frames: InboundFrame[] = [];
   transport.incoming$.subscribe((frame) => frames.push(frame));
   const answer = (id: number): Record<string, unknown> | undefined =>

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { InboundFrame } from '../../../core/transport.ts';
-import { natsClientTransport } from '../../../transports/nats/index.ts';
+import { createNatsClientTransport } from '../../../transports/nats/index.ts';
 import { delay, eventually } from '../../support/harness.ts';
 import { SERVER_NAME, natsFixture } from './nats-fixture.ts';
 
@@ -23,7 +23,7 @@ test('nats binding - a cancelled legacy request ends its exchange on the server 
       reject(new Error('aborted'));
     }, { once: true });
   }));
-  const transport = natsClientTransport({ connection: await fixture.connection(), name: SERVER_NAME, silenceMs: SILENCE_MS });
+  const transport = createNatsClientTransport({ connection: await fixture.connection(), name: SERVER_NAME, silenceMs: SILENCE_MS });
   const frames: InboundFrame[] = [];
   transport.incoming$.subscribe((frame) => frames.push(frame));
 

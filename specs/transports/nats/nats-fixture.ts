@@ -8,7 +8,7 @@ import { type ClientOptions, createClient } from '../../../client/create-client.
 import type { ClientSession } from '../../../client/session-api.ts';
 import type { InboundFrame } from '../../../core/transport.ts';
 import { type McpServer, type ServerOptions, createServer } from '../../../server/create-server.ts';
-import { type NatsClientTransport, type NatsClientTransportOptions, type NatsServeOptions, type NatsServing, natsClientTransport, serveNats } from '../../../transports/nats/index.ts';
+import { type NatsClientTransport, type NatsClientTransportOptions, type NatsServeOptions, type NatsServing, createNatsClientTransport, serveNats } from '../../../transports/nats/index.ts';
 import { type NatsServerOptions, type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';
 
 export interface NatsFixture extends AsyncDisposable {
@@ -67,7 +67,7 @@ export async function natsFixture(options: NatsServerOptions = {}): Promise<Nats
       return { server, serving };
     },
     async client(clientOptions = {}) {
-      const transport = natsClientTransport({ connection: await connection(), name: SERVER_NAME, ...clientOptions.transport });
+      const transport = createNatsClientTransport({ connection: await connection(), name: SERVER_NAME, ...clientOptions.transport });
       const session = await createClient({ name: 'nats-spec-client', version: '0.0.0', era: 'legacy', ...clientOptions.client }).connect(transport);
       sessions.push(session);
       return { session, transport };

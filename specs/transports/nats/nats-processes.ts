@@ -11,7 +11,7 @@ import type { CallToolResult } from '../../../core/protocol/index.ts';
 import type { Transport } from '../../../core/transport.ts';
 import { createClient } from '../../../client/create-client.ts';
 import type { ClientSession } from '../../../client/session-api.ts';
-import { natsClientTransport, serverSubjects } from '../../../transports/nats/index.ts';
+import { createNatsClientTransport, serverSubjects } from '../../../transports/nats/index.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('../../support/nats-fixtures/server-process.ts', import.meta.url));
@@ -164,7 +164,7 @@ export interface NatsClient {
 
 /** A client of `name` over NATS whose transport records every request method it sends. */
 export async function connectClient(connection: NatsConnection, name: string, era: 'legacy' | 'modern', silenceMs: number, reconnectWaitMs?: number): Promise<NatsClient> {
-  const transport = natsClientTransport({ connection, name, silenceMs, ...(reconnectWaitMs === undefined ? {} : { reconnectWaitMs }) });
+  const transport = createNatsClientTransport({ connection, name, silenceMs, ...(reconnectWaitMs === undefined ? {} : { reconnectWaitMs }) });
   const sent: string[] = [];
   const spy: Transport & { readonly sessionId: string | undefined } = {
     kind: transport.kind,

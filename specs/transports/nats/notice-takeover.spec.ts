@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { createClient } from '../../../client/create-client.ts';
 import type { ClientSession } from '../../../client/session-api.ts';
-import { natsClientTransport } from '../../../transports/nats/index.ts';
+import { createNatsClientTransport } from '../../../transports/nats/index.ts';
 import { type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';
 import { answerOf, awaitGoneFromNats, natsConnection, startServerProcess, stopAll, until } from './nats-processes.ts';
 
@@ -25,7 +25,7 @@ async function rootedClient(name: string): Promise<{ readonly client: ReturnType
   const connection = await natsConnection(nats.url, `${name}-client`);
   connections.push(connection);
   const client = createClient({ name: 'notice-spec', version: '1.0.0', era: 'legacy', roots: [{ uri: 'file:///first', name: 'first' }] });
-  const session = await client.connect(natsClientTransport({ connection, name, silenceMs: SILENCE_MS }));
+  const session = await client.connect(createNatsClientTransport({ connection, name, silenceMs: SILENCE_MS }));
   sessions.push(session);
   return { client, session };
 }

@@ -15,7 +15,7 @@ import { createClient } from '../../../client/create-client.ts';
 import { type McpServer, createServer } from '../../../server/create-server.ts';
 import type { ListeningServer } from '../../../transports/http/index.ts';
 import { createStreamableHttpClientTransport } from '../../../transports/http/index.ts';
-import { JetStreamEventStore, type NatsPermissions, type NatsServing, natsClientTransport, natsConnectionOptions, natsPermissions, serveNats } from '../../../transports/nats/index.ts';
+import { JetStreamEventStore, type NatsPermissions, type NatsServing, createNatsClientTransport, natsConnectionOptions, natsPermissions, serveNats } from '../../../transports/nats/index.ts';
 import { connectionState } from '../../../transports/nats/connection-state.ts';
 import type { StoredEvent } from '../../../transports/http/index.ts';
 import type { ElicitResult } from '../../../core/protocol/index.ts';
@@ -106,7 +106,7 @@ describe('nats permissions', () => {
   test('nats permissions - each role works with exactly its permissions: a client on NATS and through the gateway, both eras', async () => {
     const connection = await open('client', CLIENT_INBOX);
     for (const era of ['legacy', 'modern'] as const) {
-      const session = await within(createClient({ name: 'c', version: '0', era }).connect(natsClientTransport({ connection, name: NAME, inboxPrefix: CLIENT_INBOX })), 5000);
+      const session = await within(createClient({ name: 'c', version: '0', era }).connect(createNatsClientTransport({ connection, name: NAME, inboxPrefix: CLIENT_INBOX })), 5000);
       assert.deepEqual((await within(session.callTool('echo', { text: era }), 5000)).content, [{ type: 'text', text: era }]);
       await session.close();
       const viaGateway = await within(createClient({ name: 'c', version: '0', era }).connect(createStreamableHttpClientTransport(listening.url)), 5000);
@@ -145,7 +145,7 @@ describe('nats permissions', () => {
   test('nats permissions - a client that may not publish to the call subjects is refused at once, naming the subject', async () => {
     const connection = await open('mute-client', CLIENT_INBOX);
     const started = Date.now();
-    const failure = await within(createClient({ name: 'c', version: '0', era: 'legacy' }).connect(natsClientTransport({ connection, name: NAME, inboxPrefix: CLIENT_INBOX, silenceMs: 60_000 })).then(
+    const failure = await within(createClient({ name: 'c', version: '0', era: 'legacy' }).connect(createNatsClientTransport({ connection, name: NAME, inboxPrefix: CLIENT_INBOX, silenceMs: 60_000 })).then(
       () => undefined,
       (error: unknown) => error as Error,
     ), 5000);
@@ -156,7 +156,7 @@ describe('nats permissions', () => {
 
   test('nats permissions - a client that may not subscribe to its inbox is refused, saying where', async () => {
     const connection = await open('deaf-client', CLIENT_INBOX);
-    const failure = await within(createClient({ name: 'c', version: '0', era: 'modern' }).connect(natsClientTransport({ connection, name: NAME, inboxPrefix: CLIENT_INBOX, silenceMs: 60_000 })).then(
+    const failure = await within(createClient({ name: 'c', version: '0', era: 'modern' }).connect(createNatsClientTransport({ connection, name: NAME, inboxPrefix: CLIENT_INBOX, silenceMs: 60_000 })).then(
       () => undefined,
       (error: unknown) => error as Error,
     ), 5000);
@@ -195,7 +195,7 @@ describe('nats permissions', () => {
         },
       },
     });
-    const session = await within(client.connect(natsClientTransport({ connection, name: TASK_NAME, inboxPrefix: CLIENT_INBOX })), 10_000);
+    const session = await within(client.connect(createNatsClientTransport({ connection, name: TASK_NAME, inboxPrefix: CLIENT_INBOX })), 10_000);
     try {
       const answer = answerOf(await session.callTool('ask', {}, { timeoutMs: 40_000 }));
       assert.ok(asked !== undefined && byPid.has(asked), 'the input request named its runner');

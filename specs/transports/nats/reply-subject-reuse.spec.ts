@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type Msg, headers } from '@nats-io/transport-node';
 import { ReplyTokens } from '../../../transports/nats/client/reply-token.ts';
-import { natsClientTransport } from '../../../transports/nats/index.ts';
+import { createNatsClientTransport } from '../../../transports/nats/index.ts';
 import { eventually } from '../../support/harness.ts';
 import { SERVER_NAME, handAnswered, natsFixture, watchFrames } from './nats-fixture.ts';
 
@@ -36,7 +36,7 @@ test('reply tokens - fresh ones count up, given-back ones are reused last first,
 test('nats client - a request answered in full gives its reply subject to the next; one that ended otherwise does not', async () => {
   await using fixture = await natsFixture({ jetstream: false });
   const seen = await handAnswered(await fixture.connection());
-  const transport = natsClientTransport({ connection: await fixture.connection(), name: SERVER_NAME, silenceMs: 300 });
+  const transport = createNatsClientTransport({ connection: await fixture.connection(), name: SERVER_NAME, silenceMs: 300 });
   const { frames, messages } = watchFrames(transport);
   const request = async (id: number): Promise<Msg> => {
     const before = seen.length;
@@ -88,7 +88,7 @@ test('nats client - a request answered in full gives its reply subject to the ne
 test('nats client - a cancelled modern request keeps its reply subject out of use', async () => {
   await using fixture = await natsFixture({ jetstream: false });
   const seen = await handAnswered(await fixture.connection());
-  const transport = natsClientTransport({ connection: await fixture.connection(), name: SERVER_NAME });
+  const transport = createNatsClientTransport({ connection: await fixture.connection(), name: SERVER_NAME });
   const { messages } = watchFrames(transport);
   try {
     await transport.send({ payload: call('a') as never });
@@ -112,7 +112,7 @@ test('nats client - a cancelled modern request keeps its reply subject out of us
 test('nats client - a request ended by an id-less refusal, or cancelled in a legacy session, keeps its reply subject out of use', async () => {
   await using fixture = await natsFixture({ jetstream: false });
   const seen = await handAnswered(await fixture.connection(), `mcp.${SERVER_NAME}.>`);
-  const transport = natsClientTransport({ connection: await fixture.connection(), name: SERVER_NAME });
+  const transport = createNatsClientTransport({ connection: await fixture.connection(), name: SERVER_NAME });
   const { messages } = watchFrames(transport);
   const requests = (): Msg[] => seen.filter((msg) => msg.reply?.includes('.r.') === true);
   try {

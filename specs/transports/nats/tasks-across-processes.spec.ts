@@ -21,7 +21,7 @@ import { WireError } from '../../../core/errors.ts';
 import type { JsonObject } from '../../../core/jsonrpc.ts';
 import type { ElicitResult } from '../../../core/protocol/index.ts';
 import { isNoRespondersError } from '../../../transports/nats/headers.ts';
-import { natsClientTransport } from '../../../transports/nats/index.ts';
+import { createNatsClientTransport } from '../../../transports/nats/index.ts';
 import { startNatsServer } from '../../support/nats-server.ts';
 import { type ServerProcess, answerOf, startServerProcess, stopAll, until } from './nats-processes.ts';
 
@@ -96,7 +96,7 @@ describe('modern tasks across NATS processes (JetStream KV task store)', () => {
     });
     let session: ClientSession | undefined;
     try {
-      session = await client.connect(natsClientTransport({ connection: nc, name: NAME }));
+      session = await client.connect(createNatsClientTransport({ connection: nc, name: NAME }));
       const result = await session.callTool('ask', {}, { timeoutMs: 40_000 });
       const answer = answerOf(result);
       assert.ok(asked !== undefined && byPid.has(asked), 'the input request named its runner');
@@ -117,7 +117,7 @@ describe('modern tasks across NATS processes (JetStream KV task store)', () => {
     let session: ClientSession | undefined;
     try {
       session = await createClient({ name: 'tasks-x-raw', version: '1.0.0', era: 'modern', tasks: { listen: false }, elicitation: { form: () => accept('unused') } })
-        .connect(natsClientTransport({ connection: nc, name: NAME }));
+        .connect(createNatsClientTransport({ connection: nc, name: NAME }));
       const raw = session.session;
       // Seven tasks over two processes: one runs at least four of them. Each waits for its input.
       const runners = new Map<string, number>();

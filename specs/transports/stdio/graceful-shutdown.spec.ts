@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown of a stdio server program (`runStdioServer` with `handleSignals`), driven like a user would:
+ * Graceful shutdown of a stdio server program (`serveStdio` with `handleSignals`), driven like a user would:
  * a real child process, raw JSON-RPC lines on its stdin, SIGTERM from outside.
  */
 import assert from 'node:assert/strict';

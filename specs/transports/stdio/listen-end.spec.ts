@@ -10,7 +10,7 @@ import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import type { JsonObject, RequestId } from '../../../core/jsonrpc.ts';
 import { createServer } from '../../../server/create-server.ts';
-import { stdioServerTransport } from '../../../transports/stdio/index.ts';
+import { createStdioServerTransport } from '../../../transports/stdio/index.ts';
 import { delay } from '../../support/harness.ts';
 import { validateMessage } from '../../support/schema-oracle.ts';
 
@@ -26,7 +26,7 @@ test('stdio, 2026-07-28: a listen the server ends is named by notifications/canc
   const stdout = new PassThrough();
   const server = createServer({ name: 'stdio-listen', version: '1' });
   server.tool({ name: 'echo' }, () => 'echo');
-  server.accept(stdioServerTransport({ stdin, stdout, guardConsole: false }));
+  server.accept(createStdioServerTransport({ stdin, stdout, guardConsole: false }));
   const lines: JsonObject[] = [];
   let buffered = '';
   stdout.setEncoding('utf8');

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { isLocalError } from '../../../core/errors.ts';
 import type { SessionAcceptorPort, TransportStatus } from '../../../core/transport.ts';
 import { createServer } from '../../../server/create-server.ts';
-import { consoleGuarded, runStdioServer, stdioServerTransport } from '../../../transports/stdio/index.ts';
+import { consoleGuarded, serveStdio, createStdioServerTransport } from '../../../transports/stdio/index.ts';
 import { textOf } from '../../support/client-pair.ts';
 import { delay, eventually, within } from '../../support/harness.ts';
 import { type SchemaOracle, withSchemaOracle } from '../../support/schema-oracle.ts';
@@ -82,7 +82,7 @@ test('stdio - server: a line over a configured limit is refused without being bu
 function checkedAcceptor(oracles: SchemaOracle[]): SessionAcceptorPort {
   const server = createServer({ name: 'stdio-spec-server', version: '1.0.0' });
   return {
-    // runStdioServer never asks for a preinitialized session: stdio always carries a handshake.
+    // serveStdio never asks for a preinitialized session: stdio always carries a handshake.
     accept(transport) {
       const checked = withSchemaOracle(transport, { role: 'server' });
       oracles.push(checked.oracle);
@@ -91,12 +91,12 @@ function checkedAcceptor(oracles: SchemaOracle[]): SessionAcceptorPort {
   };
 }
 
-test('stdio - server: runStdioServer resolves once stdin ends and the session is closed', async () => {
+test('stdio - server: serveStdio resolves once stdin ends and the session is closed', async () => {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   stdout.resume();
   const oracles: SchemaOracle[] = [];
-  const running = runStdioServer(checkedAcceptor(oracles), { stdin, stdout, guardConsole: false });
+  const running = serveStdio(checkedAcceptor(oracles), { stdin, stdout, guardConsole: false });
   stdin.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
   await delay(10);
   let resolved = false;
@@ -104,21 +104,21 @@ test('stdio - server: runStdioServer resolves once stdin ends and the session is
   await delay(10);
   assert.equal(resolved, false, 'still serving while stdin is open');
   stdin.end();
-  assert.equal(await within(running, 1000, 'runStdioServer'), undefined);
+  assert.equal(await within(running, 1000, 'serveStdio'), undefined);
   for (const oracle of oracles) oracle.assertClean();
 });
 
-test('stdio - server: aborting the signal of runStdioServer closes the session', async () => {
+test('stdio - server: aborting the signal of serveStdio closes the session', async () => {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   stdout.resume();
   const abort = new AbortController();
   const oracles: SchemaOracle[] = [];
-  const running = runStdioServer(checkedAcceptor(oracles), { stdin, stdout, guardConsole: false, signal: abort.signal });
+  const running = serveStdio(checkedAcceptor(oracles), { stdin, stdout, guardConsole: false, signal: abort.signal });
   stdin.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
   await delay(10);
   abort.abort();
-  await within(running, 1000, 'runStdioServer');
+  await within(running, 1000, 'serveStdio');
   assert.equal(stdin.isPaused(), true, 'stdin is paused: it no longer holds the process');
   for (const oracle of oracles) oracle.assertClean();
 });
@@ -130,8 +130,8 @@ test('stdio - server: the console guard sends console output to stderr while ope
   stdout.on('data', (chunk: Buffer) => written.push(chunk.toString()));
   const stderrWrite = process.stderr.write;
   const toStderr: string[] = [];
-  const transport = stdioServerTransport({ stdin: new PassThrough(), stdout, guardConsole: true });
-  const second = stdioServerTransport({ stdin: new PassThrough(), stdout: new PassThrough(), guardConsole: true });
+  const transport = createStdioServerTransport({ stdin: new PassThrough(), stdout, guardConsole: true });
+  const second = createStdioServerTransport({ stdin: new PassThrough(), stdout: new PassThrough(), guardConsole: true });
   try {
     process.stderr.write = ((chunk: string | Uint8Array) => toStderr.push(String(chunk)) > 0) as typeof process.stderr.write;
     console.log('guarded %s', 'log');
@@ -153,7 +153,7 @@ test('stdio - server: the console guard sends console output to stderr while ope
 
 test('stdio - server: send honours stdout backpressure and reports it', async () => {
   const stdout = new PassThrough({ highWaterMark: 64 });
-  const transport = stdioServerTransport({ stdin: new PassThrough(), stdout, guardConsole: false });
+  const transport = createStdioServerTransport({ stdin: new PassThrough(), stdout, guardConsole: false });
   const statuses: TransportStatus[] = [];
   transport.status$.subscribe((status) => statuses.push(status));
   const frame = { payload: { jsonrpc: '2.0' as const, method: 'notifications/message', params: { level: 'info', data: 'z'.repeat(100) } } };
@@ -167,7 +167,7 @@ test('stdio - server: send honours stdout backpressure and reports it', async ()
   await within(waiting, 1000, 'drain');
   assert.deepEqual(statuses.map((status) => status.type), ['open', 'backpressure', 'drained']);
   const stuck = new PassThrough({ highWaterMark: 16 });
-  const other = stdioServerTransport({ stdin: new PassThrough(), stdout: stuck, guardConsole: false });
+  const other = createStdioServerTransport({ stdin: new PassThrough(), stdout: stuck, guardConsole: false });
   const pending = other.send(frame);
   assert.ok(pending instanceof Promise);
   await other.close();

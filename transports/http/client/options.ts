@@ -34,7 +34,7 @@ export interface HttpClientOptions {
   readonly headers?: Readonly<Record<string, string>> | (() => Readonly<Record<string, string>>);
   /**
    * Who authorizes the requests: headers per request, and the answer to a 401 (or a 403 with a challenge), after
-   * which the request is sent again. `rxmcp/auth/client`'s `oauthClient` is one; a program may bring its own.
+   * which the request is sent again. `rxmcp/auth/client`'s `createOAuthClient` is one; a program may bring its own.
    */
   readonly auth?: HttpClientAuth;
   /** How many times in a row one request may be refused and sent again after `auth` cured it (default 3). */

@@ -65,24 +65,35 @@ const EMPTY = new Uint8Array(0);
 export type NatsClientTransport = Transport & { readonly sessionId: string | undefined };
 
 /**
- * The transport over `options.connection`, or a promise of it once `options.connect` connected (the transport then
- * owns that connection, and drains it when it closes). `redeem` fetches claimed answers (rxmcp/nats gives the
- * object store's; rxmcp/nats/client, made for browsers, has none).
+ * The transport over `options.connection` (the caller keeps owning that connection). `redeem` fetches claimed
+ * answers (rxmcp/nats gives the object store's; rxmcp/nats/client, made for browsers, has none).
  */
-export function makeNatsClientTransport(options: NatsClientTransportOptions | NatsClientConnectOptions, redeem: ClaimRedeemer | undefined): NatsClientTransport | Promise<NatsClientTransport> {
-  if (options.claimCheck === true && redeem === undefined) {
-    throw new TypeError('natsClientTransport: claimCheck needs the JetStream object store, which rxmcp/nats/client leaves out: use natsClientTransport from rxmcp/nats');
-  }
-  if (!('connect' in options)) return new NatsClientTransportImpl(options, options.connection, redeem, false);
+export function makeNatsClientTransport(options: NatsClientTransportOptions, redeem: ClaimRedeemer | undefined): NatsClientTransport {
+  refuseClaimCheckWithout(options, redeem);
+  return new NatsClientTransportImpl(options, options.connection, redeem, false);
+}
+
+/**
+ * Connects with `options.connect`, then the transport over that connection, which the transport owns: it drains
+ * the connection when it closes, and a transport that cannot be made closes it at once.
+ */
+export async function connectNatsClient(options: NatsClientConnectOptions, redeem: ClaimRedeemer | undefined): Promise<NatsClientTransport> {
+  refuseClaimCheckWithout(options, redeem);
   const { connect, ...rest } = options;
-  return connect().then((connection) => {
-    try {
-      return new NatsClientTransportImpl({ ...rest, connection }, connection, redeem, true);
-    } catch (error) {
-      void connection.close().catch(() => undefined);
-      throw error;
-    }
-  });
+  const connection = await connect();
+  try {
+    return new NatsClientTransportImpl({ ...rest, connection }, connection, redeem, true);
+  } catch (error) {
+    void connection.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Refused before any connection is made: the browser entry has no object store to redeem claims from. */
+function refuseClaimCheckWithout(options: { readonly claimCheck?: boolean | undefined }, redeem: ClaimRedeemer | undefined): void {
+  if (options.claimCheck === true && redeem === undefined) {
+    throw new TypeError('rxmcp/nats/client: claimCheck needs the JetStream object store, which rxmcp/nats/client leaves out: use rxmcp/nats');
+  }
 }
 
 class NatsClientTransportImpl implements Transport {
@@ -142,7 +153,7 @@ class NatsClientTransportImpl implements Transport {
     this.clock = options.clock ?? systemClock;
     this.maxMessageBytes = options.maxMessageBytes ?? defaultLimits.maxMessageBytes;
     const noMsgpack = options.encoding === 'msgpack' ? msgpackUnavailableReason() : undefined;
-    if (noMsgpack !== undefined) throw new TypeError(`natsClientTransport: encoding 'msgpack' cannot be used: ${noMsgpack}`);
+    if (noMsgpack !== undefined) throw new TypeError(`createNatsClientTransport: encoding 'msgpack' cannot be used: ${noMsgpack}`);
     const prefix = options.inboxPrefix ?? '_INBOX';
     if (!isPlainSubject(prefix)) throw new TypeError(`inbox prefix ${JSON.stringify(prefix)} is not a plain NATS subject`);
     this.inbox = `${prefix}.${Array.from(randomBytes(12), (byte) => byte.toString(16).padStart(2, '0')).join('')}`;

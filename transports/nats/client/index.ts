@@ -5,19 +5,22 @@
  *
  * ```ts
  * import { wsconnect } from '@nats-io/nats-core';
- * import { natsClientTransport } from 'rxmcp/nats/client';
- * const transport = await natsClientTransport({ connect: () => wsconnect({ servers: 'ws://127.0.0.1:8080' }), name: 'files' });
+ * import { connectNatsClientTransport } from 'rxmcp/nats/client';
+ * const transport = await connectNatsClientTransport({ connect: () => wsconnect({ servers: 'ws://127.0.0.1:8080' }), name: 'files' });
  * ```
  */
-import { type NatsClientTransport, makeNatsClientTransport } from './client-transport.ts';
+import { type NatsClientTransport, connectNatsClient, makeNatsClientTransport } from './client-transport.ts';
 import type { NatsClientConnectOptions, NatsClientTransportOptions } from './transport-options.ts';
 
 export type { NatsClientTransport } from './client-transport.ts';
 export type { NatsClientConnectOptions, NatsClientTransportOptions } from './transport-options.ts';
 
-/** A client transport on `options.connection`; with `options.connect` instead, a promise of one on the connection it makes. */
-export function natsClientTransport(options: NatsClientTransportOptions): NatsClientTransport;
-export function natsClientTransport(options: NatsClientConnectOptions): Promise<NatsClientTransport>;
-export function natsClientTransport(options: NatsClientTransportOptions | NatsClientConnectOptions): NatsClientTransport | Promise<NatsClientTransport> {
+/** A client transport on `options.connection`, which the caller keeps owning; no I/O until a session uses it. */
+export function createNatsClientTransport(options: NatsClientTransportOptions): NatsClientTransport {
   return makeNatsClientTransport(options, undefined);
+}
+
+/** Connects with `options.connect`, then a client transport on that connection, which the transport owns (drains on close). */
+export function connectNatsClientTransport(options: NatsClientConnectOptions): Promise<NatsClientTransport> {
+  return connectNatsClient(options, undefined);
 }

@@ -5,7 +5,7 @@
  * killed by a signal writes no exit line, so the log tells which copies ended by themselves.
  */
 import { appendFileSync } from 'node:fs';
-import { runStdioServer } from '../../../../transports/stdio/index.ts';
+import { serveStdio } from '../../../../transports/stdio/index.ts';
 import { createModernInteropServer } from '../../../interop/modern/rxmcp-modern-server.ts';
 
 const lifeLog = process.argv[2];
@@ -16,5 +16,5 @@ process.once('exit', (code) => {
 });
 
 const { acceptor } = createModernInteropServer();
-const reason = await runStdioServer(acceptor);
+const reason = await serveStdio(acceptor);
 console.error(`rxmcp-modern-stdio-server: stdin closed (${reason?.message ?? 'orderly'})`);
