@@ -113,6 +113,8 @@ function serveListen(runtime: ListenRuntime, request: RequestContext, filter: Su
       resolve({ _meta: meta });
     };
     const ending = runtime.ending$.subscribe(complete);
+    // A listen cancelled while its tasks were looked up never hears the abort event: it ends now.
+    if (request.signal.aborted) return end();
     request.signal.addEventListener('abort', end, { once: true });
     if (request.shutdown?.aborted === true) complete();
     else request.shutdown?.addEventListener('abort', complete, { once: true });
