@@ -3,6 +3,9 @@
  * process, each with its own NATS connection and its own JetStream task store on one bucket, as separate
  * processes would have.
  *
+ * - The feed itself: a notice reaches every other member following its task once (another server on the same
+ *   store without a round trip, another process's store over NATS), never its publisher, and nothing once no
+ *   interest in the task is left.
  * - A `subscriptions/listen` served by A hears `notifications/tasks` of a task whose handler runs on B: B alone
  *   served the call, then left the queue group (it keeps running the task), so A serves the listen.
  * - One task's status reaches its owner's listens on three processes (each serves a name of its own, so each
@@ -128,6 +131,47 @@ describe('NATS: task notices reach listens on every process', { timeout: 90_000 
     for (const process of processes) process.store.close();
     await Promise.allSettled(connections.map((connection) => connection.close()));
     await nats.dispose();
+  });
+
+  test('the feed: a notice is told once to every other member following its task, here or elsewhere, and only while followed', { timeout: 30_000 }, async () => {
+    const here = await createJetStreamTaskStore({ connection: await open('feed-here'), bucket: BUCKET, storage: 'memory' });
+    const elsewhere = await createJetStreamTaskStore({ connection: await open('feed-elsewhere'), bucket: BUCKET, storage: 'memory' });
+    try {
+      const feedHere = here.relay.notices;
+      const feedElsewhere = elsewhere.relay.notices;
+      assert.ok(feedHere !== undefined && feedElsewhere !== undefined);
+      const heard = { first: [] as string[], second: [] as string[], remote: [] as string[] };
+      // Two members on one store (two servers of one process), one on another store (another process).
+      const first = feedHere.join((notice) => void heard.first.push(notice.method));
+      const second = feedHere.join((notice) => void heard.second.push(notice.method));
+      feedElsewhere.join((notice) => void heard.remote.push(`${notice.owner} ${notice.method}`));
+      const taskId = '6f1c1c3e-0000-4000-8000-000000000001';
+      const stops = [feedHere.follow(taskId), feedHere.follow(taskId), feedElsewhere.follow(taskId)];
+      // Each subscription reaches nats-server before anything is published.
+      await Promise.all(connections.slice(-2).map((connection) => connection.flush()));
+      first.publish({ owner: 'principal:alice', taskId, method: 'notifications/tasks', params: { taskId, status: 'working' } });
+      await until(() => heard.remote.length === 1, 'the other process hears the notice', WAIT);
+      await sleep(300);
+      assert.deepEqual(heard.first, [], 'the publisher is not told its own notice');
+      assert.deepEqual(heard.second, ['notifications/tasks'], 'the other member here is told once, without a round trip');
+      assert.deepEqual(heard.remote, ['principal:alice notifications/tasks'], 'the other process is told once');
+      // One of the two interests here ends: the task is still followed here.
+      stops[0]?.();
+      second.publish({ owner: 'principal:alice', taskId, method: 'notifications/progress', params: { progressToken: 1, progress: 1 } });
+      await until(() => heard.remote.length === 2, 'still followed elsewhere', WAIT);
+      // No interest left anywhere: nothing is heard.
+      stops[1]?.();
+      stops[2]?.();
+      await Promise.all(connections.slice(-2).map((connection) => connection.flush()));
+      first.publish({ owner: 'principal:alice', taskId, method: 'notifications/tasks', params: { taskId, status: 'completed' } });
+      await sleep(300);
+      assert.deepEqual(heard.second, ['notifications/tasks'], 'not followed here any more');
+      assert.deepEqual(heard.remote, ['principal:alice notifications/tasks', 'principal:alice notifications/progress'], 'nor there');
+      assert.deepEqual(heard.first, ['notifications/progress'], "the first member heard the second's notice while it followed the task");
+    } finally {
+      here.close();
+      elsewhere.close();
+    }
   });
 
   test('a listen on A hears the status of a task whose handler runs on B', { timeout: 60_000 }, async () => {
