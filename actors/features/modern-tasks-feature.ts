@@ -206,7 +206,7 @@ class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
     if (this.notices.observed) this.notices.next(notice);
   }
 
-  /** A notice of a task run here: told to this process's listens, and published once for the others'. */
+  /** A notice of what happened here (to a task run here, or one this process cancelled or failed): told to this process's listens, and published once for the others'. */
   private tell(notice: TaskNotice): void {
     this.offer(notice);
     this.member?.publish(notice);
