@@ -6,7 +6,8 @@
  *
  * The listens name a resource before it exists; it is then registered on every process with a scope, and one
  * process announces an update: every listen of a caller holding the scope hears it once, on whichever process it
- * is, and the listen of a caller without it hears nothing, though it was agreed the resource when it began.
+ * is, and the listen of a caller without it hears nothing, though it was agreed the resource when it began. The
+ * same holds for legacy sessions subscribed with `resources/subscribe` (made while nothing guarded the resource).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -56,7 +57,7 @@ async function open(label: string): Promise<NatsConnection> {
 }
 
 async function serve(label: string): Promise<Served> {
-  const server = createServer({ name: `updates-${label}`, version: '1.0.0', eras: 'modern', capabilities: { resources: { subscribe: true } } });
+  const server = createServer({ name: `updates-${label}`, version: '1.0.0', capabilities: { resources: { subscribe: true } } });
   const entry: Served = { server, serving: undefined as unknown as NatsServing, listens: 0 };
   server.use((request, next) => {
     if (request.method === 'subscriptions/listen') entry.listens++;
@@ -68,9 +69,9 @@ async function serve(label: string): Promise<Served> {
   return entry;
 }
 
-async function clientOf(who: AuthInfo): Promise<ClientSession> {
+async function clientOf(who: AuthInfo, era: 'modern' | 'legacy' = 'modern'): Promise<ClientSession> {
   const assertion = await createIdentitySigner({ key: keys.privateJwk }).assertionFor(who, `mcp.${NAME}`);
-  const session = await createClient({ name: `updates-${who.principal}`, version: '1.0.0', era: 'modern' }).connect(
+  const session = await createClient({ name: `updates-${who.principal}`, version: '1.0.0', era }).connect(
     createNatsClientTransport({ connection: await open(`client-${who.principal}`), name: NAME, identity: () => assertion }),
   );
   sessions.push(session);
@@ -115,6 +116,14 @@ describe('NATS: resource updates reach the listens entitled to them on every pro
     // The resource does not exist yet: nothing forbids it, and the outsider is agreed it too.
     const intruder = await listen(outsiderSession);
     assert.deepEqual(intruder.agreed, [URI], 'agreed while nothing guards the resource');
+    // Legacy sessions subscribed alike, on whichever process took their initialize.
+    const legacyUpdates = { reader: [] as string[], outsider: [] as string[] };
+    for (const [who, into] of [[reader, legacyUpdates.reader], [outsider, legacyUpdates.outsider]] as const) {
+      const legacy = await clientOf(who, 'legacy');
+      subscriptions.push(legacy.subscribe$(URI).subscribe((update) => void into.push(update.uri)));
+      // A round trip after resources/subscribe: the session's process has it.
+      await legacy.ping();
+    }
 
     // Registered with a scope on every process (the catalog is each process's own), then updated on one.
     for (const { server } of processes) server.resource({ uri: URI, name: 'secret', requires: ['docs:read'] }, () => 'secret');
@@ -123,7 +132,9 @@ describe('NATS: resource updates reach the listens entitled to them on every pro
     origin.server.notifyResourceUpdated(URI);
 
     for (const [index, { heard }] of readers.entries()) await until(() => updates(heard).length > 0, `reader listen ${index} hears the update`, WAIT);
+    await until(() => legacyUpdates.reader.length > 0, "the reader's legacy session hears the update", WAIT);
     await sleep(500);
+    assert.deepEqual(legacyUpdates, { reader: [URI], outsider: [] }, 'legacy: the reader heard it once, the outsider nothing');
     for (const { heard } of readers) assert.deepEqual(updates(heard), [URI], 'each reader listen heard it once');
     assert.deepEqual(updates(intruder.heard), [], 'the outsider may not read the resource now: it hears nothing of it');
     assert.deepEqual(
