@@ -56,6 +56,9 @@ export {
   type TaskRunnerCalls,
   type RunnerView,
   type RelayAnswer,
+  type TaskNotice,
+  type TaskNoticeFeed,
+  type TaskNoticeMember,
 } from './core/catalog/task-store.ts';
 export type { CallToolAsTaskOptions, TaskUpdatesOptions } from './client/tasks.ts';
 export type { TaskFollowOptions } from './client/task-follower.ts';

@@ -4,9 +4,16 @@
  * promise it, `notifications/resources/updated` when subscribed); modern listens (`subscriptions/listen`) hear
  * `changes$`. A change made in this process is also put on the change feed's `local$`, for a medium that carries
  * changes to other processes serving the same name (NATS); one applied from elsewhere is only told here.
+ *
+ * Who hears a resource update is decided as it is sent, wherever the change was made: a legacy subscriber or a
+ * modern listen hears it only if its caller may read the resource now, under the rule `resources/read` applies
+ * ({@link ChangeFanOut.mayHear}; a rule added or tightened since the subscription counts).
  */
 import { type Observable, Subject } from 'rxjs';
+import { type AccessRule, admits } from '../actors/features/access.ts';
 import type { ServerCatalog } from '../actors/features/catalog.ts';
+import { resourceRuleFor } from '../actors/features/resources-feature.ts';
+import type { AuthInfo } from '../core/auth.ts';
 import type { ServerCapabilities } from '../core/protocol/capabilities.ts';
 import type { ChangeFeedPort, ServerChange } from '../core/server-change.ts';
 import type { McpSession } from '../session/session-core.ts';
@@ -28,6 +35,10 @@ export class ChangeFanOut {
   readonly changes$: Observable<ServerChange> = this.modern$.asObservable();
   /** The feed a multi-process medium reads and writes (`McpServer.changes`). */
   readonly feed: ChangeFeedPort = { local$: this.local$.asObservable(), apply: (change) => this.announce(change) };
+  /** The catalog whose access rules say who may hear of a resource update (see {@link follow}). */
+  private catalog: ServerCatalog | undefined;
+  /** The rule of each resource update being told, looked up once however many hear it. */
+  private readonly rules = new WeakMap<ServerChange, AccessRule | null>();
 
   /**
    * @param sessions      the server's open sessions (read at each change, never copied)
@@ -41,11 +52,22 @@ export class ChangeFanOut {
     this.local$.next(change);
   }
 
+  /**
+   * Whether a subscriber authenticated as `auth` may hear of `change`, now: a resource update only if it may read
+   * the resource (list changes: everyone the capabilities promise them). Legacy sessions and modern listens both ask.
+   */
+  readonly mayHear = (change: ServerChange, auth: AuthInfo | undefined): boolean => {
+    if (change.type !== 'resource-updated' || this.catalog === undefined) return true;
+    let rule = this.rules.get(change);
+    if (rule === undefined) this.rules.set(change, (rule = resourceRuleFor(this.catalog, change.uri) ?? null));
+    return rule === null || admits(rule, auth);
+  };
+
   /** Tells this process's legacy sessions and modern listens about a change, wherever it was made. */
   announce(change: ServerChange): void {
     if (change.type === 'resource-updated') {
       for (const session of this.subscriptions.subscribersOf(change.uri)) {
-        if (session.state === 'operating') session.notify('notifications/resources/updated', { uri: change.uri });
+        if (session.state === 'operating' && this.mayHear(change, session.auth)) session.notify('notifications/resources/updated', { uri: change.uri });
       }
     } else {
       const { method, promised } = LIST_CHANGED[change.type];
@@ -61,6 +83,7 @@ export class ChangeFanOut {
    * resources and templates are one list for clients, so a burst touching both sends one notification.
    */
   follow(catalog: ServerCatalog): void {
+    this.catalog = catalog;
     catalog.tools.changed$.subscribe(() => this.changeHere({ type: 'tools' }));
     catalog.prompts.changed$.subscribe(() => this.changeHere({ type: 'prompts' }));
     let resourcesPending = false;

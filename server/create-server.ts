@@ -76,6 +76,7 @@ export function createServer(options: ServerOptions): McpServer {
     capabilities,
     handlers: features.table.requests,
     changes$: fanOut.changes$,
+    mayHear: fanOut.mayHear,
     ending$,
     clock: options.session?.clock,
     tools: { tool: (name) => catalog.tools.get(name), wrapToolContext: (wrap) => features.wrapToolContext(wrap) },

@@ -13,6 +13,7 @@ import { UNTIMED_METHODS } from '../core/protocol/modern.ts';
 import { MODERN_REVISIONS, type ModernRevision, type Revision } from '../core/protocol/versions.ts';
 import { createStateSealer, randomStateKey } from '../core/request-state.ts';
 import type { Clock } from '../core/clock.ts';
+import type { AuthInfo } from '../core/auth.ts';
 import type { JsonObject } from '../core/jsonrpc.ts';
 import { checkParamHeaders } from '../core/protocol/header-mirror.ts';
 import { type MethodDeclaration, targetIn } from '../core/protocol/declarations/declaration.ts';
@@ -55,6 +56,8 @@ export interface ModernServingSetup {
   /** The feature handlers both eras share (feature-handlers.ts), `tools/call` included. */
   readonly handlers: ReadonlyMap<string, RequestHandler>;
   readonly changes$: Observable<ServerChange>;
+  /** Whether a caller may hear of a change (server/change-fan-out.ts, `mayHear`). */
+  readonly mayHear?: (change: ServerChange, auth: AuthInfo | undefined) => boolean;
   readonly ending$: Observable<unknown>;
   readonly clock: Clock | undefined;
   /** The server's tools: for the check of mirrored header parameters, and for the tasks extension. */
@@ -104,7 +107,7 @@ export function createModernServing(setup: ModernServingSetup): ModernServing {
   handlers.set('server/discover', discover);
   handlers.set(
     'subscriptions/listen',
-    listenHandler({ changes$: setup.changes$, ending$: setup.ending$, capabilities, ...(tasksFeature === undefined ? {} : { tasks: tasksFeature }) }, setup.options.maxResourceSubscriptions ?? 1000),
+    listenHandler({ changes$: setup.changes$, ...(setup.mayHear === undefined ? {} : { mayHear: setup.mayHear }), ending$: setup.ending$, capabilities, ...(tasksFeature === undefined ? {} : { tasks: tasksFeature }) }, setup.options.maxResourceSubscriptions ?? 1000),
   );
   const options = setup.options;
   return new ModernServing({

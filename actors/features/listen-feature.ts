@@ -19,6 +19,7 @@ import type { ServerCapabilities } from '../../core/protocol/capabilities.ts';
 import { MetaKey, type SubscriptionFilter, readSubscriptionFilter } from '../../core/protocol/modern.ts';
 import { isJsonObject } from '../../core/protocol/guards.ts';
 import type { RequestContext, RequestHandler } from '../handler-types.ts';
+import type { AuthInfo } from '../../core/auth.ts';
 
 import type { ServerChange } from '../../core/server-change.ts';
 
@@ -26,6 +27,11 @@ export type { ServerChange };
 
 export interface ListenRuntime {
   readonly changes$: Observable<ServerChange>;
+  /**
+   * Whether the caller (`auth`) may hear of a change, asked as each change is sent and of each resource the filter
+   * names (one it may not read is not agreed). Absent: everyone may.
+   */
+  readonly mayHear?: (change: ServerChange, auth: AuthInfo | undefined) => boolean;
   /** Emits when the server shuts down: open listens end with a complete result. */
   readonly ending$: Observable<unknown>;
   readonly capabilities: () => ServerCapabilities;
@@ -38,8 +44,8 @@ export interface ListenRuntime {
 type Notices = Observable<{ readonly method: string; readonly params: JsonObject }>;
 
 /** What of the filter this server can deliver: it never promises notifications it will not send. */
-function honoured(filter: SubscriptionFilter, capabilities: ServerCapabilities): SubscriptionFilter {
-  const uris = filter.resourceSubscriptions;
+function honoured(filter: SubscriptionFilter, capabilities: ServerCapabilities, mayRead: (uri: string) => boolean): SubscriptionFilter {
+  const uris = filter.resourceSubscriptions?.filter(mayRead);
   return {
     ...(filter.toolsListChanged === true && capabilities.tools?.listChanged === true ? { toolsListChanged: true } : {}),
     ...(filter.promptsListChanged === true && capabilities.prompts?.listChanged === true ? { promptsListChanged: true } : {}),
@@ -72,7 +78,8 @@ export function listenHandler(runtime: ListenRuntime, maxResourceSubscriptions: 
     if ((filter.taskIds?.length ?? 0) > maxResourceSubscriptions) {
       throw new WireError(ErrorCode.InvalidParams, `Invalid params: a listen may name at most ${maxResourceSubscriptions} tasks`);
     }
-    const agreed = honoured(filter, runtime.capabilities());
+    const mayHear = runtime.mayHear;
+    const agreed = honoured(filter, runtime.capabilities(), mayHear === undefined ? () => true : (uri) => mayHear({ type: 'resource-updated', uri }, request.auth));
     const taskIds = filter.taskIds;
     // A server without the extension cannot deliver task notifications: it leaves them out of what it agrees to.
     if (taskIds === undefined || runtime.tasks === undefined) return acknowledge(runtime, request, agreed, undefined);
@@ -93,7 +100,8 @@ function serveListen(runtime: ListenRuntime, request: RequestContext, filter: Su
   return new Promise((resolve) => {
     const changes = runtime.changes$.subscribe((change) => {
       const method = notificationFor(change, filter, uris);
-      if (method === undefined) return;
+      // Authorized as it is sent: a resource's rule may have changed since the listen began.
+      if (method === undefined || runtime.mayHear?.(change, request.auth) === false) return;
       request.notify(method, change.type === 'resource-updated' ? { uri: change.uri, _meta: meta } : { _meta: meta });
     });
     const tasks: Subscription | undefined = notices$?.subscribe((notice) => {
@@ -113,6 +121,8 @@ function serveListen(runtime: ListenRuntime, request: RequestContext, filter: Su
       resolve({ _meta: meta });
     };
     const ending = runtime.ending$.subscribe(complete);
+    // A listen cancelled while its tasks were looked up never hears the abort event: it ends now.
+    if (request.signal.aborted) return end();
     request.signal.addEventListener('abort', end, { once: true });
     if (request.shutdown?.aborted === true) complete();
     else request.shutdown?.addEventListener('abort', complete, { once: true });

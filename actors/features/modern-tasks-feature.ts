@@ -28,12 +28,26 @@
  *
  * Watching: every change of a task (and, once a call is a task, its handler's progress and log messages) is
  * offered to the listen streams that asked for the task by id ({@link ModernTasksFeature.watch}); the status
- * notification is `notifications/tasks` carrying the task as `tasks/get` would give it.
+ * notification is `notifications/tasks` carrying the task as `tasks/get` would give it. With a store several
+ * processes share, the notice is also published once on its relay's feed (`TaskRelay.notices`), and the
+ * notices other processes publish about the tasks watched here are told to the same listens by the same path:
+ * a listen on any process hears a task run on any other. Whichever process a notice comes from, it reaches a
+ * listen only if the listen's principal owns the task, checked as each notice is told.
  */
-import { type Observable, Subject, filter } from 'rxjs';
+import { type Observable, Subject, defer, filter, finalize } from 'rxjs';
 import { followOutput } from '../normalise-output.ts';
 import type { FinalEvent } from '../request-events.ts';
-import { type RelayAnswer, type RunnerView, type TaskRelay, type TaskRunnerCalls, type TaskStore, TaskStoreError } from '../../core/catalog/task-store.ts';
+import {
+  type RelayAnswer,
+  type RunnerView,
+  type TaskNotice,
+  type TaskNoticeFeed,
+  type TaskNoticeMember,
+  type TaskRelay,
+  type TaskRunnerCalls,
+  type TaskStore,
+  TaskStoreError,
+} from '../../core/catalog/task-store.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
 import { LocalError, WireError, toWireError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
@@ -87,14 +101,6 @@ export interface TaskWatch {
   /** The ids it will hear about (those its principal owns), in the order asked, without duplicates. */
   readonly taskIds: readonly string[];
   readonly notices$: Observable<{ readonly method: string; readonly params: JsonObject }>;
-}
-
-/** A notification about one task, for whoever watches it. */
-interface TaskNotice {
-  readonly owner: string;
-  readonly taskId: string;
-  readonly method: string;
-  readonly params: JsonObject;
 }
 
 /** The `capabilities.extensions` entry a server declares when it enables the extension. */
@@ -170,11 +176,17 @@ class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
   private readonly running = new Map<string, ToolCallRun>();
   /** How each run's request is answered (once). */
   private readonly answers = new WeakMap<ToolCallRun, { resolve(result: JsonObject): void; reject(error: unknown): void }>();
-  /** Notifications about tasks, for the listens that watch them (computed only while one does). */
+  /**
+   * Notifications about tasks, this process's and those heard from others, for the listens that watch them
+   * (computed only while one does, or while other processes may).
+   */
   private readonly notices = new Subject<TaskNotice>();
   private closed = false;
   private readonly relay: TaskRelay | undefined;
   private readonly stopRelay: () => void;
+  /** The store's feed of notices across processes, and this feature's membership of it. */
+  private readonly feed: TaskNoticeFeed | undefined;
+  private readonly member: TaskNoticeMember | undefined;
 
   constructor(private readonly options: ModernTasksFeatureOptions) {
     this.store = options.store;
@@ -185,6 +197,19 @@ class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
     };
     this.relay = options.store.relay;
     this.stopRelay = this.relay === undefined ? noop : this.relay.serve(this.runnerCalls());
+    this.feed = this.relay?.notices;
+    this.member = this.feed?.join((notice) => this.offer(notice));
+  }
+
+  /** Offers a notice to this process's listens (those watching its task filter it). */
+  private offer(notice: TaskNotice): void {
+    if (this.notices.observed) this.notices.next(notice);
+  }
+
+  /** A notice of what happened here (to a task run here, or one this process cancelled or failed): told to this process's listens, and published once for the others'. */
+  private tell(notice: TaskNotice): void {
+    this.offer(notice);
+    this.member?.publish(notice);
   }
 
   /** What other processes may ask of the tasks this one runs (through the store's relay). */
@@ -217,6 +242,7 @@ class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
   close(): void {
     this.closed = true;
     this.stopRelay();
+    this.member?.leave();
     const reason = new LocalError('ConnectionClosed', 'The server closed before the task finished');
     for (const [taskId, run] of [...this.running]) {
       this.running.delete(taskId);
@@ -234,23 +260,37 @@ class ModernTasksImpl implements ModernTasksFeature, TaskRunHost {
     const found = await Promise.all(wanted.map((taskId) => this.store.get(owner, taskId)));
     const agreed = wanted.filter((_, index) => found[index] !== undefined);
     const ids = new Set(agreed);
+    // While subscribed, this process hears what the others publish about these tasks. The owner is checked at
+    // each notice, wherever it comes from: the one rule for who hears a task.
     return {
       taskIds: agreed,
-      notices$: this.notices.pipe(filter((notice) => notice.owner === owner && ids.has(notice.taskId))),
+      notices$: defer(() => {
+        const feed = this.feed;
+        const follows = feed === undefined ? [] : agreed.map((taskId) => feed.follow(taskId));
+        return this.notices.pipe(
+          filter((notice) => notice.owner === owner && ids.has(notice.taskId)),
+          finalize(() => {
+            for (const stop of follows) stop();
+          }),
+        );
+      }),
     };
   }
 
   notice(run: ToolCallRun, method: string, params: JsonObject): void {
     const taskId = run.taskId;
-    if (taskId !== undefined && this.notices.observed) this.notices.next({ owner: run.owner, taskId, method, params });
+    if (taskId !== undefined && (this.notices.observed || this.member !== undefined)) this.tell({ owner: run.owner, taskId, method, params });
   }
 
-  /** Tells the watchers of a task that changed (a status or its message) what `tasks/get` now answers. */
+  /**
+   * Tells the watchers of a task that changed (a status or its message) what `tasks/get` now answers. With other
+   * processes on the feed it is computed for every change, since a listen there may watch the task.
+   */
   private changed(owner: string, task: Task): void {
-    if (!this.notices.observed) return;
+    if (!this.notices.observed && this.member === undefined) return;
     this.detailed(owner, task).then((detailed) => {
       const { resultType: _complete, ...params } = detailed;
-      this.notices.next({ owner, taskId: task.taskId, method: 'notifications/tasks', params: params as unknown as JsonObject });
+      this.tell({ owner, taskId: task.taskId, method: 'notifications/tasks', params: params as unknown as JsonObject });
     }, noop);
   }
 

@@ -60,7 +60,7 @@ export function resourceHandlers(catalog: ServerCatalog, pageSize: number, runti
     'resources/subscribe': (params, request) => {
       const uri = uriParam(params, 'resources/subscribe');
       // Updates of what the caller may not read are not its business either.
-      const rule = catalog.resources.get(uri)?.access ?? templateRuleFor(catalog, uri);
+      const rule = resourceRuleFor(catalog, uri);
       if (rule !== undefined) checkAccess(rule, request.auth, `resource ${uri}`, () => new WireError(runtime.notFoundCode(request.session), `Resource not found: ${uri}`, { data: { uri } }));
       runtime.subscriptions.subscribe(request.session, uri);
       return {};
@@ -70,6 +70,14 @@ export function resourceHandlers(catalog: ServerCatalog, pageSize: number, runti
       return {};
     },
   };
+}
+
+/**
+ * The access rule a read of `uri` would apply: the resource's, or the first matching template's (none: anyone may).
+ * Subscribing to a resource and hearing of its updates follow the same rule.
+ */
+export function resourceRuleFor(catalog: ServerCatalog, uri: string): AccessRule | undefined {
+  return catalog.resources.get(uri)?.access ?? templateRuleFor(catalog, uri);
 }
 
 /** The access rule of the first template matching `uri` (the one a read would use), if it has one. */

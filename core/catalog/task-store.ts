@@ -132,6 +132,40 @@ export interface TaskRelay {
   inputRequests(owner: string, taskId: string): Promise<RelayAnswer<RunnerView>>;
   supply(owner: string, taskId: string, responses: JsonObject): Promise<RelayAnswer<boolean>>;
   cancel(owner: string, taskId: string): Promise<RelayAnswer<boolean>>;
+  /** How the notices of tasks reach the listens of the other processes (absent: only this process's listens). */
+  readonly notices?: TaskNoticeFeed;
+}
+
+/**
+ * A notification about one task, as the listens that watch the task hear it: its status (`notifications/tasks`,
+ * the task as `tasks/get` gives it), or a progress or log message of its handler. It names the task's owner key so
+ * that whoever delivers it can check, at send time, that the listener is that owner; it never holds a token.
+ */
+export interface TaskNotice {
+  readonly owner: string;
+  readonly taskId: string;
+  readonly method: string;
+  readonly params: JsonObject;
+}
+
+/**
+ * Task notices across the processes sharing a store. Each notice is published once, by the process where it
+ * happened; a process hears those of the tasks its listens follow ({@link TaskNoticeFeed.follow}) and hands them
+ * to its members, which tell them to their listens exactly as their own.
+ */
+export interface TaskNoticeFeed {
+  /** Joins the feed: `apply` hears the notices of followed tasks published by every other member, here or elsewhere. */
+  join(apply: (notice: TaskNotice) => void): TaskNoticeMember;
+  /** Hears the notices of `taskId` until the returned function is called (counted: one interest per task and process). */
+  follow(taskId: string): () => void;
+}
+
+/** One member's side of a {@link TaskNoticeFeed}. */
+export interface TaskNoticeMember {
+  /** Offers a notice of this member's to every other member that follows its task. */
+  publish(notice: TaskNotice): void;
+  /** Stops hearing and publishing. */
+  leave(): void;
 }
 
 export interface TaskTtlPolicy {

@@ -1,6 +1,7 @@
 /**
  * server/change-fan-out.ts: a change reaches every session that should hear of it, the modern listens and, when
- * made here, the change feed; a session no longer open or operating hears nothing.
+ * made here, the change feed; a session no longer open or operating hears nothing, nor one whose caller may not
+ * read the updated resource (decided as the update is sent).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -68,6 +69,33 @@ describe('server change fan-out', () => {
     assert.deepEqual(a.sent, [updated]);
     assert.deepEqual(b.sent, [updated]);
     assert.deepEqual(other.sent.map((sent) => sent.method), ['notifications/tools/list_changed']);
+  });
+
+  test('a resource update reaches only the subscribers that may read the resource as it is sent, wherever it was made', () => {
+    const { sessions, subscriptions, fanOut } = setup();
+    const catalog = new ServerCatalog();
+    fanOut.follow(catalog);
+    const register = catalogRegistrar(catalog);
+    const reader = fakeSession(EVERY_LIST, '2025-11-25', { principal: 'r', scopes: ['docs:read'], claims: {} });
+    const outsider = fakeSession(EVERY_LIST, '2025-11-25', { principal: 'o', scopes: [], claims: {} });
+    const anonymous = fakeSession(EVERY_LIST);
+    for (const fake of [reader, outsider, anonymous]) {
+      sessions.add(fake.session);
+      subscriptions.subscribe(fake.session, 'doc://a');
+      subscriptions.subscribe(fake.session, 'doc://t/1');
+    }
+    // Subscribed while nothing guarded them; guarded since: the rule of now decides.
+    register.resource({ uri: 'doc://a', name: 'a', requires: ['docs:read'] }, () => 'a');
+    register.resourceTemplate({ uriTemplate: 'doc://t/{n}', name: 't', requires: (auth) => auth?.principal === 'o' }, () => 't');
+    fanOut.changeHere({ type: 'resource-updated', uri: 'doc://a' });
+    fanOut.feed.apply({ type: 'resource-updated', uri: 'doc://t/1' });
+    assert.deepEqual(reader.sent.map((sent) => sent.params?.['uri']), ['doc://a']);
+    assert.deepEqual(outsider.sent.map((sent) => sent.params?.['uri']), ['doc://t/1']);
+    assert.deepEqual(anonymous.sent, []);
+    // Modern listens ask the same question of the same change.
+    assert.equal(fanOut.mayHear({ type: 'resource-updated', uri: 'doc://a' }, undefined), false);
+    assert.equal(fanOut.mayHear({ type: 'resource-updated', uri: 'doc://free' }, undefined), true);
+    assert.equal(fanOut.mayHear({ type: 'tools' }, undefined), true);
   });
 
   test('modern listens hear every change; the feed offers only the ones made here', () => {

@@ -3,6 +3,7 @@
  * incoming request. The parts under test only read a session's state and capabilities and call `notify`.
  */
 import type { RequestContext } from '../../actors/handler-types.ts';
+import type { AuthInfo } from '../../core/auth.ts';
 import type { JsonObject } from '../../core/jsonrpc.ts';
 import type { ServerCapabilities } from '../../core/protocol/capabilities.ts';
 import type { Revision } from '../../core/protocol/versions.ts';
@@ -16,7 +17,7 @@ export interface FakeSession {
   close(): void;
 }
 
-export function fakeSession(capabilities: ServerCapabilities = {}, revision: Revision = '2025-11-25'): FakeSession {
+export function fakeSession(capabilities: ServerCapabilities = {}, revision: Revision = '2025-11-25', auth?: AuthInfo): FakeSession {
   const sent: FakeSession['sent'] = [];
   let state = 'operating';
   const session = {
@@ -25,6 +26,7 @@ export function fakeSession(capabilities: ServerCapabilities = {}, revision: Rev
     peerInfo: undefined,
     peerCapabilities: {},
     ownCapabilities: capabilities,
+    auth,
     get state() {
       return state;
     },

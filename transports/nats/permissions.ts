@@ -24,8 +24,8 @@ export interface NatsPermissionOptions {
   /**
    * A JetStream task store shared by the server processes (`createJetStreamTaskStore`): `true`, or the `bucket`
    * and `subjectPrefix` given to it (defaults `mcp_tasks` and `mcp.tasks.<bucket>`). Servers get its bucket and
-   * its runners' subjects; clients and gateways are denied publishing to those subjects, whatever else they are
-   * allowed (default: no task store).
+   * every subject under its prefix (its runners' subjects and its task notices); clients and gateways are denied
+   * publishing there, whatever else they are allowed (default: no task store).
    */
   readonly taskStore?: boolean | { readonly bucket?: string; readonly subjectPrefix?: string };
 }
@@ -51,16 +51,19 @@ function kvSubjects(bucket: string): string[] {
   ];
 }
 
-/** The JetStream task store's bucket and its runners' subject wildcard (defaults as in jetstream-task-store.ts). */
+/**
+ * The JetStream task store's bucket and the wildcard of its subjects (defaults as in jetstream-task-store.ts): its
+ * runners' `<prefix>.<runner id>` and its task notices' `<prefix>.notices.<task id>`.
+ */
 function taskStoreOf(option: NatsPermissionOptions['taskStore']): { readonly bucket: string; readonly runners: string } {
   const given = typeof option === 'object' ? option : {};
   const bucket = given.bucket ?? 'mcp_tasks';
-  return { bucket, runners: `${given.subjectPrefix ?? `mcp.tasks.${bucket}`}.*` };
+  return { bucket, runners: `${given.subjectPrefix ?? `mcp.tasks.${bucket}`}.>` };
 }
 
 /**
- * A task store's subjects for a server process: its KV bucket, the consumers that list its keys, and its runners'
- * subjects (forwarded calls to other processes' tasks; its own runner's requests).
+ * A task store's subjects for a server process: its KV bucket, the consumers that list its keys, its runners'
+ * subjects (forwarded calls to other processes' tasks; its own runner's requests) and its task notices.
  */
 function taskStoreSubjects(bucket: string, runners: string): { readonly publish: string[]; readonly subscribe: string[] } {
   const stream = `KV_${bucket}`;
@@ -83,8 +86,8 @@ export function natsPermissions(role: NatsRole, options: NatsPermissionOptions):
   const inbox = `${options.inboxPrefix ?? '_INBOX'}.>`;
   const sendToServers = [subjects.callWildcard, subjects.session('*'), subjects.adopt, subjects.cancel];
   const tasks = taskStoreOf(options.taskStore);
-  // A forwarded task call names the owner it acts for: only server processes may send one. Denied explicitly, so
-  // a user given more than these permissions still cannot.
+  // A forwarded task call, like a task notice, names the owner it acts for: only server processes may send one.
+  // Denied explicitly, so a user given more than these permissions still cannot.
   const noForwarding = [tasks.runners];
   if (role === 'client') {
     return { publish: { allow: sendToServers, deny: noForwarding }, subscribe: { allow: [inbox] }, allow_responses: true };

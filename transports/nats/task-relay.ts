@@ -5,6 +5,8 @@
  * and nats-server then answers "no responders" at once. That answer is believed only when a second request,
  * `recheckMs` later, gets it too (right after a NATS restart, a live process may not have subscribed again yet);
  * a runner that merely does not answer in time is `unreachable`, never taken for dead.
+ *
+ * The notices of tasks (status, progress, logs) travel beside, on `<prefix>.notices.<task id>` (task-notices.ts).
  */
 import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { RelayAnswer, RunnerView, TaskRelay, TaskRunnerCalls } from '../../core/catalog/task-store.ts';
@@ -13,6 +15,7 @@ import { toWireError } from '../../core/errors.ts';
 import type { JsonObject, JsonRpcErrorObject } from '../../core/jsonrpc.ts';
 import { isJsonObject } from '../../core/protocol/guards.ts';
 import { isNoRespondersError } from './headers.ts';
+import { NatsTaskNotices } from './task-notices.ts';
 
 type Op = 'inputs' | 'supply' | 'cancel';
 
@@ -92,9 +95,12 @@ export class NatsTaskRelay implements TaskRelay {
   /** The tasks features of this process (usually one) that answer for the tasks they run. */
   private readonly locals = new Set<TaskRunnerCalls>();
   private readonly subscription: Subscription;
+  /** The notices of tasks, on `<prefix>.notices.<task id>` (task-notices.ts). */
+  readonly notices: NatsTaskNotices;
 
   constructor(private readonly options: TaskRelayOptions) {
     this.subscription = options.connection.subscribe(this.subject(options.runnerId), { callback: (error, msg) => void (error === null && this.answer(msg)) });
+    this.notices = new NatsTaskNotices({ connection: options.connection, prefix: options.prefix, origin: options.runnerId });
   }
 
   serve(local: TaskRunnerCalls): () => void {
@@ -106,6 +112,7 @@ export class NatsTaskRelay implements TaskRelay {
   close(): void {
     this.subscription.unsubscribe();
     this.locals.clear();
+    this.notices.close();
   }
 
   inputRequests(owner: string, taskId: string): Promise<RelayAnswer<RunnerView>> {

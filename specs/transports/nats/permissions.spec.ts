@@ -211,8 +211,8 @@ describe('nats permissions', () => {
   });
 
   test('nats permissions - only server processes may publish forwarded task calls: clients are denied, even with every other subject', { timeout: 60_000 }, async () => {
-    assert.deepEqual(taskClientRole.publish.deny, [`mcp.tasks.${TASK_BUCKET}.*`]);
-    assert.deepEqual(natsPermissions('gateway', { name: TASK_NAME, taskStore }).publish.deny, [`mcp.tasks.${TASK_BUCKET}.*`]);
+    assert.deepEqual(taskClientRole.publish.deny, [`mcp.tasks.${TASK_BUCKET}.>`]);
+    assert.deepEqual(natsPermissions('gateway', { name: TASK_NAME, taskStore }).publish.deny, [`mcp.tasks.${TASK_BUCKET}.>`]);
     const runner = await startTaskProcess('task-server');
     const call = new TextEncoder().encode(JSON.stringify({ op: 'cancel', owner: 'anonymous', taskId: '00000000-0000-4000-8000-000000000000' }));
     const subject = `mcp.tasks.${TASK_BUCKET}.${runner.runnerId}`;

@@ -83,7 +83,8 @@ describe('modern tasks across NATS processes (JetStream KV task store)', () => {
       name: 'tasks-x-client',
       version: '1.0.0',
       era: 'modern',
-      // Status notifications are heard only on the process running the task: this client polls.
+      // This client polls: the forwarded calls are the subject here (task-notices.spec.ts has the status
+      // notifications across processes).
       tasks: { listen: false, minPollIntervalMs: 100 },
       elicitation: {
         form: async (params) => {
