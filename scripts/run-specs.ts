@@ -14,14 +14,20 @@
  *   npm test                                   every spec file
  *   npm test -- specs/a.spec.ts specs/b.spec.ts  just those (their tags still apply)
  *   npm test -- --concurrency 1                one file at a time (RXMCP_SPEC_CONCURRENCY=1 does the same)
+ *
+ * The specs that start the `rxmcp` command run the built one (dist/cli/rxmcp.js) when dist/ is the build of the
+ * current sources (scripts/build-stamp.ts, checked once here), and cli/rxmcp.ts through tsx otherwise
+ * (specs/support/rxmcp-command.ts); the first line of the output says which.
  */
 import { once } from 'node:events';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { run } from 'node:test';
 import { tap } from 'node:test/reporters';
 import { parseArgs } from 'node:util';
+import { BUILT_CLI_ENV, CLI_BUILT } from '../specs/support/rxmcp-command.ts';
+import { isCurrent } from './build-stamp.ts';
 import { groupSpecs, specFile, type SpecFile } from './spec-runner/groups.ts';
 import { Occupancy, Timings, endedChildrenCpuMs, occupancyLine, seconds, slowestReport } from './spec-runner/timings.ts';
 
@@ -118,9 +124,10 @@ async function* groupEvents(group: Group, totals: Totals, timings: Timings, occu
   }
 }
 
-async function* allEvents(groups: readonly Group[], timings: Timings, signal: AbortSignal): AsyncGenerator<TestEvent, void> {
+async function* allEvents(groups: readonly Group[], timings: Timings, signal: AbortSignal, cliLine: string): AsyncGenerator<TestEvent, void> {
   const totals = new Totals();
   const started = performance.now();
+  yield diagnostic(cliLine);
   for (const group of groups) {
     if (group.files.length === 0) continue;
     yield diagnostic(`${group.label}: ${group.files.length} spec file${group.files.length === 1 ? '' : 's'}, ${group.concurrency === 1 ? 'one at a time' : `${group.concurrency} at a time`}`);
@@ -148,6 +155,16 @@ async function* allEvents(groups: readonly Group[], timings: Timings, signal: Ab
   if (totals.failed > 0 || (totals.counts.get('fail') ?? 0) > 0 || (totals.counts.get('cancelled') ?? 0) > 0) process.exitCode = 1;
 }
 
+/** Which `rxmcp` the spec processes start (they inherit this environment), as the line that says so. */
+function chooseCli(): string {
+  if (existsSync(CLI_BUILT) && isCurrent()) {
+    process.env[BUILT_CLI_ENV] = CLI_BUILT;
+    return `the rxmcp command: ${relative(root, CLI_BUILT)} (dist/ is the build of the current sources)`;
+  }
+  delete process.env[BUILT_CLI_ENV];
+  return 'the rxmcp command: cli/rxmcp.ts through tsx (dist/ is missing or not the build of the current sources; `npm run build` first to start the built one)';
+}
+
 async function main(): Promise<void> {
   let parsed: { values: { concurrency?: string | undefined }; positionals: string[] };
   try {
@@ -168,7 +185,7 @@ async function main(): Promise<void> {
   const abort = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => abort.abort());
   const timings = new Timings(root);
-  for await (const chunk of tap(allEvents(groups, timings, abort.signal))) {
+  for await (const chunk of tap(allEvents(groups, timings, abort.signal, chooseCli()))) {
     if (!process.stdout.write(chunk)) await once(process.stdout, 'drain');
   }
 }

@@ -15,7 +15,8 @@ import { connect } from '@nats-io/transport-node';
 import { RawMcp, asStream } from '../support/http-raw-client.ts';
 import { freePort, startNatsServer } from '../support/nats-server.ts';
 import { PROCESS_MS, REPO_ROOT, killChildren, trackChild, until } from '../support/interop-processes.ts';
-import { CLI, startToNats } from './bridge/bridge-processes.ts';
+import { startToNats } from './bridge/bridge-processes.ts';
+import { rxmcpArgs } from '../support/rxmcp-command.ts';
 
 const SLOW_SERVER = fileURLToPath(new URL('../support/stdio-fixtures/graceful-server.ts', import.meta.url));
 
@@ -30,7 +31,7 @@ interface Program {
 }
 
 function startProgram(args: readonly string[]): Program {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, rxmcpArgs(...args), { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
   trackChild(child.pid, `rxmcp ${args.join(' ')}`);
   let output = '';
   child.stderr?.on('data', (chunk: Buffer) => void (output += chunk.toString()));

@@ -5,9 +5,9 @@ import { after, test } from 'node:test';
 import { createClient } from '../../client/create-client.ts';
 import { createStreamableHttpClientTransport } from '../../transports/http/index.ts';
 import { spawnStdioServer } from '../../transports/stdio/index.ts';
+import { rxmcpArgs } from '../support/rxmcp-command.ts';
 import { withSchemaOracle } from '../support/schema-oracle.ts';
 
-const cli = new URL('../../cli/rxmcp.ts', import.meta.url).pathname;
 const started: ChildProcess[] = [];
 after(() => {
   for (const child of started) if (child.exitCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
@@ -19,7 +19,7 @@ function demoClient() {
 
 /** Starts `rxmcp serve` on a free port and returns the URL it prints. */
 async function startServe(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', cli, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, rxmcpArgs('serve', '--port', '0'), { stdio: ['ignore', 'pipe', 'inherit'] });
   started.push(child);
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
@@ -61,7 +61,7 @@ test('rxmcp serve - the demo server answers on Streamable HTTP at 127.0.0.1: pro
 });
 
 test('rxmcp serve --stdio - the demo server answers on stdio and exits when stdin closes', async () => {
-  const transport = await spawnStdioServer({ command: process.execPath, args: ['--import', 'tsx', cli, 'serve', '--stdio'], stderr: 'pipe' });
+  const transport = await spawnStdioServer({ command: process.execPath, args: rxmcpArgs('serve', '--stdio'), stderr: 'pipe' });
   const wrapped = withSchemaOracle(transport);
   const session = await demoClient().connect(wrapped.transport);
   assert.deepEqual((await session.callTool('stats', { numbers: [4] })).structuredContent, { sum: 4, mean: 4 });

@@ -1,21 +1,20 @@
 /**
- * The bridge specs' processes: `rxmcp bridge to-nats` started as a real process (`node --import tsx
- * cli/rxmcp.ts ...`), the server processes it reports starting, and bounded waits on what it writes to stderr.
+ * The bridge specs' processes: `rxmcp bridge to-nats` started as a real process (specs/support/rxmcp-command.ts), the server processes it reports starting, and bounded waits on what it writes to stderr.
  * Every pid is registered with interop-processes.ts, whose `killChildren()` SIGKILLs (by pid) whatever still
  * runs at the end; nothing else is ever signalled.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { PROCESS_MS, REPO_ROOT, isRunning, trackChild, until } from '../../support/interop-processes.ts';
+import { rxmcpArgs } from '../../support/rxmcp-command.ts';
 
-export const CLI = fileURLToPath(new URL('../../../cli/rxmcp.ts', import.meta.url));
 /** `@modelcontextprotocol/server-everything` (SDK 1.x), run as `node <entry> stdio`. */
 export const EVERYTHING = fileURLToPath(new URL('../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
 export const EVERYTHING_COMMAND: readonly string[] = [process.execPath, EVERYTHING, 'stdio'];
 
 /** The command line of `rxmcp bridge <args>` (cwd must be the repository root). */
 export function bridgeCommand(...args: string[]): { command: string; args: string[]; cwd: string } {
-  return { command: process.execPath, args: ['--import', 'tsx', CLI, 'bridge', ...args], cwd: REPO_ROOT };
+  return { command: process.execPath, args: rxmcpArgs('bridge', ...args), cwd: REPO_ROOT };
 }
 
 export interface BridgeProcess {

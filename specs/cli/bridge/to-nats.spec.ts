@@ -1,5 +1,5 @@
 /**
- * `rxmcp bridge to-nats` against real processes: a nats-server, the bridge (`node --import tsx cli/rxmcp.ts`),
+ * `rxmcp bridge to-nats` against real processes: a nats-server, the bridge (the `rxmcp` command, specs/support/rxmcp-command.ts),
  * and `@modelcontextprotocol/server-everything` (SDK 1.x) as the stdio server it spawns per session. Our
  * client speaks to it over NATS as to any NATS-hosted server.
  */

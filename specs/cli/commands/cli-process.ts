@@ -1,18 +1,17 @@
 /**
- * `rxmcp` run as users run it (`node --import tsx cli/rxmcp.ts ...`, a real process): what it printed and how
+ * `rxmcp` run as users run it (specs/support/rxmcp-command.ts, a real process): what it printed and how
  * it exited, bounded in time. Every pid is registered with interop-processes.ts, whose `killChildren()` (for
  * `after`) SIGKILLs by pid whatever still runs; nothing else is signalled.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { REPO_ROOT, trackChild } from '../../support/interop-processes.ts';
+import { rxmcpArgs } from '../../support/rxmcp-command.ts';
 
 /** How long one run may take: a node process compiling TypeScript on a busy machine (a stdio target: two). */
 const PROCESS_MS = 60_000;
 
-export const CLI = fileURLToPath(new URL('../../../cli/rxmcp.ts', import.meta.url));
 /** The demo server on stdio, as a `-- <command>` target. */
-export const STDIO_DEMO: readonly string[] = [process.execPath, '--import', 'tsx', CLI, 'serve', '--stdio'];
+export const STDIO_DEMO: readonly string[] = [process.execPath, ...rxmcpArgs('serve', '--stdio')];
 
 export interface CliRun {
   readonly code: number | null;
@@ -32,7 +31,7 @@ export interface RunningCli {
 
 /** Starts `rxmcp <args>` with stdin ignored and stdout/stderr piped (so neither is a terminal). */
 export function startCli(args: readonly string[], options: { readonly env?: NodeJS.ProcessEnv; readonly ms?: number } = {}): RunningCli {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: options.env ?? process.env });
+  const child = spawn(process.execPath, rxmcpArgs(...args), { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: options.env ?? process.env });
   trackChild(child.pid, `rxmcp ${args.join(' ')}`);
   let stdout = '';
   let stderr = '';

@@ -12,7 +12,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { createClient } from '../../../client/create-client.ts';
 import { spawnStdioServer } from '../../../transports/stdio/index.ts';
 import { REPO_ROOT, killChildren, trackChild } from '../../support/interop-processes.ts';
-import { CLI, STDIO_DEMO } from './cli-process.ts';
+import { STDIO_DEMO } from './cli-process.ts';
+import { rxmcpArgs } from '../../support/rxmcp-command.ts';
 
 after(async () => {
   await killChildren();
@@ -28,7 +29,7 @@ const calls: Readonly<Record<string, { readonly args: Record<string, unknown>; r
 
 /** Starts `rxmcp serve --port 0` and resolves with the URL it prints. */
 async function startServe(): Promise<{ readonly child: ChildProcess; readonly url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', '0'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, rxmcpArgs('serve', '--port', '0'), { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   trackChild(child.pid, 'rxmcp serve');
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {

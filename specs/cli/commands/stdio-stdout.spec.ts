@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, test } from 'node:test';
 import { REPO_ROOT, killChildren, trackChild } from '../../support/interop-processes.ts';
-import { CLI } from './cli-process.ts';
+import { rxmcpArgs } from '../../support/rxmcp-command.ts';
 
 after(async () => {
   await killChildren();
@@ -25,7 +25,7 @@ const requests = [
 ];
 
 test('rxmcp serve --stdio --verbose - every stdout line of a session is a JSON-RPC message; the request log is on stderr', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--stdio', '--verbose'], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, rxmcpArgs('serve', '--stdio', '--verbose'), { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
   trackChild(child.pid, 'rxmcp serve --stdio');
   let stdout = '';
   let stderr = '';

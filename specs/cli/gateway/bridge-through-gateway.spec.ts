@@ -9,7 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { type BridgeProcess, CLI, startToNats, stopBridge } from '../bridge/bridge-processes.ts';
+import { type BridgeProcess, startToNats, stopBridge } from '../bridge/bridge-processes.ts';
+import { rxmcpArgs } from '../../support/rxmcp-command.ts';
 import { freePort, type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';
 import { PROCESS_MS, REPO_ROOT, killChildren, trackChild, until } from '../../support/interop-processes.ts';
 
@@ -26,7 +27,7 @@ describe('gateway in front of a bridged stdio server', () => {
     nats = await startNatsServer();
     bridge = await startToNats(nats.url, NAME);
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'gateway', '--nats', nats.url, '--name', NAME, '--port', String(port)], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, rxmcpArgs('gateway', '--nats', nats.url, '--name', NAME, '--port', String(port)), { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     gatewayPid = child.pid as number;
     trackChild(gatewayPid, 'rxmcp gateway');
     gatewayExited = new Promise((resolve) => child.once('exit', resolve));

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { after, describe, test } from 'node:test';
 import { RawMcp, asStream } from '../../support/http-raw-client.ts';
 import { PROCESS_MS, REPO_ROOT, killChildren, trackChild, until } from '../../support/interop-processes.ts';
-import { CLI } from '../commands/cli-process.ts';
+import { rxmcpArgs } from '../../support/rxmcp-command.ts';
 import { neverReadingPost } from '../../support/misbehaving-peers.ts';
 import { assertStops, initializeMessage, startRxmcp } from './stop-processes.ts';
 
@@ -65,7 +65,7 @@ describe('rxmcp serve stops on time', { timeout: 120_000 }, () => {
   });
 
   test('stdio, stdin ended with a 1 MB answer read slowly: the reader gets all of it before the process exits 0', async (t) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--stdio'], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, rxmcpArgs('serve', '--stdio'), { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
     trackChild(child.pid, 'rxmcp serve --stdio');
     const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
     child.stdin.write(`${JSON.stringify(initializeMessage(0))}\n${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n${JSON.stringify(bigRead(1, 1_000_000))}\n`);

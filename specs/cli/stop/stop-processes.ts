@@ -1,5 +1,5 @@
 /**
- * The stop specs' programs: `rxmcp <command>` run as users run it (`node --import tsx cli/rxmcp.ts ...`, a real
+ * The stop specs' programs: `rxmcp <command>` run as users run it (specs/support/rxmcp-command.ts, a real
  * process), what it wrote, and how long it took to exit once signalled. Every pid is registered with
  * interop-processes.ts, whose `killChildren()` (for `after`) SIGKILLs by pid whatever still runs; nothing else
  * is ever signalled.
@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { PROCESS_MS, REPO_ROOT, isRunning, trackChild, until } from '../../support/interop-processes.ts';
-import { CLI } from '../commands/cli-process.ts';
+import { rxmcpArgs } from '../../support/rxmcp-command.ts';
 
 export interface Exit {
   readonly code: number | null;
@@ -43,7 +43,7 @@ export interface StartOptions {
 
 /** Starts `rxmcp <args>` with piped stdio. */
 export function startRxmcp(args: readonly string[], options: StartOptions = {}): Program {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, rxmcpArgs(...args), { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
   const pid = child.pid;
   if (pid === undefined) throw new Error(`rxmcp ${args.join(' ')} did not start`);
   trackChild(pid, `rxmcp ${args.join(' ')}`);
