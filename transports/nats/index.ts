@@ -24,3 +24,7 @@ export { type NatsIdentitySigner, type NatsIdentitySignerOptions, createIdentity
 export { type NatsIdentityOptions } from './identity/identity-verifier.ts';
 export { type NatsCredentials, natsConnectionOptions } from './connect-options.ts';
 export { type NatsPermissionOptions, type NatsPermissions, type NatsRole, natsPermissions } from './permissions.ts';
+export type { NatsAnnounceOptions } from './announce/announcer.ts';
+export type { AnnouncedServer } from './discovery/announced-server.ts';
+export { type DiscoverNatsServersOptions, discoverNatsServers } from './discovery/discover.ts';
+export { type WatchNatsServersOptions, watchNatsServers } from './discovery/watch.ts';
