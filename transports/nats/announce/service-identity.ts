@@ -49,10 +49,6 @@ export function serviceVersionOf(version: string): string {
   return build.length === 0 ? '0.0.0' : `0.0.0+${build}`;
 }
 
-export function isSemver(value: string): boolean {
-  return SEMVER.test(value);
-}
-
 /** The metadata keys of an MCP server's announcement (every value a string, as the protocol wants). */
 export const McpMetadata = {
   /** The server's `serverInfo.name`. */

@@ -21,7 +21,7 @@ export interface AnnouncedServer {
 }
 
 /** The largest info answer read (an MCP server's is a few hundred bytes). */
-export const MAX_ANNOUNCEMENT_BYTES = 64 * 1024;
+const MAX_ANNOUNCEMENT_BYTES = 64 * 1024;
 /** Longest name, version or catalog revision kept. */
 const MAX_TEXT = 256;
 /** Most revisions one server may list. */

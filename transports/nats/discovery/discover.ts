@@ -26,8 +26,8 @@ export interface DiscoverNatsServersOptions {
   readonly clock?: Clock;
 }
 
-export const DEFAULT_DISCOVERY_WINDOW_MS = 250;
-export const DEFAULT_MAX_SERVERS = 1000;
+const DEFAULT_DISCOVERY_WINDOW_MS = 250;
+const DEFAULT_MAX_SERVERS = 1000;
 
 /** One discovery under way: its result, and a way to end it early (with what was gathered so far). */
 export interface DiscoveryRound {

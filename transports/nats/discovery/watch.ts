@@ -15,7 +15,7 @@ export interface WatchNatsServersOptions extends DiscoverNatsServersOptions {
   readonly intervalMs?: number;
 }
 
-export const DEFAULT_WATCH_INTERVAL_MS = 5000;
+const DEFAULT_WATCH_INTERVAL_MS = 5000;
 
 function sameSet(a: readonly AnnouncedServer[], b: readonly AnnouncedServer[]): boolean {
   // Both are sorted the same way (discover.ts), so equal sets are equal lists.
