@@ -92,8 +92,8 @@ export interface NatsServing {
    */
   readonly counts: () => { readonly sessions: number; readonly lanes: number; readonly inFlight: number; readonly held: number };
   /**
-   * Stops serving, gracefully. First this process leaves the call subjects' queue group (and the adopt
-   * subject's), so other processes get the new work; then every lane and legacy session drains: new requests
+   * Stops serving, gracefully. First this process stops answering the services protocol (discovery no longer
+   * lists it) and leaves the call subjects' queue group (and the adopt subject's), so other processes get the new work; then every lane and legacy session drains: new requests
    * on them are refused, requests in flight run for up to `drainMs` (default 10 s) and what still runs then is
    * answered with an error naming the deadline. `handover` (the default) leaves legacy sessions' records so
    * other processes take them over at their clients' next request; `end` ends them. Open listens end with
