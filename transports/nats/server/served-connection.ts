@@ -261,7 +261,7 @@ export class ServedConnection implements Transport, OutboxSender {
           code: ErrorCode.InternalError,
           message: `The server closed the connection before answering request ${JSON.stringify(open.requestId)}${reason === undefined ? '' : `: ${reason.message}`}`,
         });
-        this.answered(open, answer);
+        this.answered(open, answer, this.host.now());
         this.publishBody(open.reply, open.codec.encode(answer), open.codec, EMPTY_HEADERS, undefined, answer);
       }
     }
@@ -290,12 +290,12 @@ export class ServedConnection implements Transport, OutboxSender {
         // The exchange stays open, keepalives and all, until the session's record is written: through a JetStream
         // leader election that takes seconds, longer than a client waits in silence.
         return headers.then((extra) => {
-          this.answered(open, message);
+          this.answered(open, message, this.host.now());
           this.finish(open);
           return this.publishAnswer(open, message, extra);
         });
       }
-      this.answered(open, message);
+      this.answered(open, message, this.lastActive);
       this.finish(open);
       return this.publishAnswer(open, message, EMPTY_HEADERS);
     }
@@ -304,7 +304,7 @@ export class ServedConnection implements Transport, OutboxSender {
       // An error without an id (the refusal of a request whose id it could not use, such as a duplicate) is
       // still the last word on its exchange: the exchange ends, or its keepalives would go on forever.
       if (!('method' in message)) {
-        this.answered(open, message);
+        this.answered(open, message, this.lastActive);
         this.finish(open);
       }
       return this.publish(open.reply, message, open.codec, EMPTY_HEADERS, undefined);
@@ -318,9 +318,9 @@ export class ServedConnection implements Transport, OutboxSender {
     return this.publish(inbox, message, this.options.inboxCodec ?? jsonCodec, EMPTY_HEADERS, this.options.sessionSubject);
   }
 
-  /** Counts the answer of an exchange in the process's stats. */
-  private answered(open: OpenExchange, message: JsonRpcMessage): void {
-    this.host.stats.answered(open.received, this.host.now(), errorMessageOf(message));
+  /** Counts the answer of an exchange, sent `now`, in the process's stats. */
+  private answered(open: OpenExchange, message: JsonRpcMessage, now: number): void {
+    this.host.stats.answered(open.received, now, errorMessageOf(message));
   }
 
   private finish(open: OpenExchange): void {
