@@ -97,7 +97,7 @@ describe('nats discovery', () => {
     const second = await fixture.serve({ nats: { name: 'catalog' } });
     const watcher = await fixture.connection();
     const sets: Array<readonly AnnouncedServer[]> = [];
-    const watching = watchNatsServers(watcher, { intervalMs: 100, windowMs: 50 }).subscribe((servers) => sets.push(of(servers, 'catalog')));
+    const watching = watchNatsServers(watcher, { intervalMs: 100, windowMs: 50 }).subscribe((servers) => sets.push(servers));
     try {
       const initial = await within(firstValueFrom(watchNatsServers(watcher, { windowMs: 100 }).pipe(filter((servers) => of(servers, 'catalog').length === 2))), 5000);
       const [a, b] = of(initial, 'catalog');
@@ -110,7 +110,7 @@ describe('nats discovery', () => {
       assert.equal(moved?.catalogRevision, first.server.describe().catalogRevision);
       assert.equal(of(changed, 'catalog').find((server) => server.instanceId === second.serving.processId)?.catalogRevision, before);
       // The long-running watch saw it too: a new set, emitted because a member's catalog revision moved.
-      await within((async () => { while (!sets.some((set) => set.some((server) => server.catalogRevision === moved?.catalogRevision))) await delay(20); })(), 5000);
+      await within((async () => { while (!sets.some((set) => of(set, 'catalog').some((server) => server.catalogRevision === moved?.catalogRevision))) await delay(20); })(), 5000);
       // Only changes are emitted: no two sets in a row say the same.
       for (let index = 1; index < sets.length; index++) assert.notDeepEqual(sets[index], sets[index - 1]);
     } finally {
@@ -135,12 +135,12 @@ describe('nats discovery', () => {
     const watcher = await fixture.connection();
     assert.deepEqual(of(await discoverNatsServers(watcher), 'closing').map((server) => server.instanceId), [serving.processId]);
     const { session } = await fixture.client({ transport: { name: 'closing' } });
-    const slow = session.callTool('slow', { ms: 800 });
+    const slow = session.callTool('slow', { ms: 1500 });
     await delay(50);
     const closing = serving.close('handover', { drainMs: 5000 });
     assert.deepEqual(of(await discoverNatsServers(watcher), 'closing'), []);
     assert.equal(serving.counts().inFlight, 1, 'the request still runs');
-    assert.deepEqual((await slow).content, [{ type: 'text', text: 'waited 800' }]);
+    assert.deepEqual((await slow).content, [{ type: 'text', text: 'waited 1500' }]);
     await closing;
     assert.deepEqual(of(await discoverNatsServers(watcher), 'closing'), []);
   });
