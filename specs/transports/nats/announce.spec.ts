@@ -102,14 +102,20 @@ describe('nats announce', () => {
     await session.callTool('slow', { ms: 30 });
     await assert.rejects(session.callTool('no-such-tool', {}));
     await session.close();
-    const counted = await statsOf();
+    const afterSession = await statsOf();
     // initialize, two calls, the call of a tool that does not exist (an error answer).
-    assert.equal(counted['num_requests'], 4);
-    assert.equal(counted['num_errors'], 1);
-    assert.match(String(counted['last_error']), /no-such-tool/);
+    assert.equal(afterSession['num_requests'], 4);
+    assert.equal(afterSession['num_errors'], 1);
+    assert.match(String(afterSession['last_error']), /no-such-tool/);
+    // A request the binding refuses itself (a body that is not JSON) counts too.
+    await admin.request('mcp.counted.call.tools.call', 'not json', { timeout: 2000 });
+    const counted = await statsOf();
+    assert.equal(counted['num_requests'], 5);
+    assert.equal(counted['num_errors'], 2);
+    assert.match(String(counted['last_error']), /Parse error/);
     // The slow call alone took 30 ms: reported in nanoseconds.
     assert.ok(Number(counted['processing_time']) >= 30e6, `processing_time ${counted['processing_time']}`);
-    assert.equal(counted['average_processing_time'], Math.round(Number(counted['processing_time']) / 4));
+    assert.equal(counted['average_processing_time'], Math.round(Number(counted['processing_time']) / 5));
     await serving.close('end', { drainMs: 0 });
   });
 

@@ -18,7 +18,7 @@ import { headerOf, NatsHeader, type ReceivedHeaders, replyOf } from '../headers.
 import { DEFAULT_PREFIX, DEFAULT_QUEUE, serverSubjects } from '../subjects.ts';
 import { connectionState } from '../connection-state.ts';
 import { fanOutChanges } from './change-fanout.ts';
-import { type CheckedRequest, checkCall, decodeBody, malformedRefusal, refuse } from './inbound.ts';
+import { type CheckedRequest, checkCall, decodeBody, malformedRefusal, refuseRequest } from './inbound.ts';
 import { createIdentityVerifier, type NatsIdentityOptions } from '../identity/identity-verifier.ts';
 import { type CallerIdentity, IdentityGate, identityRefusal } from './identity-gate.ts';
 import { startKeepalives } from './keepalive.ts';
@@ -143,11 +143,7 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
   const legacy = new LegacySessions(host, acceptor, subjects, records, gate, maxMessageBytes, { claims: host.claims !== undefined, msgpack: options.msgpack !== false && msgpackLoaded }, options.sessions ?? {});
   const msgpackAllowed = options.msgpack !== false && msgpackLoaded;
   /** A request on the call subjects refused before any session took it: answered, with an error, in the stats. */
-  const refuseCall = (reply: string, codec: Codec, id: CheckedRequest['id'] | undefined, code: number, message: string): void => {
-    const now = host.now();
-    host.stats.answered(now, now, message);
-    refuse(connection, reply, codec, id, code, message);
-  };
+  const refuseCall = (reply: string, codec: Codec, id: CheckedRequest['id'] | undefined, code: number, message: string): void => refuseRequest(host, reply, codec, id, code, message);
   /** A checked request on a call subject, once its caller is known. */
   const serveCall = (caller: CallerIdentity, msg: Msg, reply: string, headers: ReceivedHeaders, received: Codec, request: CheckedRequest, isInitialize: boolean): void => {
     if (!caller.ok) return refuseCall(reply, received, request.id, ErrorCode.IdentityRefused, identityRefusal(caller.reason));
