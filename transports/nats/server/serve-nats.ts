@@ -93,11 +93,11 @@ export interface NatsServing {
   readonly counts: () => { readonly sessions: number; readonly lanes: number; readonly inFlight: number; readonly held: number };
   /**
    * Stops serving, gracefully. First this process stops answering the services protocol (discovery no longer
-   * lists it) and leaves the call subjects' queue group (and the adopt subject's), so other processes get the new work; then every lane and legacy session drains: new requests
-   * on them are refused, requests in flight run for up to `drainMs` (default 10 s) and what still runs then is
-   * answered with an error naming the deadline. `handover` (the default) leaves legacy sessions' records so
-   * other processes take them over at their clients' next request; `end` ends them. Open listens end with
-   * their complete result. While the NATS connection is down, answers wait for it until the drain's deadline,
+   * lists it) and leaves the call subjects' queue group (and the adopt subject's), so other processes get the new
+   * work; then every lane and legacy session drains: new requests on them are refused, requests in flight run
+   * for up to `drainMs` (default 10 s) and what still runs then is answered with an error naming the deadline.
+   * `handover` (the default) leaves legacy sessions' records so other processes take them over at their clients'
+   * next request; `end` ends them. Open listens end with their complete result. While the NATS connection is down, answers wait for it until the drain's deadline,
    * and the close never waits on NATS beyond that (a connection that is down is not drained, a flush that is
    * not answered is given up after a moment): it resolves within `drainMs` and about a second more.
    */
@@ -142,18 +142,16 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
   const lanes = new Lanes(host, acceptor, options.lanes ?? {});
   const legacy = new LegacySessions(host, acceptor, subjects, records, gate, maxMessageBytes, { claims: host.claims !== undefined, msgpack: options.msgpack !== false && msgpackLoaded }, options.sessions ?? {});
   const msgpackAllowed = options.msgpack !== false && msgpackLoaded;
-  /** A request on the call subjects refused before any session took it: answered, with an error, in the stats. */
-  const refuseCall = (reply: string, codec: Codec, id: CheckedRequest['id'] | undefined, code: number, message: string): void => refuseRequest(host, reply, codec, id, code, message);
   /** A checked request on a call subject, once its caller is known. */
   const serveCall = (caller: CallerIdentity, msg: Msg, reply: string, headers: ReceivedHeaders, received: Codec, request: CheckedRequest, isInitialize: boolean): void => {
-    if (!caller.ok) return refuseCall(reply, received, request.id, ErrorCode.IdentityRefused, identityRefusal(caller.reason));
+    if (!caller.ok) return refuseRequest(host, reply, received, request.id, ErrorCode.IdentityRefused, identityRefusal(caller.reason));
     const codec = answerCodec(headers, received, msgpackAllowed);
     if (isInitialize && eras !== 'modern') return legacy.open(request, msg, codec, caller.auth);
     if (!isInitialize && eras === 'legacy') {
-      return refuseCall(reply, received, request.id, ErrorCode.InvalidRequest, 'Invalid request: this server speaks the legacy protocol era; send initialize first and then use the session');
+      return refuseRequest(host, reply, received, request.id, ErrorCode.InvalidRequest, 'Invalid request: this server speaks the legacy protocol era; send initialize first and then use the session');
     }
     const lane = lanes.connectionFor(headers.get(NatsHeader.lane), caller.auth);
-    if (lane === undefined) return refuseCall(reply, received, request.id, ErrorCode.InternalError, 'The server holds as many client lanes as it may; retry later');
+    if (lane === undefined) return refuseRequest(host, reply, received, request.id, ErrorCode.InternalError, 'The server holds as many client lanes as it may; retry later');
     lane.deliverRequest(request, reply, codec, host.claims !== undefined && headers.get(NatsHeader.acceptClaim) !== undefined, headers.lookup, caller.auth);
   };
   /** The same, after the gate has verified the caller (kept apart so that the common path makes no closure). */
@@ -168,12 +166,12 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
     const decoded = decodeBody(msg, maxMessageBytes, headers);
     if (!decoded.ok) {
       const refusal = malformedRefusal(decoded.error);
-      return refuseCall(reply, decoded.codec, undefined, refusal.code, refusal.message);
+      return refuseRequest(host, reply, decoded.codec, undefined, refusal.code, refusal.message);
     }
     const subjectMethod = msg.subject.slice(subjects.callPrefix.length);
     const isInitialize = subjectMethod === 'initialize';
     const checked = checkCall(decoded.value, subjectMethod, headers, !isInitialize);
-    if (!('request' in checked)) return refuseCall(reply, decoded.codec, checked.id, checked.code, checked.message);
+    if (!('request' in checked)) return refuseRequest(host, reply, decoded.codec, checked.id, checked.code, checked.message);
     // An anonymous caller with nothing waiting before it is served at once; any other goes through the gate.
     const caller = gate.anonymousNow(headers);
     if (caller !== undefined) serveCall(caller, msg, reply, headers, decoded.codec, checked.request, isInitialize);
