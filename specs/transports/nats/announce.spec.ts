@@ -152,7 +152,7 @@ describe('nats announce', () => {
     try {
       const allowed = await serve({ name: 'perm-announce' }, {}, { user: 'server', pass: 'server-secret' });
       const watcher = await fixture.connection({ user: 'watcher', pass: 'watcher-secret' });
-      const here = async (): Promise<string[]> => (await discoverNatsServers(watcher)).filter((server) => server.binding === 'perm-announce').map((server) => server.instanceId);
+      const here = async (): Promise<string[]> => (await discoverNatsServers(watcher, { windowMs: 1000 })).filter((server) => server.binding === 'perm-announce').map((server) => server.instanceId);
       assert.deepEqual(await here(), [allowed.serving.processId]);
       await allowed.serving.close('end', { drainMs: 0 });
 
