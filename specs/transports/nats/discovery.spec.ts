@@ -134,6 +134,12 @@ describe('nats discovery', () => {
     watching.unsubscribe();
     assert.equal(clock.intervals, 0);
     assert.equal(clock.pending, 0);
+    // Bad options are refused when the watch is made, naming what is wrong.
+    const connection = await fixture.connection();
+    assert.throws(() => watchNatsServers(connection, { intervalMs: 0 }), /intervalMs must be a finite number > 0/);
+    assert.throws(() => watchNatsServers(connection, { maxServers: 0 }), /maxServers must be a whole number >= 1/);
+    assert.throws(() => watchNatsServers(connection, { serviceName: 'a.b' }), /must match \[A-Za-z0-9_-\]\+/);
+    await assert.rejects(discoverNatsServers(connection, { windowMs: -1 }), /windowMs must be a finite number >= 0/);
   });
 
   test('nats discovery - a process that closes is no longer listed, before its requests in flight have drained', async () => {

@@ -40,8 +40,16 @@ function byPlace(a: AnnouncedServer, b: AnnouncedServer): number {
   return a.prefix.localeCompare(b.prefix) || a.binding.localeCompare(b.binding) || a.instanceId.localeCompare(b.instanceId);
 }
 
-/** Starts one discovery round (discoverNatsServers and watchNatsServers share it). */
-export function discoveryRound(connection: NatsConnection, options: DiscoverNatsServersOptions = {}): DiscoveryRound {
+interface DiscoverySettings {
+  readonly windowMs: number;
+  readonly maxServers: number;
+  readonly inboxPrefix: string;
+  readonly subject: string;
+  readonly clock: Clock;
+}
+
+/** The options, checked (a watch checks them once, when it is made), with their defaults. */
+export function discoverySettings(options: DiscoverNatsServersOptions): DiscoverySettings {
   const windowMs = options.windowMs ?? DEFAULT_DISCOVERY_WINDOW_MS;
   const maxServers = options.maxServers ?? DEFAULT_MAX_SERVERS;
   if (!Number.isFinite(windowMs) || windowMs < 0) throw new RangeError(`discovery windowMs must be a finite number >= 0, got ${windowMs}`);
@@ -49,7 +57,12 @@ export function discoveryRound(connection: NatsConnection, options: DiscoverNats
   const inboxPrefix = options.inboxPrefix ?? '_INBOX';
   if (!isPlainSubject(inboxPrefix)) throw new TypeError(`discovery inboxPrefix ${JSON.stringify(inboxPrefix)} is not a plain NATS subject`);
   const subject = options.serviceName === undefined ? `${SERVICES_ROOT}.INFO` : `${SERVICES_ROOT}.INFO.${serviceNameOf(options.serviceName)}`;
-  const clock = options.clock ?? systemClock;
+  return { windowMs, maxServers, inboxPrefix, subject, clock: options.clock ?? systemClock };
+}
+
+/** Starts one discovery round (discoverNatsServers and watchNatsServers share it). */
+export function discoveryRound(connection: NatsConnection, options: DiscoverNatsServersOptions = {}): DiscoveryRound {
+  const { windowMs, maxServers, inboxPrefix, subject, clock } = discoverySettings(options);
   const inbox = `${inboxPrefix}.${Array.from(randomBytes(12), (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
   const found = new Map<string, AnnouncedServer>();
   let finish: (error?: Error) => void = () => undefined;
@@ -95,6 +108,7 @@ export function discoveryRound(connection: NatsConnection, options: DiscoverNats
  * for (const server of servers) console.log(server.binding, server.serverInfo.name, server.catalogRevision);
  * ```
  */
-export function discoverNatsServers(connection: NatsConnection, options?: DiscoverNatsServersOptions): Promise<readonly AnnouncedServer[]> {
+export async function discoverNatsServers(connection: NatsConnection, options?: DiscoverNatsServersOptions): Promise<readonly AnnouncedServer[]> {
+  // Async, so bad options and a closed connection reject the promise rather than throw.
   return discoveryRound(connection, options).servers;
 }

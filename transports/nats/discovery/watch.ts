@@ -5,10 +5,9 @@
  * unsubscribing cancels the timer and ends the round under way.
  */
 import { Observable } from 'rxjs';
-import { systemClock } from '../../../core/clock.ts';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { type AnnouncedServer, sameAnnouncement } from './announced-server.ts';
-import { type DiscoverNatsServersOptions, type DiscoveryRound, discoveryRound } from './discover.ts';
+import { type DiscoverNatsServersOptions, type DiscoveryRound, discoveryRound, discoverySettings } from './discover.ts';
 
 export interface WatchNatsServersOptions extends DiscoverNatsServersOptions {
   /** Time between the starts of two rounds (default 5 s; never less than the window). */
@@ -37,7 +36,8 @@ function sameSet(a: readonly AnnouncedServer[], b: readonly AnnouncedServer[]): 
 export function watchNatsServers(connection: NatsConnection, options: WatchNatsServersOptions = {}): Observable<readonly AnnouncedServer[]> {
   const intervalMs = options.intervalMs ?? DEFAULT_WATCH_INTERVAL_MS;
   if (!Number.isFinite(intervalMs) || intervalMs <= 0) throw new RangeError(`watch intervalMs must be a finite number > 0, got ${intervalMs}`);
-  const clock = options.clock ?? systemClock;
+  // Bad options fail here, not at the first round.
+  const { clock, windowMs } = discoverySettings(options);
   return new Observable<readonly AnnouncedServer[]>((subscriber) => {
     let last: readonly AnnouncedServer[] | undefined;
     let round: DiscoveryRound | undefined;
@@ -66,7 +66,7 @@ export function watchNatsServers(connection: NatsConnection, options: WatchNatsS
         },
       );
     };
-    const timer = clock.setInterval(poll, Math.max(intervalMs, options.windowMs ?? 0));
+    const timer = clock.setInterval(poll, Math.max(intervalMs, windowMs));
     poll();
     return () => {
       ended = true;
