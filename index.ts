@@ -34,6 +34,7 @@ export type { BackpressureOptions, BackpressurePolicy, FlowStatus } from './core
 export type { Clock, TimerHandle } from './core/clock.ts';
 export type { Transport, InboundFrame, OutboundFrame, TransportStatus, ExchangeKey, FrameOrigin, PortableSessionState } from './core/transport.ts';
 export type { FrameEnvelope } from './core/frame-envelope.ts';
+export type { ServerDescription } from './core/server-description.ts';
 export { type AuthInfo, AuthRefusal, hasScopes, isAuthRefusal } from './core/auth.ts';
 export type { JsonObject, JsonRpcMessage, JsonRpcRequest, JsonRpcNotification, JsonRpcResponse, RequestId } from './core/jsonrpc.ts';
 export type { ClientCapabilities, ServerCapabilities, Implementation } from './core/protocol/capabilities.ts';

@@ -10,6 +10,7 @@ import type { WirePayload } from './jsonrpc.ts';
 import type { Implementation } from './protocol/capabilities.ts';
 import type { Limits } from './limits.ts';
 import type { ChangeFeedPort } from './server-change.ts';
+import type { ServerDescription } from './server-description.ts';
 import type { LegacyRevision } from './protocol/versions.ts';
 import type { LoggingLevel } from './protocol/logging.ts';
 
@@ -185,6 +186,11 @@ export interface SessionAcceptorPort {
   readonly eras?: 'both' | 'legacy' | 'modern';
   /** The server's changes, for media that carry them between processes (absent: nothing to carry). */
   readonly changes?: ChangeFeedPort;
+  /**
+   * What the server says of itself now, for media that announce it (NATS service discovery); asked whenever they
+   * are asked, so it should be cheap (absent: the medium announces nothing of the server).
+   */
+  describe?(): ServerDescription;
   /**
    * Why a new session would be refused now (a session host at its maximum, or shutting down), if it would be.
    * Media ask before opening a session, so they refuse it cleanly (HTTP 503, an error answer) instead of

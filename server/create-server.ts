@@ -20,12 +20,13 @@ import type { NotificationHandler, RequestHandler, SessionView } from '../actors
 import type { PortableSessionState, Transport } from '../core/transport.ts';
 import { InterceptionPoint } from '../actors/interception-point.ts';
 import type { Implementation } from '../core/protocol/capabilities.ts';
-import { LEGACY_REVISIONS } from '../core/protocol/versions.ts';
+import { LEGACY_REVISIONS, MODERN_REVISIONS, type Revision } from '../core/protocol/versions.ts';
 import { nextTurn } from '../core/next-turn.ts';
 import { declaredCapabilities } from './capabilities.ts';
 import { withExtensions } from '../core/protocol/extensions.ts';
 import { installExtensions } from './extensions.ts';
 import { catalogRegistrar } from './catalog-registrar.ts';
+import { catalogRevisionOf } from './catalog-revision.ts';
 import { ChangeFanOut } from './change-fan-out.ts';
 import { createFeatureHandlers } from './feature-handlers.ts';
 import { createLegacyTasks } from './legacy-tasks.ts';
@@ -96,6 +97,13 @@ export function createServer(options: ServerOptions): McpServer {
     ...(options.supportedVersions === undefined ? {} : { supportedVersions: options.supportedVersions }),
   });
 
+  // What media that announce the server say of it (server/catalog-revision.ts for the catalog's revision).
+  const revisions: readonly Revision[] = Object.freeze([
+    ...(eras === 'modern' ? [] : options.supportedVersions ?? LEGACY_REVISIONS),
+    ...(eras === 'legacy' ? [] : MODERN_REVISIONS),
+  ].sort());
+  const catalogRevision = catalogRevisionOf(catalog);
+
   const server: McpServer = {
     ...catalogRegistrar(catalog),
     use(interceptor, scope) {
@@ -130,6 +138,7 @@ export function createServer(options: ServerOptions): McpServer {
     messages$: open.messages.messages$,
     eras,
     changes: fanOut.feed,
+    describe: () => ({ serverInfo: { name: serverInfo.name, version: serverInfo.version }, revisions, catalogRevision: catalogRevision() }),
     async close() {
       // Open listens end gracefully first (a complete result each), then every connection closes.
       ending$.next();

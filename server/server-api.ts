@@ -14,6 +14,7 @@ import type { ExtensionDefinition, ExtensionSettings } from '../core/protocol/ex
 import type { NotificationHandler, RequestHandler } from '../actors/handler-types.ts';
 import type { LegacyRevision } from '../core/protocol/versions.ts';
 import type { ChangeFeedPort } from '../core/server-change.ts';
+import type { ServerDescription } from '../core/server-description.ts';
 import type { Transport } from '../core/transport.ts';
 import type { McpSession, SessionRuntimeOptions } from '../session/session-core.ts';
 import type { SessionMessage } from '../session/message-tap.ts';
@@ -127,6 +128,11 @@ export interface McpServer {
   readonly eras: 'both' | 'legacy' | 'modern';
   /** Its changes, for media that carry them to other processes serving the same name (NATS). */
   readonly changes: ChangeFeedPort;
+  /**
+   * What it says of itself to media that announce it (NATS service discovery): its name and version, the protocol
+   * revisions it serves, and its catalog's revision (a digest that changes with its tools, prompts and resources).
+   */
+  describe(): ServerDescription;
   /** Closes every session. */
   close(): Promise<void>;
 }

@@ -202,6 +202,7 @@ export function createSessionHost(server: McpServer, options: SessionHostOptions
   return {
     eras: server.eras,
     changes: server.changes,
+    describe: () => server.describe(),
     missingScopes: (method, params, auth) => server.missingScopes(method, params, auth),
     noteRefusal(reason, status) {
       totals.refused += 1;

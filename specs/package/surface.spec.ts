@@ -152,6 +152,8 @@ const NOT_FACTORIES: Readonly<Record<string, string>> = {
   natsConnectionOptions: 'a piece of options: nats.js connection options for credentials',
   natsPermissions: 'computes: the NATS permissions a role needs (data)',
   serverSubjects: 'computes: the subjects of a server name (data)',
+  discoverNatsServers: 'an action: one $SRV.INFO round on a connection you give, resolving to data',
+  watchNatsServers: 'computes: a cold Observable, whose rounds run on the connection you give while it is subscribed',
   // rxmcp/limits
   rateLimit: 'a piece of options: an interceptor',
   rateLimitExceeded: 'computes: the WireError of a refused call',

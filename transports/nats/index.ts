@@ -4,7 +4,8 @@
  * in docs/nats-binding.md. `JetStreamEventStore` keeps the SSE events of `rxmcp/http` servers in JetStream, so
  * replicas behind a load balancer resume each other's streams. `createJetStreamTaskStore` keeps modern tasks in
  * JetStream KV, so any process of the queue group answers for any task (docs/nats-binding.md, "Tasks across
- * processes").
+ * processes"). Every served process announces itself on the NATS services protocol (`nats micro ls`);
+ * `discoverNatsServers` and `watchNatsServers` list the MCP servers announced (docs/nats-binding.md, "Discovery").
  */
 export { type NatsServeOptions, type NatsServing, serveNats } from './server/serve-nats.ts';
 export { connectNatsClientTransport, createNatsClientTransport } from './nats-client-transport.ts';
@@ -24,3 +25,7 @@ export { type NatsIdentitySigner, type NatsIdentitySignerOptions, createIdentity
 export { type NatsIdentityOptions } from './identity/identity-verifier.ts';
 export { type NatsCredentials, natsConnectionOptions } from './connect-options.ts';
 export { type NatsPermissionOptions, type NatsPermissions, type NatsRole, natsPermissions } from './permissions.ts';
+export type { NatsAnnounceOptions } from './announce/announcer.ts';
+export type { AnnouncedServer } from './discovery/announced-server.ts';
+export { type DiscoverNatsServersOptions, discoverNatsServers } from './discovery/discover.ts';
+export { type WatchNatsServersOptions, watchNatsServers } from './discovery/watch.ts';

@@ -5,6 +5,7 @@
  * runs every role with exactly these against a real nats-server.
  */
 import { DEFAULT_PREFIX, serverSubjects } from './subjects.ts';
+import { SERVICE_VERBS, SERVICES_ROOT, serviceNameOf } from './announce/service-identity.ts';
 
 export type NatsRole = 'server' | 'gateway' | 'client';
 
@@ -28,6 +29,13 @@ export interface NatsPermissionOptions {
    * publishing there, whatever else they are allowed (default: no task store).
    */
   readonly taskStore?: boolean | { readonly bucket?: string; readonly subjectPrefix?: string };
+  /**
+   * Servers: the `$SRV` subjects on which `serveNats` announces the process (services protocol; default true, as
+   * `serveNats`'s `announce`; the service name is the served name unless `announce` names another).
+   */
+  readonly announce?: boolean | { readonly serviceName?: string };
+  /** Clients and gateways: may ask `$SRV.INFO` (`discoverNatsServers`, `nats micro ls`) (default false). */
+  readonly discovery?: boolean;
 }
 
 export interface NatsPermissions {
@@ -81,6 +89,11 @@ function taskStoreSubjects(bucket: string, runners: string): { readonly publish:
   };
 }
 
+/** The services protocol's subjects a server process of `service` answers: every verb for all, for its name, for itself. */
+function announceSubjects(service: string): string[] {
+  return SERVICE_VERBS.flatMap((verb) => [`${SERVICES_ROOT}.${verb}`, `${SERVICES_ROOT}.${verb}.${service}`, `${SERVICES_ROOT}.${verb}.${service}.*`]);
+}
+
 export function natsPermissions(role: NatsRole, options: NatsPermissionOptions): NatsPermissions {
   const subjects = serverSubjects(options.prefix ?? DEFAULT_PREFIX, options.name);
   const inbox = `${options.inboxPrefix ?? '_INBOX'}.>`;
@@ -89,8 +102,10 @@ export function natsPermissions(role: NatsRole, options: NatsPermissionOptions):
   // A forwarded task call, like a task notice, names the owner it acts for: only server processes may send one.
   // Denied explicitly, so a user given more than these permissions still cannot.
   const noForwarding = [tasks.runners];
+  // Discovery asks every service at once, or one name's instances.
+  const discovery = options.discovery === true ? [`${SERVICES_ROOT}.INFO`, `${SERVICES_ROOT}.INFO.>`] : [];
   if (role === 'client') {
-    return { publish: { allow: sendToServers, deny: noForwarding }, subscribe: { allow: [inbox] }, allow_responses: true };
+    return { publish: { allow: [...sendToServers, ...discovery], deny: noForwarding }, subscribe: { allow: [inbox] }, allow_responses: true };
   }
   const gatewayBase = `${options.prefix ?? DEFAULT_PREFIX}-gw.${options.name}`;
   if (role === 'gateway') {
@@ -109,6 +124,7 @@ export function natsPermissions(role: NatsRole, options: NatsPermissionOptions):
           `$JS.API.DIRECT.GET.${events}`,
           `$JS.API.DIRECT.GET.${events}.>`,
           `$JS.API.STREAM.PURGE.${events}`,
+          ...discovery,
         ],
         deny: noForwarding,
       },
@@ -118,6 +134,7 @@ export function natsPermissions(role: NatsRole, options: NatsPermissionOptions):
     };
   }
   const taskStore = options.taskStore === undefined || options.taskStore === false ? undefined : taskStoreSubjects(tasks.bucket, tasks.runners);
+  const announce = options.announce === false ? [] : announceSubjects(serviceNameOf(typeof options.announce === 'object' && options.announce.serviceName !== undefined ? options.announce.serviceName : options.name));
   return {
     publish: {
       // Once each ($JS.API.INFO is in every bucket's list).
@@ -133,7 +150,7 @@ export function natsPermissions(role: NatsRole, options: NatsPermissionOptions):
         ...(taskStore?.publish ?? []),
       ])],
     },
-    subscribe: { allow: [subjects.callWildcard, subjects.adopt, subjects.cancel, subjects.changes, subjects.ping('*'), subjects.taken('*'), subjects.session('*'), inbox, ...(taskStore?.subscribe ?? [])] },
+    subscribe: { allow: [subjects.callWildcard, subjects.adopt, subjects.cancel, subjects.changes, subjects.ping('*'), subjects.taken('*'), subjects.session('*'), inbox, ...(taskStore?.subscribe ?? []), ...announce] },
     allow_responses: true,
   };
 }

@@ -55,6 +55,7 @@ export class AcceptedConnections {
       ...wrapped,
       ...(server.eras === undefined ? {} : { eras: server.eras }),
       ...(server.changes === undefined ? {} : { changes: server.changes }),
+      ...(server.describe === undefined ? {} : { describe: server.describe.bind(server) }),
       ...(server.missingScopes === undefined ? {} : { missingScopes: server.missingScopes.bind(server) }),
     };
   }

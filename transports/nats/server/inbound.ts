@@ -10,6 +10,7 @@ import { type JsonObject, type RequestId, errorResponse, isRequestId } from '../
 import { codecOfMessage } from '../body-codec.ts';
 import { type HeaderReader, type ReceivedHeaders } from '../headers.ts';
 import { methodTokens } from '../subjects.ts';
+import type { RequestStats } from '../announce/request-stats.ts';
 
 export type DecodedBody =
   | { readonly ok: true; readonly value: unknown; readonly codec: Codec }
@@ -23,6 +24,23 @@ export function decodeBody(msg: Msg, maxBytes: number, headers: HeaderReader | u
   } catch (error) {
     return { ok: false, error: error instanceof LocalError ? error : new LocalError('DecodeFailed', String(error), { cause: error }), codec };
   }
+}
+
+/** What a refusal made on behalf of a serving process needs: its connection, and its stats to count the refusal in. */
+export interface RefusingHost {
+  readonly connection: NatsConnection;
+  readonly stats: RequestStats;
+  readonly now: () => number;
+}
+
+/**
+ * Refuses a request a serving process received, before any session took it, and counts it in the process's stats
+ * (a request answered at once, with an error: `$SRV.STATS` reports it).
+ */
+export function refuseRequest(host: RefusingHost, reply: string, codec: Codec, id: RequestId | undefined, code: number, message: string): void {
+  const now = host.now();
+  host.stats.answered(now, now, message);
+  refuse(host.connection, reply, codec, id, code, message);
 }
 
 export function refuse(connection: NatsConnection, reply: string, codec: Codec, id: RequestId | undefined, code: number, message: string, data?: JsonObject): void {

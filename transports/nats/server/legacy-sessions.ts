@@ -26,7 +26,7 @@ import { type BodyEncoding, answerCodec, codecOf, readsMsgpack } from '../body-c
 import { headerOf, NatsHeader, type ReceivedHeaders, replyOf } from '../headers.ts';
 import { isPlainSubject, type ServerSubjects } from '../subjects.ts';
 import { type CallerIdentity, type IdentityGate, identityRefusal } from './identity-gate.ts';
-import { type CheckedRequest, decodeBody, malformedRefusal, refuse } from './inbound.ts';
+import { type CheckedRequest, decodeBody, malformedRefusal, refuseRequest } from './inbound.ts';
 import { ServedConnection, type ServingHost } from './served-connection.ts';
 import { PortableStateWrites } from './portable-state-writes.ts';
 import { type OwnedSessions, SessionOwnership } from './session-ownership.ts';
@@ -106,10 +106,10 @@ export class LegacySessions {
     const reply = replyOf(msg) as string;
     const clientInbox = headerOf(msg.headers, NatsHeader.clientInbox) ?? '';
     if (!isPlainSubject(clientInbox)) {
-      return refuse(this.host.connection, reply, codec, request.id, ErrorCode.InvalidRequest, `Invalid request: initialize over NATS needs a ${NatsHeader.clientInbox} header naming a subject for the session's server requests`);
+      return refuseRequest(this.host, reply, codec, request.id, ErrorCode.InvalidRequest, `Invalid request: initialize over NATS needs a ${NatsHeader.clientInbox} header naming a subject for the session's server requests`);
     }
     const refused = this.acceptor.refusal?.();
-    if (refused !== undefined) return refuse(this.host.connection, reply, codec, request.id, ErrorCode.InternalError, refused.message);
+    if (refused !== undefined) return refuseRequest(this.host, reply, codec, request.id, ErrorCode.InternalError, refused.message);
     const sessionId = randomBytes(24).toString('base64url');
     const encoding: BodyEncoding = this.allowed.msgpack && readsMsgpack(msg.headers) ? 'msgpack' : 'json';
     const params = request.params ?? {};
@@ -131,7 +131,7 @@ export class LegacySessions {
       });
       return headers;
     }, undefined, auth);
-    if (!served.ok) return refuse(this.host.connection, reply, codec, request.id, ErrorCode.InternalError, served.reason);
+    if (!served.ok) return refuseRequest(this.host, reply, codec, request.id, ErrorCode.InternalError, served.reason);
     served.served.connection.deliverRequest(request, reply, codec, this.allowed.claims && headerOf(msg.headers, NatsHeader.acceptClaim) !== undefined, undefined, auth);
   }
 
@@ -174,18 +174,18 @@ export class LegacySessions {
     const id = decoded.ok ? idOf(decoded.value) : undefined;
     const found = this.records === undefined || sessionId === '' ? undefined : await this.records.get(sessionId);
     if (found === undefined) {
-      if (reply !== undefined) refuse(this.host.connection, reply, decoded.codec, id, ErrorCode.InvalidRequest, `Session not found: ${sessionId === '' ? 'no session id was given' : 'the session ended or was never recorded'}; initialize a new session`);
+      if (reply !== undefined) refuseRequest(this.host, reply, decoded.codec, id, ErrorCode.InvalidRequest, `Session not found: ${sessionId === '' ? 'no session id was given' : 'the session ended or was never recorded'}; initialize a new session`);
       return;
     }
     const { record, revision } = found;
     // The session is its caller's: another identity (or none, for a caller's session) finds nothing here.
     const caller = await new Promise<CallerIdentity>((resolve) => this.gate.pass(msg, resolve));
     if (!caller.ok) {
-      if (reply !== undefined) refuse(this.host.connection, reply, decoded.codec, id, ErrorCode.IdentityRefused, identityRefusal(caller.reason));
+      if (reply !== undefined) refuseRequest(this.host, reply, decoded.codec, id, ErrorCode.IdentityRefused, identityRefusal(caller.reason));
       return;
     }
     if (caller.auth?.principal !== record.principal) {
-      if (reply !== undefined) refuse(this.host.connection, reply, decoded.codec, id, ErrorCode.InvalidRequest, 'Session not found: the session ended or was never recorded; initialize a new session');
+      if (reply !== undefined) refuseRequest(this.host, reply, decoded.codec, id, ErrorCode.InvalidRequest, 'Session not found: the session ended or was never recorded; initialize a new session');
       return;
     }
     if (record.owner !== this.host.processId && (await this.ownership.ownerAlive(record.owner))) {
@@ -202,7 +202,7 @@ export class LegacySessions {
     // A process that would refuse the session must not claim it: the record stays for another process.
     const refused = this.acceptor.refusal?.();
     if (refused !== undefined) {
-      if (reply !== undefined) refuse(this.host.connection, reply, decoded.codec, id, ErrorCode.InternalError, `${refused.message}; retry the request`);
+      if (reply !== undefined) refuseRequest(this.host, reply, decoded.codec, id, ErrorCode.InternalError, `${refused.message}; retry the request`);
       return;
     }
     // Subscribed before claiming: a process that reads the record naming this one finds it on the session subject.
@@ -236,7 +236,7 @@ export class LegacySessions {
       await this.records!.handBack(sessionId, this.host.processId, record).catch(() => undefined);
       for (const held of [msg, ...reservation.held.splice(0)]) {
         const heldReply = replyOf(held);
-        if (heldReply !== undefined) refuse(this.host.connection, heldReply, decodeBody(held, this.maxMessageBytes).codec, held === msg ? id : undefined, ErrorCode.InternalError, `${served.reason}; retry the request`);
+        if (heldReply !== undefined) refuseRequest(this.host, heldReply, decodeBody(held, this.maxMessageBytes).codec, held === msg ? id : undefined, ErrorCode.InternalError, `${served.reason}; retry the request`);
       }
       return;
     }
@@ -385,7 +385,7 @@ export class LegacySessions {
     if (reply === undefined || headers.get(NatsHeader.frame) === 'close') return;
     const decoded = decodeBody(msg, this.maxMessageBytes, headers);
     const reason = caller.ok ? (principal === undefined ? 'this session belongs to an identified caller and the message names none' : 'this session belongs to another caller') : caller.reason;
-    refuse(this.host.connection, reply, decoded.codec, decoded.ok ? idOf(decoded.value) : undefined, ErrorCode.IdentityRefused, identityRefusal(reason));
+    refuseRequest(this.host, reply, decoded.codec, decoded.ok ? idOf(decoded.value) : undefined, ErrorCode.IdentityRefused, identityRefusal(reason));
   }
 
   private dispatchAs(served: Served, msg: Msg, headers: ReceivedHeaders, auth: AuthInfo | undefined): void {
@@ -404,7 +404,7 @@ export class LegacySessions {
     if (!decoded.ok) {
       if (reply !== undefined) {
         const refusal = malformedRefusal(decoded.error);
-        refuse(this.host.connection, reply, decoded.codec, undefined, refusal.code, refusal.message);
+        refuseRequest(this.host, reply, decoded.codec, undefined, refusal.code, refusal.message);
       }
       return;
     }
@@ -493,7 +493,7 @@ export class LegacySessions {
     if (held === undefined) fence.set(sessionId, (held = []));
     if (held.length >= MAX_HELD) {
       const reply = replyOf(msg);
-      if (reply !== undefined) refuse(this.host.connection, reply, decodeBody(msg, this.maxMessageBytes).codec, undefined, ErrorCode.InternalError, 'The session is being re-checked after a NATS reconnection; retry the request');
+      if (reply !== undefined) refuseRequest(this.host, reply, decodeBody(msg, this.maxMessageBytes).codec, undefined, ErrorCode.InternalError, 'The session is being re-checked after a NATS reconnection; retry the request');
       return;
     }
     held.push(msg);

@@ -18,7 +18,7 @@ import { headerOf, NatsHeader, type ReceivedHeaders, replyOf } from '../headers.
 import { DEFAULT_PREFIX, DEFAULT_QUEUE, serverSubjects } from '../subjects.ts';
 import { connectionState } from '../connection-state.ts';
 import { fanOutChanges } from './change-fanout.ts';
-import { type CheckedRequest, checkCall, decodeBody, malformedRefusal, refuse } from './inbound.ts';
+import { type CheckedRequest, checkCall, decodeBody, malformedRefusal, refuseRequest } from './inbound.ts';
 import { createIdentityVerifier, type NatsIdentityOptions } from '../identity/identity-verifier.ts';
 import { type CallerIdentity, IdentityGate, identityRefusal } from './identity-gate.ts';
 import { startKeepalives } from './keepalive.ts';
@@ -28,6 +28,8 @@ import type { OpenExchange, ServingHost } from './served-connection.ts';
 import { type SessionRecordOptions, SessionRecords } from './session-records.ts';
 import { msgpackCodecLoaded } from '../msgpack-codec.ts';
 import { DEFAULT_SERVER_RECONNECT_WAIT_MS, Outbox } from './outbox.ts';
+import { type Announcer, type NatsAnnounceOptions, startAnnouncer } from '../announce/announcer.ts';
+import { RequestStats } from '../announce/request-stats.ts';
 
 export interface NatsServeOptions {
   /** A connected `nats` client; the binding never closes it. */
@@ -68,6 +70,13 @@ export interface NatsServeOptions {
    * is given up is reported to its session (`undeliverable`) or, the session gone, as a process warning.
    */
   readonly reconnectWaitMs?: number;
+  /**
+   * Announce this process on the NATS services protocol (`$SRV.PING`, `INFO`, `STATS`), so `nats micro ls` and
+   * `discoverNatsServers` list it with its MCP name, version, revisions, eras and catalog revision (default on;
+   * docs/nats-binding.md, "Discovery"). Best effort: without permission for the `$SRV` subjects it still serves, and
+   * warns once. Needs a server that describes itself (`McpServer.describe`); other acceptors are not announced.
+   */
+  readonly announce?: boolean | NatsAnnounceOptions;
   /** Keepalives, idle expiry of sessions and lanes, and owner re-checks run on this clock (default: the system clock). */
   readonly clock?: Clock;
   /** Time for idle expiry and keepalive due dates, when it should differ from `clock.now` (default `clock.now`). */
@@ -83,12 +92,12 @@ export interface NatsServing {
    */
   readonly counts: () => { readonly sessions: number; readonly lanes: number; readonly inFlight: number; readonly held: number };
   /**
-   * Stops serving, gracefully. First this process leaves the call subjects' queue group (and the adopt
-   * subject's), so other processes get the new work; then every lane and legacy session drains: new requests
-   * on them are refused, requests in flight run for up to `drainMs` (default 10 s) and what still runs then is
-   * answered with an error naming the deadline. `handover` (the default) leaves legacy sessions' records so
-   * other processes take them over at their clients' next request; `end` ends them. Open listens end with
-   * their complete result. While the NATS connection is down, answers wait for it until the drain's deadline,
+   * Stops serving, gracefully. First this process stops answering the services protocol (discovery no longer
+   * lists it) and leaves the call subjects' queue group (and the adopt subject's), so other processes get the new
+   * work; then every lane and legacy session drains: new requests on them are refused, requests in flight run
+   * for up to `drainMs` (default 10 s) and what still runs then is answered with an error naming the deadline.
+   * `handover` (the default) leaves legacy sessions' records so other processes take them over at their clients'
+   * next request; `end` ends them. Open listens end with their complete result. While the NATS connection is down, answers wait for it until the drain's deadline,
    * and the close never waits on NATS beyond that (a connection that is down is not drained, a flush that is
    * not answered is given up after a moment): it resolves within `drainMs` and about a second more.
    */
@@ -123,6 +132,7 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
     headers: new HeaderBlocks(),
     flush: earlyFlushOf(connection),
     outbox: new Outbox(connection, clock, Math.max(0, options.reconnectWaitMs ?? DEFAULT_SERVER_RECONNECT_WAIT_MS), earlyFlushOf(connection)),
+    stats: new RequestStats(),
   };
   const state = connectionState(connection);
   if (host.claims !== undefined) await host.claims.store;
@@ -134,14 +144,14 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
   const msgpackAllowed = options.msgpack !== false && msgpackLoaded;
   /** A checked request on a call subject, once its caller is known. */
   const serveCall = (caller: CallerIdentity, msg: Msg, reply: string, headers: ReceivedHeaders, received: Codec, request: CheckedRequest, isInitialize: boolean): void => {
-    if (!caller.ok) return refuse(connection, reply, received, request.id, ErrorCode.IdentityRefused, identityRefusal(caller.reason));
+    if (!caller.ok) return refuseRequest(host, reply, received, request.id, ErrorCode.IdentityRefused, identityRefusal(caller.reason));
     const codec = answerCodec(headers, received, msgpackAllowed);
     if (isInitialize && eras !== 'modern') return legacy.open(request, msg, codec, caller.auth);
     if (!isInitialize && eras === 'legacy') {
-      return refuse(connection, reply, received, request.id, ErrorCode.InvalidRequest, 'Invalid request: this server speaks the legacy protocol era; send initialize first and then use the session');
+      return refuseRequest(host, reply, received, request.id, ErrorCode.InvalidRequest, 'Invalid request: this server speaks the legacy protocol era; send initialize first and then use the session');
     }
     const lane = lanes.connectionFor(headers.get(NatsHeader.lane), caller.auth);
-    if (lane === undefined) return refuse(connection, reply, received, request.id, ErrorCode.InternalError, 'The server holds as many client lanes as it may; retry later');
+    if (lane === undefined) return refuseRequest(host, reply, received, request.id, ErrorCode.InternalError, 'The server holds as many client lanes as it may; retry later');
     lane.deliverRequest(request, reply, codec, host.claims !== undefined && headers.get(NatsHeader.acceptClaim) !== undefined, headers.lookup, caller.auth);
   };
   /** The same, after the gate has verified the caller (kept apart so that the common path makes no closure). */
@@ -156,12 +166,12 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
     const decoded = decodeBody(msg, maxMessageBytes, headers);
     if (!decoded.ok) {
       const refusal = malformedRefusal(decoded.error);
-      return refuse(connection, reply, decoded.codec, undefined, refusal.code, refusal.message);
+      return refuseRequest(host, reply, decoded.codec, undefined, refusal.code, refusal.message);
     }
     const subjectMethod = msg.subject.slice(subjects.callPrefix.length);
     const isInitialize = subjectMethod === 'initialize';
     const checked = checkCall(decoded.value, subjectMethod, headers, !isInitialize);
-    if (!('request' in checked)) return refuse(connection, reply, decoded.codec, checked.id, checked.code, checked.message);
+    if (!('request' in checked)) return refuseRequest(host, reply, decoded.codec, checked.id, checked.code, checked.message);
     // An anonymous caller with nothing waiting before it is served at once; any other goes through the gate.
     const caller = gate.anonymousNow(headers);
     if (caller !== undefined) serveCall(caller, msg, reply, headers, decoded.codec, checked.request, isInitialize);
@@ -209,6 +219,20 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
     else void legacy.reconnected().catch(() => undefined);
   });
   const stopChanges = acceptor.changes === undefined ? undefined : fanOutChanges(connection, subjects.changes, processId, acceptor.changes);
+  // Made with the other subscriptions, so the flush below puts them in place too; answering from when serving starts.
+  const announcer: Announcer | undefined = options.announce === false || acceptor.describe === undefined ? undefined : startAnnouncer({
+    connection,
+    binding: options.name,
+    prefix: options.prefix ?? DEFAULT_PREFIX,
+    subjects,
+    queue,
+    eras,
+    instanceId: processId,
+    describe: acceptor.describe.bind(acceptor),
+    stats: host.stats,
+    clock,
+    options: typeof options.announce === 'object' ? options.announce : {},
+  });
   const keepaliveMs = options.keepaliveMs ?? 5000;
   const stopKeepalives = startKeepalives(host, keepaliveMs);
   const sweeper = clock.setInterval(() => {
@@ -219,6 +243,7 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
   // comes back before the flush's answer).
   await connection.flush();
   if (refused.length > 0) {
+    announcer?.stop();
     for (const subscription of [...newWork, ...subscriptions]) subscription.unsubscribe();
     host.outbox.stop();
     stopChanges?.();
@@ -243,6 +268,8 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
     if (!subscription.isClosed()) subscription.unsubscribe();
   };
 
+  announcer?.open();
+
   let closed: Promise<void> | undefined;
   return {
     processId,
@@ -251,6 +278,8 @@ export async function serveNats(acceptor: SessionAcceptorPort, options: NatsServ
       closed ??= (async () => {
         const drain = { ...closeOptions, drainMs: closeOptions.drainMs ?? DEFAULT_DRAIN_MS };
         const deadline = clock.now() + drain.drainMs;
+        // Discovery stops listing this process first: nobody should pick it for new work while it leaves.
+        announcer?.stop();
         // Messages already on their way to this process are still taken (drain); the queue group sends the rest
         // to the other processes. A connection that is down has nothing on its way: nats.js's drain would wait
         // for a flush that only fails at its next reconnection attempt.

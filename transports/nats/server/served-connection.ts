@@ -29,6 +29,7 @@ import { depositClaim } from '../claim-check.ts';
 import type { EarlyFlush } from '../early-flush.ts';
 import type { HeaderBlocks } from '../header-blocks.ts';
 import type { Outbox, OutboxSender } from './outbox.ts';
+import { type RequestStats, errorMessageOf } from '../announce/request-stats.ts';
 import { MSGPACK_CONTENT_TYPE, NatsHeader, newHeaders, SealedHeaders } from '../headers.ts';
 import { fitsPayload, maxPayloadOf } from '../payload-limit.ts';
 import { type FrameEnvelope, envelopeOf } from '../../../core/frame-envelope.ts';
@@ -43,6 +44,8 @@ export interface OpenExchange {
   readonly connection: ServedConnection;
   /** The request's progress token, if it asked for progress. */
   readonly progressToken: ProgressToken | undefined;
+  /** When the request arrived (its processing time, in the services protocol's stats). */
+  readonly received: number;
   /** When something was last sent on it (keepalives fill silences). */
   lastSent: number;
   /** A keepalive probe is out. */
@@ -66,6 +69,8 @@ export interface ServingHost {
   readonly flush: EarlyFlush;
   /** Where what is published while the connection is down waits for it (outbox.ts). */
   readonly outbox: Outbox;
+  /** What this process answered, for the services protocol's `$SRV.STATS` (../announce/). */
+  readonly stats: RequestStats;
 }
 
 export interface ServedConnectionOptions {
@@ -156,7 +161,7 @@ export class ServedConnection implements Transport, OutboxSender {
     const now = this.host.now();
     // Every exchange has the same fields (one shape for V8), and no literal spreads one object into another: on
     // the per-request path those copies cost more than the rest of this method.
-    const open: OpenExchange = { reply, requestId: message.id, codec, claim, connection: this, progressToken: token, lastSent: now, probing: false };
+    const open: OpenExchange = { reply, requestId: message.id, codec, claim, connection: this, progressToken: token, received: now, lastSent: now, probing: false };
     // A duplicate id is the session's to refuse; its answer still needs a way back.
     if (!this.byId.has(message.id)) this.byId.set(message.id, open);
     if (token !== undefined && !this.byProgressToken.has(token)) this.byProgressToken.set(token, open);
@@ -256,6 +261,7 @@ export class ServedConnection implements Transport, OutboxSender {
           code: ErrorCode.InternalError,
           message: `The server closed the connection before answering request ${JSON.stringify(open.requestId)}${reason === undefined ? '' : `: ${reason.message}`}`,
         });
+        this.answered(open, answer, this.host.now());
         this.publishBody(open.reply, open.codec.encode(answer), open.codec, EMPTY_HEADERS, undefined, answer);
       }
     }
@@ -284,10 +290,12 @@ export class ServedConnection implements Transport, OutboxSender {
         // The exchange stays open, keepalives and all, until the session's record is written: through a JetStream
         // leader election that takes seconds, longer than a client waits in silence.
         return headers.then((extra) => {
+          this.answered(open, message, this.host.now());
           this.finish(open);
           return this.publishAnswer(open, message, extra);
         });
       }
+      this.answered(open, message, this.lastActive);
       this.finish(open);
       return this.publishAnswer(open, message, EMPTY_HEADERS);
     }
@@ -295,7 +303,10 @@ export class ServedConnection implements Transport, OutboxSender {
       open.lastSent = this.host.now();
       // An error without an id (the refusal of a request whose id it could not use, such as a duplicate) is
       // still the last word on its exchange: the exchange ends, or its keepalives would go on forever.
-      if (!('method' in message)) this.finish(open);
+      if (!('method' in message)) {
+        this.answered(open, message, this.lastActive);
+        this.finish(open);
+      }
       return this.publish(open.reply, message, open.codec, EMPTY_HEADERS, undefined);
     }
     if (typeof exchange === 'string' && this.options.clientInbox === undefined) {
@@ -305,6 +316,11 @@ export class ServedConnection implements Transport, OutboxSender {
     const inbox = this.options.clientInbox;
     if (inbox === undefined) return undefined;
     return this.publish(inbox, message, this.options.inboxCodec ?? jsonCodec, EMPTY_HEADERS, this.options.sessionSubject);
+  }
+
+  /** Counts the answer of an exchange, sent `now`, in the process's stats. */
+  private answered(open: OpenExchange, message: JsonRpcMessage, now: number): void {
+    this.host.stats.answered(open.received, now, errorMessageOf(message));
   }
 
   private finish(open: OpenExchange): void {
