@@ -17,6 +17,7 @@ import { freePort, startNatsServer } from '../support/nats-server.ts';
 import { PROCESS_MS, REPO_ROOT, killChildren, trackChild, until } from '../support/interop-processes.ts';
 import { startToNats } from './bridge/bridge-processes.ts';
 import { rxmcpArgs } from '../support/rxmcp-command.ts';
+import { programArgs } from '../support/spec-program.ts';
 
 const SLOW_SERVER = fileURLToPath(new URL('../support/stdio-fixtures/graceful-server.ts', import.meta.url));
 
@@ -81,7 +82,7 @@ describe('programs: graceful shutdown on SIGTERM', { timeout: 120_000 }, () => {
 
   test('rxmcp gateway and rxmcp bridge to-nats: SIGTERM to each with a call in flight through it; the call is answered, each exits 0', async () => {
     await using nats = await startNatsServer();
-    const bridge = await startToNats(nats.url, 'slow', { command: [process.execPath, '--import', 'tsx', SLOW_SERVER, '10000'] });
+    const bridge = await startToNats(nats.url, 'slow', { command: [process.execPath, ...programArgs(SLOW_SERVER), '10000'] });
     const port = await freePort();
     const gateway = startProgram(['gateway', '--nats', nats.url, '--name', 'slow', '--port', String(port)]);
     await until(() => /listening at (\S+)/.test(gateway.output()), `the gateway to listen; it wrote:\n${gateway.output()}`, PROCESS_MS);

@@ -14,6 +14,7 @@ import { FRAME_LIMIT } from './fuzz-server.ts';
 import { renderScenario } from './script.ts';
 import type { Scenario, TrafficBounds } from './traffic.ts';
 import { HEAP_GROWTH_BOUND, type RunResult, type TransportUnderTest } from './under-test.ts';
+import { programArgs } from '../support/spec-program.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PROGRAM = fileURLToPath(new URL('./stdio-program.ts', import.meta.url));
@@ -111,7 +112,7 @@ export function stdioUnderTest(bounds: Partial<TrafficBounds> = {}): TransportUn
     bounds: { maxSteps: 12, maxBurst: 3000, frameLimit: FRAME_LIMIT, canPauseReading: true, canEndInput: true, eras: ['legacy', 'modern'], ...bounds },
     render: { batches: true },
     async run(scenario: Scenario): Promise<RunResult> {
-      const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', PROGRAM], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--expose-gc', ...programArgs(PROGRAM)], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
       running.add(child);
       const connection = new StdioConnection(child);
       try {

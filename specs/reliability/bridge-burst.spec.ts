@@ -13,6 +13,7 @@ import { burstCalls, withClient } from '../support/burst.ts';
 import { killChildren } from '../support/interop-processes.ts';
 import { type NatsServerProcess, startNatsServer } from '../support/nats-server.ts';
 import { BURST_SERVER } from '../support/raw-stdio-peer.ts';
+import { programArgs } from '../support/spec-program.ts';
 
 let nats: NatsServerProcess;
 let bridge: BridgeProcess;
@@ -20,7 +21,7 @@ let connection: NatsConnection;
 
 before(async () => {
   nats = await startNatsServer();
-  bridge = await startToNats(nats.url, 'burst', { command: [process.execPath, '--import', 'tsx', BURST_SERVER] });
+  bridge = await startToNats(nats.url, 'burst', { command: [process.execPath, ...programArgs(BURST_SERVER)] });
   connection = await connect({ servers: nats.url });
 });
 

@@ -10,6 +10,7 @@ import { afterEach, test } from 'node:test';
 import { createClient } from '../../client/create-client.ts';
 import { spawnStdioServer } from '../../transports/stdio/index.ts';
 import { killLeftovers, track } from '../support/stdio-harness.ts';
+import { programArgs } from '../support/spec-program.ts';
 
 afterEach(killLeftovers);
 
@@ -23,7 +24,7 @@ async function connect(args: string[]) {
 }
 
 test('client era - a dual-era server slower to start than the probe wait is spoken to in 2026-07-28', { timeout: 60_000 }, async () => {
-  const { transport, session } = await connect(['--import', 'tsx', SLOW_START, '1500', 'both']);
+  const { transport, session } = await connect([...programArgs(SLOW_START), '1500', 'both']);
   assert.equal(session.session.era, 'modern');
   assert.equal((await session.callTool('echo')).content[0]?.type, 'text');
   await session.close();
@@ -31,7 +32,7 @@ test('client era - a dual-era server slower to start than the probe wait is spok
 });
 
 test('client era - a legacy-only server slower to start than the probe wait gets the legacy handshake', { timeout: 60_000 }, async () => {
-  const { session } = await connect(['--import', 'tsx', SLOW_START, '1500', 'legacy']);
+  const { session } = await connect([...programArgs(SLOW_START), '1500', 'legacy']);
   assert.equal(session.session.era, 'legacy');
   assert.deepEqual((await session.callTool('echo')).content, [{ type: 'text', text: 'echoed' }]);
   await session.close();

@@ -7,6 +7,7 @@
  */
 import { AssertionError } from 'node:assert';
 import { fileURLToPath } from 'node:url';
+import { programArgs } from './spec-program.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const FIXTURES = fileURLToPath(new URL('./interop-fixtures/', import.meta.url));
@@ -15,7 +16,7 @@ export const PROCESS_MS = 20_000;
 
 /** `node --import tsx <fixture>`: how a TypeScript fixture program is run (cwd must be {@link REPO_ROOT}). */
 export function fixtureCommand(fixture: string, ...args: string[]): { command: string; args: string[]; cwd: string } {
-  return { command: process.execPath, args: ['--import', 'tsx', `${FIXTURES}${fixture}`, ...args], cwd: REPO_ROOT };
+  return { command: process.execPath, args: [...programArgs(`${FIXTURES}${fixture}`), ...args], cwd: REPO_ROOT };
 }
 
 const children = new Map<number, string>();

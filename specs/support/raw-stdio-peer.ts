@@ -5,6 +5,7 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { programArgs } from './spec-program.ts';
 
 export const BURST_SERVER = fileURLToPath(new URL('./stdio-fixtures/burst-server.ts', import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -46,7 +47,7 @@ export class RawStdioPeer {
 
   /** Starts `program` (default: the burst fixture) with tsx; resolves once it runs. */
   static async spawn(program = BURST_SERVER, args: readonly string[] = []): Promise<RawStdioPeer> {
-    const child = spawn(process.execPath, ['--import', 'tsx', program, ...args], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...programArgs(program), ...args], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);
       child.once('error', reject);

@@ -22,6 +22,7 @@ import {
 } from '../../transports/stdio/index.ts';
 import { delay } from './harness.ts';
 import { type SchemaOracle, withSchemaOracle } from './schema-oracle.ts';
+import { programArgs } from './spec-program.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const FIXTURE = fileURLToPath(new URL('./stdio-fixtures/tools-server.ts', import.meta.url));
@@ -39,7 +40,7 @@ export async function spawnFixture(
 ): Promise<StdioClientTransport> {
   const transport = await spawnStdioServer({
     command: process.execPath,
-    args: ['--import', 'tsx', FIXTURE, mode],
+    args: [...programArgs(FIXTURE), mode],
     cwd: REPO_ROOT,
     stderr: 'pipe',
     ...options,

@@ -17,6 +17,7 @@ import { createNatsClientTransport, serveNats } from '../../../transports/nats/i
 import { PROCESS_MS, killChildren, trackChild, until } from '../../support/interop-processes.ts';
 import { type NatsServerProcess, freePort, startNatsServer } from '../../support/nats-server.ts';
 import { type Program, assertGone, assertStops, initializeMessage, startRxmcp } from './stop-processes.ts';
+import { programArgs } from '../../support/spec-program.ts';
 
 /** Clients' NATS connections reconnect forever: each is closed at the end even when its test failed. */
 const closers: Array<() => Promise<void>> = [];
@@ -109,7 +110,7 @@ describe('rxmcp bridge to-nats stops on time', { timeout: 120_000 }, () => {
 
   test('a call outlasting --drain-ms: it gets the deadline error, exit 0 within the drain + 1 s', async (t) => {
     await using nats = await startNatsServer();
-    const program = await toNats(nats, 'slow', [process.execPath, '--import', 'tsx', GRACEFUL, '10000'], ['--drain-ms', String(DRAIN_MS)]);
+    const program = await toNats(nats, 'slow', [process.execPath, ...programArgs(GRACEFUL), '10000'], ['--drain-ms', String(DRAIN_MS)]);
     const client = await legacyClient(nats, 'slow');
     const call = settle(client.session.callTool('slow', { ms: 8000 }, { timeoutMs: 20_000 }));
     await until(() => childPids(program).length === 1, 'the server process started', PROCESS_MS);

@@ -16,6 +16,7 @@ import { TOKEN_UNITS, TokenBucket } from '../../../limits/token-bucket.ts';
 import { type HammerOptions, type HammerReport, prepareHammer } from '../../support/limits-fixtures/hammer.ts';
 import { type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';
 import { REPO_ROOT } from '../../support/interop-processes.ts';
+import { programArgs } from '../../support/spec-program.ts';
 
 const ONE = TOKEN_UNITS;
 const HAMMER_PROCESS = 'specs/support/limits-fixtures/hammer-process.ts';
@@ -34,7 +35,7 @@ async function connection(): Promise<NatsConnection> {
 
 /** Starts the second process; resolves once it is connected, with a function that starts it and awaits its report. */
 async function secondProcess(options: HammerOptions): Promise<{ run(startAt: number): Promise<HammerReport> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', HAMMER_PROCESS, JSON.stringify(options)], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...programArgs(HAMMER_PROCESS), JSON.stringify(options)], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
   const lines = createInterface({ input: child.stdout });

@@ -12,6 +12,7 @@ import type { Transport } from '../../../core/transport.ts';
 import { createClient } from '../../../client/create-client.ts';
 import type { ClientSession } from '../../../client/session-api.ts';
 import { createNatsClientTransport, serverSubjects } from '../../../transports/nats/index.ts';
+import { programArgs } from '../../support/spec-program.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('../../support/nats-fixtures/server-process.ts', import.meta.url));
@@ -49,7 +50,7 @@ export interface FixtureChoice {
 }
 
 export async function startServerProcess(url: string, name: string, env: Readonly<Record<string, string>> = {}, choice?: FixtureChoice): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', choice?.fixture ?? FIXTURE, url, name, ...(choice?.args ?? [])], {
+  const child = spawn(process.execPath, [...programArgs(choice?.fixture ?? FIXTURE), url, name, ...(choice?.args ?? [])], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, test } from 'node:test';
 import { eventually, within } from '../../support/harness.ts';
 import { PROCESS_MS, REPO_ROOT } from '../../support/stdio-harness.ts';
+import { programArgs } from '../../support/spec-program.ts';
 
 const FIXTURE = fileURLToPath(new URL('../../support/stdio-fixtures/graceful-server.ts', import.meta.url));
 
@@ -42,7 +43,7 @@ afterEach(async () => {
 });
 
 async function startServer(drainMs: number): Promise<Child> {
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, String(drainMs)], { cwd: REPO_ROOT, stdio: 'pipe' });
+  const child = spawn(process.execPath, [...programArgs(FIXTURE), String(drainMs)], { cwd: REPO_ROOT, stdio: 'pipe' });
   children.add(child);
   const answers = new Map<number, Answer[]>();
   const stderr: string[] = [];

@@ -10,6 +10,7 @@ import type { InboundFrame, TransportStatus } from '../../../core/transport.ts';
 import { spawnStdioServer } from '../../../transports/stdio/index.ts';
 import { delay, eventually, within } from '../../support/harness.ts';
 import { FIXTURE, PROCESS_MS, REPO_ROOT, errorCodeOf, idlessError, killLeftovers, track } from '../../support/stdio-harness.ts';
+import { programArgs } from '../../support/spec-program.ts';
 
 afterEach(killLeftovers);
 
@@ -21,7 +22,7 @@ afterEach(() => {
 });
 
 test('stdio - a real server process answers bad input with clear errors and keeps working', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...programArgs(FIXTURE)], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
   raw.push(child);
   const received: JsonObject[] = [];
   const decoder = createStreamDecoder(jsonCodec, 64 * 1024 * 1024);
