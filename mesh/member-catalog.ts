@@ -11,8 +11,6 @@ export interface MemberCatalog {
   readonly templates: readonly ResourceTemplate[];
 }
 
-export const EMPTY_CATALOG: MemberCatalog = Object.freeze({ tools: [], prompts: [], resources: [], templates: [] });
-
 /** How many items of all kinds one member may bring (a peer is not trusted to be small). */
 export const MAX_MEMBER_ITEMS = 10_000;
 
