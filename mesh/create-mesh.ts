@@ -114,6 +114,11 @@ export function createMesh(options: MeshOptions): Mesh {
   };
   let subscription: Subscription | undefined;
   let closed = false;
+  // A caller's session closing closes its sessions with the members (see mesh/caller-channels.ts).
+  const callers = server.sessions$.subscribe((event) => {
+    if (event.type !== 'closed') return;
+    for (const link of links.values()) link.callerClosed(event.session);
+  });
   return {
     server,
     start() {
@@ -131,6 +136,7 @@ export function createMesh(options: MeshOptions): Mesh {
       if (closed) return;
       closed = true;
       subscription?.unsubscribe();
+      callers.unsubscribe();
       for (const link of links.values()) link.stop();
       links.clear();
       catalogs.clear();

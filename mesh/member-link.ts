@@ -13,6 +13,8 @@ import type { FeatureContext } from '../actors/features/feature-context.ts';
 import type { PromiseRequestOptions } from '../actors/handler-types.ts';
 import { WireError, isLocalError } from '../core/errors.ts';
 import { createNatsClientTransport } from '../transports/nats/client/index.ts';
+import type { SessionView } from '../actors/handler-types.ts';
+import { CallerChannels } from './caller-channels.ts';
 import { memberUnavailable } from './errors.ts';
 import { type MemberCatalog, listMemberCatalog } from './member-catalog.ts';
 import type { MeshMember } from './options.ts';
@@ -49,6 +51,8 @@ export class MemberLink {
   private relistPending = false;
   /** Bumps on every connection attempt and every teardown, so a stale attempt's outcome is ignored. */
   private epoch = 0;
+  /** The callers' own sessions with the member, for what it asks back and logs during their requests. */
+  private readonly channels: CallerChannels;
 
   constructor(
     public member: MeshMember,
@@ -56,6 +60,12 @@ export class MemberLink {
     private readonly listener: LinkListener,
   ) {
     this.retryMs = settings.retryMs;
+    this.channels = new CallerChannels(() => this.member, settings);
+  }
+
+  /** A caller's session with the mesh closed: so does its session with the member. */
+  callerClosed(view: SessionView): void {
+    this.channels.close(view);
   }
 
   get binding(): string {
@@ -93,16 +103,19 @@ export class MemberLink {
    * name when the member goes down meanwhile.
    */
   async forward<R>(context: FeatureContext, send: (session: ClientSession, options: PromiseRequestOptions) => Promise<R>): Promise<R> {
-    const session = this.session;
-    if (session === undefined) throw memberUnavailable(this.binding, 'it is not connected');
+    const shared = this.session;
+    if (shared === undefined) throw memberUnavailable(this.binding, 'it is not connected');
     if (this.inFlight.size >= MAX_IN_FLIGHT) throw memberUnavailable(this.binding, `it has ${MAX_IN_FLIGHT} requests in flight already`);
     const controller = new AbortController();
     const cancel = (): void => controller.abort(context.signal.reason);
     context.signal.addEventListener('abort', cancel, { once: true });
     this.inFlight.set(controller, undefined);
     const wantsProgress = context.meta?.['progressToken'] !== undefined;
+    const channel = this.channels.channelFor(context);
+    channel?.contexts.add(context);
     try {
       if (context.signal.aborted) cancel();
+      const session = channel === undefined ? shared : await this.opened(channel.session, controller.signal);
       return await send(session, {
         signal: controller.signal,
         timeoutMs: this.settings.callTimeoutMs,
@@ -124,6 +137,17 @@ export class MemberLink {
     } finally {
       context.signal.removeEventListener('abort', cancel);
       this.inFlight.delete(controller);
+      if (channel !== undefined) this.channels.release(context, channel);
+    }
+  }
+
+  /** The caller's channel once open (within the timeout), or the reason it is not. */
+  private async opened(session: Promise<ClientSession>, signal: AbortSignal): Promise<ClientSession> {
+    try {
+      return await withTimeout(session, this.settings.timeoutMs, 'opening a session for the caller', signal);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      throw memberUnavailable(this.binding, `a session for the caller could not be opened (${messageOf(error)})`);
     }
   }
 
@@ -223,6 +247,7 @@ export class MemberLink {
     this.healthTimer = undefined;
     for (const subscription of this.subscriptions) subscription.unsubscribe();
     this.subscriptions = [];
+    this.channels.closeAll();
     for (const controller of [...this.inFlight.keys()]) {
       this.inFlight.set(controller, failure);
       controller.abort(failure);
@@ -238,11 +263,19 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Rejects when `promise` has not settled within `ms`; the timer never outlives the race. */
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+/** Rejects when `promise` has not settled within `ms` (or `signal` aborts first); neither timer nor listener outlives the race. */
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string, signal?: AbortSignal): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer ${what} within ${ms} ms`)), ms);
+    if (signal !== undefined) {
+      onAbort = () => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
   });
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, deadline]).finally(() => {
+    clearTimeout(timer);
+    if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
+  });
 }
