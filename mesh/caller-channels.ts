@@ -16,15 +16,22 @@ import { ErrorCode } from '../core/error-codes.ts';
 import { WireError } from '../core/errors.ts';
 import { isLegacyRevision } from '../core/protocol/versions.ts';
 import { createNatsClientTransport } from '../transports/nats/client/index.ts';
+import type { NatsIdentitySigner } from '../transports/nats/identity/identity-signer.ts';
 import type { MeshMember } from './options.ts';
 
 /** Channels one member holds at once; past that a caller's requests take the member's shared session. */
 const MAX_CHANNELS = 256;
 
-export interface Channel {
-  readonly session: Promise<ClientSession>;
+/** What a channel's client reads while it is being opened. */
+interface ChannelState {
+  /** The identity assertion its messages carry now: the caller of its latest request (never the caller's token). */
+  assertion: string | undefined;
   /** The caller's requests in flight on it, oldest first. */
   readonly contexts: Set<FeatureContext>;
+}
+
+export interface Channel extends ChannelState {
+  readonly session: Promise<ClientSession>;
   /** Closed when its one request ends (a modern caller's), not when its caller session closes. */
   readonly perRequest: boolean;
 }
@@ -33,6 +40,8 @@ export interface ChannelSettings {
   readonly connection: NatsConnection;
   readonly clientInfo: { readonly name: string; readonly version: string };
   readonly timeoutMs: number;
+  /** Signs the caller's identity for the members (docs/nats-binding.md, "Identity across NATS"). */
+  readonly identity: NatsIdentitySigner | undefined;
 }
 
 /** Whether the caller declared something a member could ask it for during a request. */
@@ -51,17 +60,26 @@ export class CallerChannels {
 
   /**
    * The channel for `context`'s caller, opened if need be, or undefined where the shared session serves: a modern
-   * caller that cannot be asked anything, or a member holding its maximum of channels.
+   * caller that cannot be asked anything and has no identity to carry, or a member holding its maximum of channels.
+   * With an identity signer, an authenticated caller's requests always take a channel that carries its assertion.
    */
-  channelFor(context: FeatureContext): Channel | undefined {
+  async channelFor(context: FeatureContext): Promise<Channel | undefined> {
+    const assertion = await this.assertionFor(context);
     const view = context.session;
     const held = this.channels.get(view);
-    if (held !== undefined) return held;
+    if (held !== undefined) {
+      held.assertion = assertion;
+      return held;
+    }
     const legacy = view.revision === undefined || isLegacyRevision(view.revision);
-    if (!legacy && !asksBack(context)) return undefined;
-    if (this.channels.size >= MAX_CHANNELS && !this.evictIdle()) return undefined;
-    const contexts = new Set<FeatureContext>();
-    const channel: Channel = { session: this.open(context, contexts), contexts, perRequest: !legacy };
+    if (!legacy && !asksBack(context) && assertion === undefined) return undefined;
+    if (this.channels.size >= MAX_CHANNELS && !this.evictIdle()) {
+      // The shared session carries no identity: an authenticated caller is refused rather than served as the mesh.
+      if (assertion !== undefined) throw new WireError(ErrorCode.InternalError, 'The mesh holds its maximum of caller sessions with this member; try again later');
+      return undefined;
+    }
+    const state: ChannelState = { assertion, contexts: new Set() };
+    const channel: Channel = Object.assign(state, { session: this.open(context, state), perRequest: !legacy });
     this.channels.set(view, channel);
     // A channel that could not be opened is forgotten, so the caller's next request tries again.
     channel.session.catch(() => {
@@ -97,7 +115,16 @@ export class CallerChannels {
     return false;
   }
 
-  private async open(first: FeatureContext, contexts: Set<FeatureContext>): Promise<ClientSession> {
+  /** The caller's identity assertion for this member (undefined: no signer, or nobody authenticated). */
+  private async assertionFor(context: FeatureContext): Promise<string | undefined> {
+    const signer = this.settings.identity;
+    if (signer === undefined || context.auth === undefined) return undefined;
+    const member = this.member();
+    return signer.assertionFor(context.auth, `${member.prefix}.${member.binding}`);
+  }
+
+  private async open(first: FeatureContext, channel: ChannelState): Promise<ClientSession> {
+    const { contexts } = channel;
     const { elicitation, sampling, roots } = first.client.capabilities;
     /** The caller's request the member's question belongs to: the latest in flight on this channel. */
     const current = (): FeatureContext => {
@@ -120,7 +147,12 @@ export class CallerChannels {
       ...(roots === undefined ? {} : { roots: async () => [...(await current().roots())] }),
     });
     const member = this.member();
-    const transport = createNatsClientTransport({ connection: this.settings.connection, name: member.binding, prefix: member.prefix });
+    const transport = createNatsClientTransport({
+      connection: this.settings.connection,
+      name: member.binding,
+      prefix: member.prefix,
+      identity: () => channel.assertion,
+    });
     const session = await client.connect(transport, { initializeTimeoutMs: this.settings.timeoutMs });
     // What the member logs on the caller's session is the caller's request's log (at the level the caller set).
     session.logs$.subscribe(({ level, data, logger }) => {

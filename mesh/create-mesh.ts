@@ -61,6 +61,7 @@ export function createMesh(options: MeshOptions): Mesh {
     timeoutMs: health.timeoutMs ?? 2000,
     retryMs: health.retryMs ?? 2000,
     callTimeoutMs: options.callTimeoutMs ?? 60_000,
+    identity: options.identity,
   };
   const keyOf = (member: MeshMember): string => `${member.prefix}.${member.binding}`;
   const republish = (): void => {

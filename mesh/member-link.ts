@@ -13,8 +13,9 @@ import type { FeatureContext } from '../actors/features/feature-context.ts';
 import type { PromiseRequestOptions } from '../actors/handler-types.ts';
 import { WireError, isLocalError } from '../core/errors.ts';
 import { createNatsClientTransport } from '../transports/nats/client/index.ts';
+import type { NatsIdentitySigner } from '../transports/nats/identity/identity-signer.ts';
 import type { SessionView } from '../actors/handler-types.ts';
-import { CallerChannels } from './caller-channels.ts';
+import { type Channel, CallerChannels } from './caller-channels.ts';
 import { memberUnavailable } from './errors.ts';
 import { type MemberCatalog, listMemberCatalog } from './member-catalog.ts';
 import type { MeshMember } from './options.ts';
@@ -26,6 +27,7 @@ export interface LinkSettings {
   readonly timeoutMs: number;
   readonly retryMs: number;
   readonly callTimeoutMs: number;
+  readonly identity: NatsIdentitySigner | undefined;
 }
 
 /** What the link tells the mesh. */
@@ -111,10 +113,11 @@ export class MemberLink {
     context.signal.addEventListener('abort', cancel, { once: true });
     this.inFlight.set(controller, undefined);
     const wantsProgress = context.meta?.['progressToken'] !== undefined;
-    const channel = this.channels.channelFor(context);
-    channel?.contexts.add(context);
+    let channel: Channel | undefined;
     try {
       if (context.signal.aborted) cancel();
+      channel = await this.channels.channelFor(context);
+      channel?.contexts.add(context);
       const session = channel === undefined ? shared : await this.opened(channel.session, controller.signal);
       return await send(session, {
         signal: controller.signal,

@@ -7,6 +7,7 @@ import type { Observable } from 'rxjs';
 import type { AccessRule } from '../actors/features/access.ts';
 import type { AuthInfo } from '../core/auth.ts';
 import type { ServerOptions } from '../server/server-api.ts';
+import type { NatsIdentitySigner } from '../transports/nats/identity/identity-signer.ts';
 
 /** One server the mesh may join: an rxmcp server served on NATS with `serveNats`. */
 export interface MeshMember {
@@ -83,6 +84,12 @@ export interface MeshOptions {
    */
   readonly requires?: (member: MeshMember, item: MeshItem) => AccessRule | undefined;
   readonly health?: MeshHealthOptions;
+  /**
+   * Carries each authenticated caller to the members as an identity assertion (`createIdentitySigner` of
+   * `rxmcp/nats`; the members verify it with `serveNats({ identity })`): their handlers see the caller as `ctx.auth`.
+   * The caller's token never leaves the mesh. Without it the members see the mesh, not the caller.
+   */
+  readonly identity?: NatsIdentitySigner;
   /** How long a forwarded request may go without progress (default 60 000 ms). */
   readonly callTimeoutMs?: number;
   /** Told when a member joins, leaves, is taken out or comes back, and when an item cannot be served. */

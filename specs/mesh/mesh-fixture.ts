@@ -13,7 +13,7 @@ import { createMesh, type Mesh, type MeshEvent, type MeshMember, type MeshOption
 import { createServer } from '../../server/create-server.ts';
 import type { McpServer } from '../../server/server-api.ts';
 import { createMemoryPair } from '../../transports/memory/memory-transport.ts';
-import { type NatsServing, serveNats } from '../../transports/nats/index.ts';
+import { type NatsServeOptions, type NatsServing, serveNats } from '../../transports/nats/index.ts';
 import { type NatsServerProcess, startNatsServer } from '../support/nats-server.ts';
 
 export interface MemberServer {
@@ -27,8 +27,8 @@ export interface MeshFixture extends AsyncDisposable {
   readonly nats: NatsServerProcess;
   readonly members$: BehaviorSubject<readonly MeshMember[]>;
   readonly events: MeshEvent[];
-  /** Serves `server` on NATS as `binding`, on a connection of its own. */
-  serveMember(binding: string, server: McpServer): Promise<MemberServer>;
+  /** Serves `server` on NATS as `binding`, on a connection of its own (with more serveNats options, if given). */
+  serveMember(binding: string, server: McpServer, options?: Partial<NatsServeOptions>): Promise<MemberServer>;
   /** Makes the mesh (not started). */
   mesh(options?: Partial<MeshOptions>): Promise<Mesh>;
   /** An rxmcp client of the mesh, calling as `auth`. */
@@ -60,10 +60,10 @@ export async function meshFixture(): Promise<MeshFixture> {
     nats,
     members$,
     events,
-    async serveMember(binding, server) {
+    async serveMember(binding, server, options = {}) {
       const own = await connection();
       servers.push(server);
-      const serving = await serveNats(server, { connection: own, name: binding, sessionRecords: false, keepaliveMs: 200 });
+      const serving = await serveNats(server, { connection: own, name: binding, sessionRecords: false, keepaliveMs: 200, ...options });
       servings.push(serving);
       return { member: { binding, prefix: 'mcp' }, server, serving, connection: own };
     },
