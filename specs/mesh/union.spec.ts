@@ -11,7 +11,7 @@ import { firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';
 import type { AuthInfo } from '../../core/auth.ts';
 import { ErrorCode } from '../../core/error-codes.ts';
 import { WireError } from '../../core/errors.ts';
-import type { Mesh } from '../../mesh/index.ts';
+import type { Mesh, MeshMember, MeshOptions } from '../../mesh/index.ts';
 import { type MeshFixture, eventually, meshFixture } from './mesh-fixture.ts';
 import { type Seen, alphaServer, betaServer, gammaServer } from './members.ts';
 
@@ -120,6 +120,56 @@ describe('mesh - the union catalog and routing', () => {
     await eventually(async () => !names(await caller.listTools()).includes('fresh'), 5000, 'the removed tool unlisted');
     fixture.members$.next(fixture.members$.value.filter((member) => member.binding !== 'delta'));
     await eventually(async () => !names(await caller.listTools()).includes('delta__status'), 5000, 'delta gone');
+  });
+});
+
+describe('mesh - the naming rule and the selection are the operator\'s', () => {
+  let fixture: MeshFixture;
+  let members: readonly MeshMember[];
+
+  before(async () => {
+    fixture = await meshFixture();
+    members = [(await fixture.serveMember('alpha', alphaServer())).member, (await fixture.serveMember('beta', betaServer())).member];
+    fixture.members$.next(members);
+  });
+
+  after(async () => {
+    await fixture[Symbol.asyncDispose]();
+  });
+
+  const started = async (options: Partial<MeshOptions>, count: number): Promise<Mesh> => {
+    const mesh = await fixture.mesh(options);
+    mesh.start();
+    await eventually(() => mesh.members.length === count && mesh.members.every((status) => status.up), 5000, 'the members up');
+    return mesh;
+  };
+
+  test('mesh - naming always: every tool, prompt and resource carries its binding', async () => {
+    const caller = await fixture.caller(await started({ naming: 'always' }, 2));
+    assert.deepEqual(names(await caller.listTools()), ['alpha__echo', 'alpha__status', 'alpha__wait', 'beta__count', 'beta__hold', 'beta__status']);
+    assert.deepEqual(names(await caller.listPrompts()), ['alpha__greet']);
+    assert.deepEqual((await caller.listResourceTemplates()).map((template) => template.uriTemplate), ['mesh://alpha/memo://alpha/days/{day}']);
+    // A prefixed template is read through the member's own template.
+    const day = await caller.readResource('mesh://alpha/memo://alpha/days/friday');
+    assert.deepEqual(day.contents.map((content) => [content.uri, (content as { text: string }).text]), [['mesh://alpha/memo://alpha/days/friday', 'alpha friday']]);
+    assert.equal(textOf(await caller.callTool('beta__count')), 'counted');
+  });
+
+  test('mesh - a naming function, and a name it gives twice served once (the other reported skipped)', async () => {
+    const mesh = await started({
+      naming: (member, name, kind, colliding) => (kind === 'tool' && colliding ? `${name}.${member.binding}` : kind === 'tool' && name === 'count' ? 'echo' : name),
+    }, 2);
+    const caller = await fixture.caller(mesh);
+    assert.deepEqual(names(await caller.listTools()), ['echo', 'hold', 'status.alpha', 'status.beta', 'wait']);
+    assert.equal(textOf(await caller.callTool('status.beta')), 'beta ok');
+    // count was renamed onto alpha's echo: alpha (first by binding) keeps it, beta's is left out and reported.
+    assert.equal(textOf(await caller.callTool('echo', { text: 'x' })), 'alpha: x');
+    assert.ok(fixture.events.some((event) => event.type === 'skipped' && event.item.name === 'count' && event.item.exposedName === 'echo'));
+  });
+
+  test('mesh - select: only the members it picks are joined', async () => {
+    const caller = await fixture.caller(await started({ select: (member) => member.binding === 'beta' }, 1));
+    assert.deepEqual(names(await caller.listTools()), ['count', 'hold', 'status']);
   });
 });
 
