@@ -15,6 +15,8 @@ import { WireError, isLocalError } from '../core/errors.ts';
 import { createNatsClientTransport } from '../transports/nats/client/index.ts';
 import type { NatsIdentitySigner } from '../transports/nats/identity/identity-signer.ts';
 import type { SessionView } from '../actors/handler-types.ts';
+import type { Completer } from '../actors/features/catalog.ts';
+import type { CompletionReference } from '../core/protocol/completion.ts';
 import { type Channel, CallerChannels } from './caller-channels.ts';
 import { memberUnavailable } from './errors.ts';
 import { type MemberCatalog, listMemberCatalog } from './member-catalog.ts';
@@ -142,6 +144,20 @@ export class MemberLink {
       this.inFlight.delete(controller);
       if (channel !== undefined) this.channels.release(context, channel);
     }
+  }
+
+  /**
+   * Completion of one of the member's prompt arguments or template variables, on the shared session (a completer is
+   * given no request to carry: completion asks nothing back). Undefined when the member does not complete.
+   */
+  completer(ref: CompletionReference, argument: string): Completer | undefined {
+    if (this.session?.serverCapabilities?.completions === undefined) return undefined;
+    return (value, { arguments: context }) => {
+      const session = this.session;
+      if (session === undefined) return Promise.reject(memberUnavailable(this.binding, 'it is not connected'));
+      const asked = session.complete(ref, { name: argument, value }, context);
+      return withTimeout(asked, this.settings.timeoutMs, 'completing').then(({ completion }) => completion.values);
+    };
   }
 
   /** The caller's channel once open (within the timeout), or the reason it is not. */

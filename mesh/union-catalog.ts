@@ -5,6 +5,7 @@
  * one `list_changed` per list however many members moved.
  */
 import { type AccessRule, admits } from '../actors/features/access.ts';
+import type { Completer } from '../actors/features/catalog.ts';
 import type { JsonObject } from '../core/jsonrpc.ts';
 import type { Prompt } from '../core/protocol/prompts.ts';
 import type { Resource, ResourceTemplate } from '../core/protocol/resources.ts';
@@ -117,7 +118,12 @@ export class UnionCatalog {
       }
       case 'prompt': {
         const prompt = item.definition as Prompt;
-        return this.server.prompt({ ...prompt, name: exposed, ...requires }, (args, context) =>
+        // Each argument the member completes is completed there, under the prompt's own name.
+        const promptArguments = prompt.arguments?.map((argument) => {
+          const complete = link.completer({ type: 'ref/prompt', name }, argument.name);
+          return complete === undefined ? argument : { ...argument, complete };
+        });
+        return this.server.prompt({ ...prompt, ...(promptArguments === undefined ? {} : { arguments: promptArguments }), name: exposed, ...requires }, (args, context) =>
           link.forward(context, (session, options) => session.getPrompt(name, args, options)));
       }
       case 'resource': {
@@ -128,7 +134,12 @@ export class UnionCatalog {
       case 'resourceTemplate': {
         const template = item.definition as ResourceTemplate;
         const own = parseUriTemplate(name);
-        return this.server.resourceTemplate({ ...template, uriTemplate: exposed, ...requires }, (uri, variables, context) => {
+        const complete: Record<string, Completer> = {};
+        for (const variable of own.variableNames) {
+          const completer = link.completer({ type: 'ref/resource', uri: name }, variable);
+          if (completer !== undefined) complete[variable] = completer;
+        }
+        return this.server.resourceTemplate({ ...template, uriTemplate: exposed, complete, ...requires }, (uri, variables, context) => {
           // The member's URI is its own template expanded with the variables the mesh's matched: any naming rule inverts.
           const memberUri = own.expand(variables);
           return link.forward(context, async (session, options) => renamedContents(await session.readResource(memberUri, options), memberUri, uri));

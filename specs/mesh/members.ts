@@ -30,10 +30,10 @@ export function alphaServer(seen: Seen = { started: 0, aborted: 0 }): McpServer 
   server.tool({ name: 'echo', inputSchema: z.object({ text: z.string() }) }, ({ text }) => `alpha: ${text}`);
   server.tool({ name: 'status' }, () => 'alpha ok');
   waitTool(server, seen);
-  server.prompt({ name: 'greet', arguments: [{ name: 'who', required: true }] }, ({ who }) => `Hello ${who} from alpha`);
+  server.prompt({ name: 'greet', arguments: [{ name: 'who', required: true, complete: (value) => ['Ada', 'Alan', 'Grace'].filter((who) => who.startsWith(value)) }] }, ({ who }) => `Hello ${who} from alpha`);
   server.resource({ uri: 'memo://alpha/notes', name: 'notes', mimeType: 'text/plain' }, () => 'alpha notes');
   server.resource({ uri: 'memo://shared', name: 'shared', mimeType: 'text/plain' }, () => 'alpha shared');
-  server.resourceTemplate({ uriTemplate: 'memo://alpha/days/{day}', name: 'day' }, (_uri, { day }) => `alpha ${String(day)}`);
+  server.resourceTemplate({ uriTemplate: 'memo://alpha/days/{day}', name: 'day', complete: { day: (value) => ['monday', 'tuesday'].filter((day) => day.startsWith(value)) } }, (_uri, { day }) => `alpha ${String(day)}`);
   return server;
 }
 

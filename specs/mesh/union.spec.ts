@@ -69,6 +69,12 @@ describe('mesh - the union catalog and routing', () => {
     assert.ok(invalid instanceof WireError ? invalid.code === ErrorCode.InvalidParams : (invalid as { isError?: boolean }).isError === true);
   });
 
+  test('mesh - completion of a prompt argument and a template variable is the member\'s', async () => {
+    const caller = await fixture.caller(mesh);
+    assert.deepEqual((await caller.complete({ type: 'ref/prompt', name: 'greet' }, { name: 'who', value: 'A' })).completion.values, ['Ada', 'Alan']);
+    assert.deepEqual((await caller.complete({ type: 'ref/resource', uri: 'memo://alpha/days/{day}' }, { name: 'day', value: 't' })).completion.values, ['tuesday']);
+  });
+
   test('mesh - the member\'s progress reaches the caller', async () => {
     const caller = await fixture.caller(mesh);
     const events = await lastValueFrom(caller.callTool$('count', {}, { progress: true }).pipe(toArray()));
