@@ -81,10 +81,12 @@ export class CallerChannels {
     const state: ChannelState = { assertion, contexts: new Set() };
     const channel: Channel = Object.assign(state, { session: this.open(context, state), perRequest: !legacy });
     this.channels.set(view, channel);
-    // A channel that could not be opened is forgotten, so the caller's next request tries again.
-    channel.session.catch(() => {
+    // A channel that could not be opened, or whose session ended (the member closes sessions idle for long), is
+    // forgotten, so the caller's next request opens another.
+    const forget = (): void => {
       if (this.channels.get(view) === channel) this.channels.delete(view);
-    });
+    };
+    channel.session.then((session) => session.session.closed).then(forget, forget);
     return channel;
   }
 
@@ -92,6 +94,13 @@ export class CallerChannels {
   release(context: FeatureContext, channel: Channel): void {
     channel.contexts.delete(context);
     if (channel.perRequest && channel.contexts.size === 0) this.close(context.session);
+  }
+
+  /** The channel's session ended on the member: the caller's next request opens another. */
+  forget(view: SessionView, channel: Channel): void {
+    if (this.channels.get(view) !== channel) return;
+    this.channels.delete(view);
+    void channel.session.then((session) => session.close()).catch(() => undefined);
   }
 
   /** The caller's session closed. */

@@ -18,7 +18,7 @@ import type { SessionView } from '../actors/handler-types.ts';
 import type { Completer } from '../actors/features/catalog.ts';
 import type { CompletionReference } from '../core/protocol/completion.ts';
 import { type Channel, CallerChannels } from './caller-channels.ts';
-import { memberUnavailable } from './errors.ts';
+import { isSessionGone, memberUnavailable } from './errors.ts';
 import { type MemberCatalog, listMemberCatalog } from './member-catalog.ts';
 import type { MeshMember } from './options.ts';
 
@@ -106,7 +106,7 @@ export class MemberLink {
    * reaches the caller, and the member's own protocol errors are answered as they are. Fails with the member's
    * name when the member goes down meanwhile.
    */
-  async forward<R>(context: FeatureContext, send: (session: ClientSession, options: PromiseRequestOptions) => Promise<R>): Promise<R> {
+  async forward<R>(context: FeatureContext, send: (session: ClientSession, options: PromiseRequestOptions) => Promise<R>, retried = false): Promise<R> {
     const shared = this.session;
     if (shared === undefined) throw memberUnavailable(this.binding, 'it is not connected');
     if (this.inFlight.size >= MAX_IN_FLIGHT) throw memberUnavailable(this.binding, `it has ${MAX_IN_FLIGHT} requests in flight already`);
@@ -130,20 +130,37 @@ export class MemberLink {
     } catch (error) {
       const failure = this.inFlight.get(controller);
       if (failure !== undefined) throw failure;
-      // The member's answer is passed on as the mesh's own (a peer's error would otherwise become a tool's isError).
-      if (error instanceof WireError && error.origin === 'peer') throw new WireError(error.code, error.message, { data: error.data, cause: error });
-      if (isLocalError(error, 'RequestTimeout')) {
-        // A member that lets a call time out may be gone: check now rather than at the next interval.
-        void this.check();
-        throw memberUnavailable(this.binding, `it did not answer within ${this.settings.callTimeoutMs} ms`);
+      if (isSessionGone(error)) {
+        if (channel === undefined) {
+          // The member no longer knows the mesh's own session: take the member out and connect again.
+          if (this.session === shared) this.fail('it ended the mesh\'s session');
+          throw memberUnavailable(this.binding, 'it ended the mesh\'s session');
+        }
+        // The caller's session with the member ended there: once more (below, this attempt's bookkeeping done), on a new one.
+        this.channels.forget(context.session, channel);
+        if (retried) throw memberUnavailable(this.binding, 'it ended the caller\'s session twice in a row');
+      } else {
+        this.rethrow(error);
       }
-      if (isLocalError(error, 'ConnectionClosed') || isLocalError(error, 'TransportFailed')) throw memberUnavailable(this.binding, error.message);
-      throw error;
     } finally {
       context.signal.removeEventListener('abort', cancel);
       this.inFlight.delete(controller);
       if (channel !== undefined) this.channels.release(context, channel);
     }
+    return this.forward(context, send, true);
+  }
+
+  /** A failed request's error as the mesh answers it. */
+  private rethrow(error: unknown): never {
+    // The member's answer is passed on as the mesh's own (a peer's error would otherwise become a tool's isError).
+    if (error instanceof WireError && error.origin === 'peer') throw new WireError(error.code, error.message, { data: error.data, cause: error });
+    if (isLocalError(error, 'RequestTimeout')) {
+      // A member that lets a call time out may be gone: check now rather than at the next interval.
+      void this.check();
+      throw memberUnavailable(this.binding, `it did not answer within ${this.settings.callTimeoutMs} ms`);
+    }
+    if (isLocalError(error, 'ConnectionClosed') || isLocalError(error, 'TransportFailed')) throw memberUnavailable(this.binding, error.message);
+    throw error;
   }
 
   /**

@@ -119,6 +119,12 @@ describe('mesh - what a member asks back during a request', () => {
     // A second request reuses it.
     assert.equal(textOf(await dana.callTool('roots')), 'file:///home/Dana');
     assert.equal(asker.sessions.size, before + 1);
+    // The member ends that session itself (as it does to sessions idle too long): the next request opens another.
+    const theirs = [...asker.sessions].at(-1);
+    await theirs?.close();
+    await eventually(() => asker.sessions.size === before, 3000, 'the member closed the caller\'s session');
+    assert.equal(textOf(await dana.callTool('roots')), 'file:///home/Dana');
+    assert.equal(asker.sessions.size, before + 1);
     await dana.close();
     await eventually(() => asker.sessions.size === before, 3000, 'the caller\'s member session closed');
   });
