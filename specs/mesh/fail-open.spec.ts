@@ -106,4 +106,20 @@ describe('mesh - a member that fails or leaves', () => {
     fixture.members$.next([alpha.member, beta.member, { binding: 'bad binding.>', prefix: 'mcp' }]);
     assert.deepEqual(mesh.members.map((status) => status.member.binding).sort(), ['alpha', 'beta']);
   });
+
+  test('mesh - a call the member lets time out fails naming it; a member that still answers pings stays in', async () => {
+    const patient = await fixture.mesh({ callTimeoutMs: 300 });
+    fixture.members$.next([alpha.member, beta.member]);
+    patient.start();
+    await eventually(() => patient.members.length === 2 && patient.members.every((status) => status.up), 5000, 'both members up');
+    const caller = await fixture.caller(patient);
+    const abortedBefore = betaSeen.aborted;
+    // hold reports progress once, then nothing: 300 ms later the mesh gives up on it, and cancels it on the member.
+    await assert.rejects(caller.callTool('hold'), unavailable('beta', /did not answer within 300 ms/));
+    await eventually(() => betaSeen.aborted === abortedBefore + 1, 3000, 'beta saw the request cancelled');
+    // The ping that followed was answered: beta is still in, and answers.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.ok(patient.members.every((status) => status.up));
+    assert.equal(textOf(await caller.callTool('beta__status')), 'beta ok');
+  });
 });
