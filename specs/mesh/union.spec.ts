@@ -111,6 +111,13 @@ describe('mesh - the union catalog and routing', () => {
     assert.ok(!names(await caller.listTools()).includes('gamma__echo'));
   });
 
+  test('mesh - a new catalogRevision of a member makes the mesh list it again', async () => {
+    const relisted = fixture.event((event) => event.type === 'relisted' && event.member.binding === 'alpha' && event.member.catalogRevision === 'r2');
+    fixture.members$.next(fixture.members$.value.map((member) => (member.binding === 'alpha' ? { ...member, catalogRevision: 'r2' } : member)));
+    const event = await relisted;
+    assert.ok(event.type === 'relisted' && event.items > 0);
+  });
+
   test('mesh - a member\'s own list_changed makes the mesh list it again', async () => {
     const caller = await fixture.caller(mesh);
     const extra = alphaServer();
