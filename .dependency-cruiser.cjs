@@ -24,6 +24,9 @@
 //   load/                                rxmcp/load (the load, soak and chaos tester): core, client/ (with the session
 //                                        types it drives) and transports/; a Node tool, so Node's modules too.
 //                                        Only the rxmcp command (`rxmcp load`) imports it.
+//   mesh/                                rxmcp/mesh (one server over many NATS-served ones): server/ and client/ side
+//                                        by side (the one place both meet, with cli/), the NATS client transport, core.
+//                                        Only the rxmcp command imports it.
 //
 // specs/ and bench/ may import anything; nothing else imports them. No cycles anywhere (specs and bench included).
 // Node's modules only in transports/, load/ and cli/; effect only in its bridge and schema adapter; msgpackr only in its
@@ -33,7 +36,7 @@
 // Run by `npm run layers`; any `error` violation makes depcruise exit non-zero.
 
 /** Paths of shipped (non-test) code, relative to the repo root. */
-const SHIPPED = '^(core|actors|machines|session|server|client|transports|limits|otel|auth|load|cli)/|^(index|engine|extensions|testing)\\.ts$';
+const SHIPPED = '^(core|actors|machines|session|server|client|transports|limits|otel|auth|load|mesh|cli)/|^(index|engine|extensions|testing)\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -50,7 +53,7 @@ module.exports = {
       severity: 'error',
       comment: 'core/ is pure and depends on nothing of ours above it.',
       from: { path: '^core/' },
-      to: { path: '^(actors|machines|session|server|client|transports|limits|otel|auth|load|cli)/|^(index|engine|extensions|testing)\\.ts$' },
+      to: { path: '^(actors|machines|session|server|client|transports|limits|otel|auth|load|mesh|cli)/|^(index|engine|extensions|testing)\\.ts$' },
     },
     {
       name: 'limits-is-an-add-on',
@@ -133,6 +136,22 @@ module.exports = {
       comment: 'load/ is a tool: only itself, the rxmcp command (cli/), specs/, bench/ and scripts/ import it.',
       from: { pathNot: '^(load|cli|specs|bench|scripts)/' },
       to: { path: '^load/' },
+    },
+    {
+      name: 'mesh-builds-on-server-and-client',
+      severity: 'error',
+      comment:
+        'mesh/ (rxmcp/mesh) is an rxmcp server whose handlers forward through rxmcp clients: it may use core/, the feature ' +
+        'types of actors/, session/, server/, client/ and transports/, never the add-ons, the load tester or the command.',
+      from: { path: '^mesh/' },
+      to: { path: '^(limits|otel|auth|load|cli)/|^(index|engine|extensions|testing)\\.ts$' },
+    },
+    {
+      name: 'only-the-command-imports-mesh',
+      severity: 'error',
+      comment: 'mesh/ is an add-on: only itself, the rxmcp command (cli/), specs/, bench/ and scripts/ import it.',
+      from: { pathNot: '^(mesh|cli|specs|bench|scripts)/' },
+      to: { path: '^mesh/' },
     },
     {
       name: 'transports-only-core',

@@ -198,6 +198,8 @@ const NOT_FACTORIES: Readonly<Record<string, string>> = {
   readPreviousResult: 'computes: a parsed result',
   renderReport: 'computes: text of a result',
   renderSummary: 'computes: text of a result',
+  // rxmcp/mesh
+  prefixedName: 'computes: the name the naming rule gives a colliding item',
 };
 
 const isClass = (value: unknown): boolean => typeof value === 'function' && /^class\b/.test(Function.prototype.toString.call(value));
