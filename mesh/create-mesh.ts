@@ -7,6 +7,7 @@
 import type { Subscription } from 'rxjs';
 import { createServer } from '../server/create-server.ts';
 import type { McpServer } from '../server/server-api.ts';
+import { discoveredMembers } from './discovered-members.ts';
 import type { MemberCatalog } from './member-catalog.ts';
 import { type LinkListener, MemberLink } from './member-link.ts';
 import type { MeshMember, MeshOptions } from './options.ts';
@@ -124,7 +125,8 @@ export function createMesh(options: MeshOptions): Mesh {
     server,
     start() {
       if (subscription !== undefined || closed) return;
-      subscription = options.members$.subscribe({
+      const members$ = options.members$ ?? discoveredMembers(options.connection, settings.clientInfo.name, options.discovery);
+      subscription = members$.subscribe({
         next: follow,
         // A source that fails leaves the members as they are: the mesh keeps serving what it has.
         error: () => undefined,

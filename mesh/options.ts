@@ -7,6 +7,7 @@ import type { Observable } from 'rxjs';
 import type { AccessRule } from '../actors/features/access.ts';
 import type { AuthInfo } from '../core/auth.ts';
 import type { ServerOptions } from '../server/server-api.ts';
+import type { WatchNatsServersOptions } from '../transports/nats/discovery/watch.ts';
 import type { NatsIdentitySigner } from '../transports/nats/identity/identity-signer.ts';
 
 /** One server the mesh may join: an rxmcp server served on NATS with `serveNats`. */
@@ -63,9 +64,13 @@ export interface MeshOptions {
   readonly connection: NatsConnection;
   /**
    * The servers there are, each emission the whole set (a discovery source, or a fixed `of([...])`). A member
-   * that leaves the set is taken out; one whose `catalogRevision` changes is listed again.
+   * that leaves the set is taken out; one whose `catalogRevision` changes is listed again. Default: the rxmcp
+   * servers announced on `connection`'s NATS system (`watchNatsServers` of `rxmcp/nats`, with `discovery`), one
+   * member per binding, the mesh's own name left out.
    */
-  readonly members$: Observable<readonly MeshMember[]>;
+  readonly members$?: Observable<readonly MeshMember[]>;
+  /** How the default `members$` watches the NATS system (default: a round every 5 s, answers gathered for 250 ms). */
+  readonly discovery?: WatchNatsServersOptions;
   /** The mesh's own server: name, version and any other server option (default name `rxmcp-mesh`). */
   readonly server?: Partial<ServerOptions>;
   /** Which members to join (default: all). */
