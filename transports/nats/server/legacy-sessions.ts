@@ -37,6 +37,8 @@ import { envelopeOf } from '../../../core/frame-envelope.ts';
 
 /** How long a session let go to its new owner may finish the requests it was running here. */
 const LET_GO_DRAIN_MS = 5000;
+/** What a request for a session that ended (or never was) is answered, so its client initializes a new one. */
+const ENDED_SESSION = 'Session not found: the session ended or was never recorded; initialize a new session';
 
 export interface LegacySessionOptions {
   /** A session nobody used for this long is closed and forgotten (default 30 min). */
@@ -55,6 +57,8 @@ interface Served {
   readonly connection: ServedConnection;
   readonly handle: { close(options?: GracefulCloseOptions): Promise<void> };
   readonly unsubscribe: () => void;
+  /** Leaves the session subject once what NATS routed here before it heard so has come (and been refused). */
+  readonly drain: () => void;
   /**
    * Leaves the session subject for good while passing on whatever NATS routed here before it heard so: a plain
    * unsubscribe would drop a message already on its way to this process.
@@ -185,7 +189,7 @@ export class LegacySessions {
       return;
     }
     if (caller.auth?.principal !== record.principal) {
-      if (reply !== undefined) refuseRequest(this.host, reply, decoded.codec, id, ErrorCode.InvalidRequest, 'Session not found: the session ended or was never recorded; initialize a new session');
+      if (reply !== undefined) refuseRequest(this.host, reply, decoded.codec, id, ErrorCode.InvalidRequest, ENDED_SESSION);
       return;
     }
     if (record.owner !== this.host.processId && (await this.ownership.ownerAlive(record.owner))) {
@@ -312,9 +316,13 @@ export class LegacySessions {
         const served = made.served;
         if (served === undefined || this.sessions.get(sessionId) !== served) return;
         this.sessions.delete(sessionId);
-        served.unsubscribe();
+        const ended = !this.handingOver || served.ending;
+        // An ended session drains its subject: what NATS routed here before it heard of the unsubscribe still
+        // comes, and is refused as for an ended session (dispatchAs) rather than lost to its client's silence limit.
+        if (ended) served.drain();
+        else served.unsubscribe();
         this.ownership.forget(sessionId);
-        if (!this.handingOver || served.ending) void this.records?.deleteIfOwner(sessionId, this.host.processId).catch(() => undefined);
+        if (ended) void this.records?.deleteIfOwner(sessionId, this.host.processId).catch(() => undefined);
       },
     });
     const reservation = reserved ?? this.reserve(sessionId);
@@ -339,6 +347,7 @@ export class LegacySessions {
       connection,
       handle,
       unsubscribe: () => subscription.unsubscribe(),
+      drain: () => void subscription.drain().catch(() => subscription.unsubscribe()),
       handOn: () => {
         reservation.deliver = (msg) => this.passOn(sessionId, msg);
         subscription.drain().catch(() => subscription.unsubscribe());
@@ -410,6 +419,12 @@ export class LegacySessions {
     }
     const envelope = envelopeOf(decoded.value);
     const classified = envelope.classified;
+    if (served.connection.isClosed) {
+      // The session ended a moment ago (its server closed it) and is not let go yet: a request is answered as for
+      // an ended session, never dropped (its client would wait out its silence limit).
+      if (classified.kind === 'request' && reply !== undefined) refuseRequest(this.host, reply, decoded.codec, classified.message.id, ErrorCode.InvalidRequest, ENDED_SESSION);
+      return;
+    }
     if (classified.kind === 'request' && reply !== undefined) {
       served.connection.deliverRequest(classified.message, reply, answerCodec(headers, decoded.codec, this.allowed.msgpack), this.allowed.claims && headers.get(NatsHeader.acceptClaim) !== undefined, undefined, auth, envelope);
       return;
