@@ -1,4 +1,7 @@
-/** A TCP proxy in front of nats-server, for specs that cut one process off from NATS (not killing it). */
+/**
+ * A TCP proxy in front of nats-server, for specs that cut one process off from NATS (not killing it), or hold back
+ * what it sends while NATS still delivers to it.
+ */
 import { type Server, type Socket, createServer as tcpServer, connect as tcpConnect } from 'node:net';
 
 export interface CuttableProxy {
@@ -7,6 +10,9 @@ export interface CuttableProxy {
   /** Drops every connection through the proxy and refuses new ones until `restore`. */
   cut(): void;
   restore(): void;
+  /** Holds what the clients through the proxy send (kept, in order) until `release`; what NATS sends them still flows. */
+  hold(): void;
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -14,6 +20,8 @@ export interface CuttableProxy {
 export async function cuttableProxy(port: number): Promise<CuttableProxy> {
   let open = true;
   const sockets = new Set<Socket>();
+  /** Each client's socket and its socket to nats-server. */
+  const upstreams = new Map<Socket, Socket>();
   const server: Server = tcpServer((inbound) => {
     if (!open) return void inbound.destroy();
     const outbound = tcpConnect({ host: '127.0.0.1', port });
@@ -22,12 +30,14 @@ export async function cuttableProxy(port: number): Promise<CuttableProxy> {
       outbound.destroy();
       sockets.delete(inbound);
       sockets.delete(outbound);
+      upstreams.delete(inbound);
     };
     for (const socket of [inbound, outbound]) {
       sockets.add(socket);
       socket.on('error', end);
       socket.on('close', end);
     }
+    upstreams.set(inbound, outbound);
     inbound.pipe(outbound);
     outbound.pipe(inbound);
   });
@@ -42,6 +52,13 @@ export async function cuttableProxy(port: number): Promise<CuttableProxy> {
     },
     restore() {
       open = true;
+    },
+    // Unpiped, a client's socket stops flowing: what it sends waits in its buffers until it is piped again.
+    hold() {
+      for (const [inbound, outbound] of upstreams) inbound.unpipe(outbound);
+    },
+    release() {
+      for (const [inbound, outbound] of upstreams) inbound.pipe(outbound);
     },
     close: () => {
       for (const socket of sockets) socket.destroy();

@@ -6,48 +6,13 @@
  * request is routed to it; nothing is timed but the bound on the answer.
  */
 import assert from 'node:assert/strict';
-import { type Server, type Socket, createServer as tcpServer, connect as tcpConnect } from 'node:net';
 import { after, test } from 'node:test';
 import { connect } from '@nats-io/transport-node';
 import { createClient } from '../../../client/create-client.ts';
 import { createServer } from '../../../server/create-server.ts';
 import { createNatsClientTransport, serveNats } from '../../../transports/nats/index.ts';
 import { type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';
-
-/** A TCP proxy to nats-server whose upstream (what its client sends) can be held back and let go. */
-async function holdingProxy(port: number): Promise<{ url: string; hold(): void; release(): void; close(): Promise<void> }> {
-  let holding = false;
-  const held: { socket: Socket; chunk: Buffer }[] = [];
-  const sockets = new Set<Socket>();
-  const server: Server = tcpServer((inbound) => {
-    const outbound = tcpConnect({ host: '127.0.0.1', port });
-    for (const socket of [inbound, outbound]) {
-      sockets.add(socket);
-      socket.on('error', () => undefined);
-      socket.on('close', () => {
-        inbound.destroy();
-        outbound.destroy();
-      });
-    }
-    inbound.on('data', (chunk: Buffer) => (holding ? held.push({ socket: outbound, chunk }) : outbound.write(chunk)));
-    outbound.pipe(inbound);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const proxyPort = typeof address === 'object' && address !== null ? address.port : 0;
-  return {
-    url: `nats://127.0.0.1:${proxyPort}`,
-    hold: () => void (holding = true),
-    release() {
-      holding = false;
-      for (const { socket, chunk } of held.splice(0)) socket.write(chunk);
-    },
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
+import { cuttableProxy } from './cuttable-proxy.ts';
 
 let nats: NatsServerProcess | undefined;
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -58,7 +23,7 @@ after(async () => {
 
 test('a request on its way to a session its server just ended is refused as for an ended session, not lost', { timeout: 30_000 }, async () => {
   nats = await startNatsServer({ jetstream: false });
-  const proxy = await holdingProxy(nats.port);
+  const proxy = await cuttableProxy(nats.port);
   cleanups.push(() => proxy.close());
   const serverConnection = await connect({ servers: proxy.url });
   cleanups.push(() => serverConnection.close());

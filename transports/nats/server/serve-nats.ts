@@ -97,8 +97,8 @@ export interface NatsServing {
    * work; then every lane and legacy session drains: new requests on them are refused, requests in flight run
    * for up to `drainMs` (default 10 s) and what still runs then is answered with an error naming the deadline.
    * `handover` (the default) leaves legacy sessions' records so other processes take them over at their clients'
-   * next request; `end` ends them. Open listens end with their complete result. While the NATS connection is down, answers wait for it until the drain's deadline,
-   * and the close never waits on NATS beyond that (a connection that is down is not drained, a flush that is
+   * next request; `end` ends them. Open listens end with their complete result. While the NATS connection is
+   * down, answers wait for it until the drain's deadline, and the close never waits on NATS beyond that (a connection that is down is not drained, a flush that is
    * not answered is given up after a moment): it resolves within `drainMs` and about a second more.
    */
   close(mode?: 'handover' | 'end', options?: GracefulCloseOptions): Promise<void>;
