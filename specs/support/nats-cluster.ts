@@ -37,7 +37,10 @@ export interface NatsCluster extends AsyncDisposable {
   readonly nodes: readonly ClusterNode[];
   /** Every node's client URL: a client given them all fails over to the others. */
   readonly urls: readonly string[];
-  /** Resolves once JetStream answers through `url` (default: any node): a meta leader is elected. */
+  /**
+   * Resolves once JetStream answers through `url` (default: any node), a meta leader elected, and every running
+   * node hears a subscriber on each of the others.
+   */
   jetstreamReady(url?: string, ms?: number): Promise<void>;
   dispose(): Promise<void>;
 }
@@ -148,6 +151,38 @@ async function awaitJetStream(servers: string | string[], ms: number, peers: num
   throw new Error(`JetStream did not answer through ${String(servers)} within ${ms} ms: ${String(last)}`);
 }
 
+/**
+ * Polls until every running node hears a subscriber on every other one: each has its routes to all the others and
+ * has taken their interest. A meta leader (and a stream with a replica on each node) needs only a quorum of routes,
+ * so without this a spec's first request could reach a node that does not yet know the subscriber it is for, or
+ * an answer the node its asker is on, and be dropped without a "no responders".
+ */
+async function awaitRoutes(urls: readonly string[], ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  const tag = randomBytes(4).toString('hex');
+  const connections = await Promise.all(urls.map((url) => connect({ servers: url, reconnect: false, timeout: 2000 })));
+  try {
+    connections.forEach((nc, i) => nc.subscribe(`route-probe.${tag}.${i}`, { callback: (_error, msg) => msg.respond() }));
+    await Promise.all(connections.map((nc) => nc.flush()));
+    for (const [from, nc] of connections.entries()) {
+      for (let to = 0; to < connections.length; to++) {
+        if (to === from) continue;
+        for (;;) {
+          try {
+            await nc.request(`route-probe.${tag}.${to}`, undefined, { timeout: 500 });
+            break;
+          } catch (error) {
+            if (Date.now() > deadline) throw new Error(`node ${urls[from]} did not reach a subscriber on ${urls[to]} within ${ms} ms: ${String(error)}`);
+            await sleep(50);
+          }
+        }
+      }
+    }
+  } finally {
+    await Promise.allSettled(connections.map((nc) => nc.close()));
+  }
+}
+
 interface Planned {
   readonly name: string;
   readonly ports: readonly NodePorts[];
@@ -183,6 +218,7 @@ async function launch(planned: Planned, dir: string, gateways: readonly GatewayP
     async jetstreamReady(url, ms = META_LEADER_TIMEOUT_MS) {
       const running = nodes.filter((node) => node.pid !== undefined);
       await awaitJetStream(url ?? running.map((node) => node.url), ms, running.length);
+      await awaitRoutes(running.map((node) => node.url), ms);
     },
     dispose,
     [Symbol.asyncDispose]: dispose,

@@ -23,6 +23,7 @@ import {
   type NatsClient,
   type Outcome,
   type ServerProcess,
+  awaitGoneFromNats,
   connectClient,
   describeOutcome,
   natsConnection,
@@ -170,6 +171,10 @@ describe('NATS cluster: a nats-server node dies under load', { timeout: 120_000 
     const victim = processes[counts.indexOf(Math.max(...counts))] as ServerProcess;
     t.diagnostic(`owners ${owners.join(',')}; process ${victim.pid} dies`);
     await victim.kill();
+    // Every living node has dropped its subscriptions before the calls go out: a request published while a node
+    // still forwards to the dead process's node is lost there without a "no responders" (NATS delivers at most
+    // once), and so would reach no one to take the session over; the client would rightly end it as silent.
+    await Promise.all([onVictim, onOther].map((connection) => awaitGoneFromNats(connection, NAME, victim.processId)));
     const later = await Promise.all(legacy.map((client) => Promise.all([0, 1].map(() => timedCall(client.session, 'whoami', {}, CALL_TIMEOUT_MS)))));
     for (const [i, client] of legacy.entries()) {
       const pids = new Set((later[i] as Outcome[]).map((o) => (o.ok ? o.pid : describeOutcome(o))));
