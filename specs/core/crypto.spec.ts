@@ -88,7 +88,7 @@ describe('cursors keep their format', () => {
     assert.equal(cursor, `${Buffer.from(body).toString('base64url')}.${tag}`);
     assert.deepEqual(decodeCursor(cursor, 'tools', key), { list: 'tools', revision: 7, offset: 50 });
     assert.equal(decodeCursor(cursor, 'tools', nodeRandomBytes(32)), undefined, 'another key refuses it');
-    assert.equal(decodeCursor(`${cursor.slice(0, -1)}A`, 'tools', key), undefined, 'an edited tag is refused');
+    assert.equal(decodeCursor(`${cursor.slice(0, -1)}${cursor.endsWith('A') ? 'B' : 'A'}`, 'tools', key), undefined, 'an edited tag is refused');
   });
 });
 
