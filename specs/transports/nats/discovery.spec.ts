@@ -125,6 +125,32 @@ describe('nats discovery', () => {
     for (const { serving } of [first, second]) await serving.close('end', { drainMs: 0 });
   });
 
+  test('nats discovery - a watch keeps a server that missed one round, and drops it after a second (graceRounds)', async () => {
+    // An announcer that answers the rounds it is told to: rounds 1 and 3 answered, 2 missed (a late answer), then none.
+    const good = { type: 'io.nats.micro.v1.info_response', name: 'grace', id: 'grace1', version: '1.0.0', description: '', endpoints: [] };
+    const facts = { 'mcp.name': 'g', 'mcp.version': '1', 'mcp.revisions': '2025-11-25', 'mcp.eras': 'legacy', 'mcp.catalog': 'c', 'mcp.prefix': 'mcp', 'mcp.binding': 'grace' };
+    const announcer = await fixture.connection();
+    let rounds = 0;
+    announcer.subscribe('$SRV.INFO.grace', {
+      callback: (_error, msg) => {
+        rounds++;
+        if (rounds === 1 || rounds === 3) msg.respond(JSON.stringify({ ...good, metadata: facts }));
+      },
+    });
+    await announcer.flush();
+    const sets: { readonly round: number; readonly bindings: string[] }[] = [];
+    const watching = watchNatsServers(await fixture.connection(), { serviceName: 'grace', intervalMs: 150, windowMs: 100 }).subscribe((servers) => sets.push({ round: rounds, bindings: servers.map((server) => server.binding) }));
+    try {
+      await within((async () => { while (rounds < 7) await delay(20); })(), 10_000, 'seven rounds');
+      // Found at round 1; kept through the missed round 2; missing again from 4 on, gone once round 5 ended.
+      assert.deepEqual(sets.map((set) => set.bindings), [['grace'], []], `the sets: ${JSON.stringify(sets)}`);
+      assert.ok((sets[1]?.round ?? 0) >= 5, `dropped only after its second missed round in a row: ${JSON.stringify(sets)}`);
+      assert.throws(() => watchNatsServers(announcer, { graceRounds: -1 }), /graceRounds must be a whole number >= 0/);
+    } finally {
+      watching.unsubscribe();
+    }
+  });
+
   test('nats discovery - a watch holds its interval and its round while subscribed, and nothing after', async () => {
     const clock = new TestClock();
     const watching = watchNatsServers(await fixture.connection(), { clock, intervalMs: 1000 }).subscribe();

@@ -36,7 +36,8 @@ export interface DiscoveryRound {
 }
 
 /** Servers in a stable order: by prefix, binding, then instance. */
-function byPlace(a: AnnouncedServer, b: AnnouncedServer): number {
+/** The order of a round's servers: by prefix, binding, then instance. */
+export function byPlace(a: AnnouncedServer, b: AnnouncedServer): number {
   return a.prefix.localeCompare(b.prefix) || a.binding.localeCompare(b.binding) || a.instanceId.localeCompare(b.instanceId);
 }
 
