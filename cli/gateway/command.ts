@@ -12,44 +12,13 @@ import { type StopSignal, onStopSignals } from '../../transports/stdio/stop-sign
 import { serverSubjects } from '../../transports/nats/subjects.ts';
 import { UsageError, parseCommand, portValue, positiveIntegerValue } from '../args.ts';
 import { listenOrExplain } from '../listen.ts';
-import { type NatsConnectArgs, jetstreamReplicasFlag, jetstreamReplicasHelp, natsConnectionFlags, natsConnectionHelp, natsConnectionOf } from '../nats-args.ts';
+import { jetstreamReplicasFlag, jetstreamReplicasHelp, natsConnectionFlags, natsConnectionHelp, natsConnectionOf } from '../nats-args.ts';
 import { withNats } from '../optional-peer.ts';
 import { readPrivateKey } from '../gateway-keys.ts';
-import { type AuthArgs, authArgsOf, authFlags, authHelp, bearerAuthOf, describeAuth, resourceOf } from '../auth-args.ts';
+import { authArgsOf, authFlags, authHelp, bearerAuthOf, describeAuth, resourceOf } from '../auth-args.ts';
 import { LAST_ANSWERS_MS, drainFlag, drainHelp, drainMsOf, stoppingHelp } from '../stopping.ts';
-import { type MeshFaceArgs, meshFaceOf, meshFlags, meshFlagsGiven, meshHelp } from './mesh-args.ts';
-
-/** What the named gateway and the mesh share: where to connect and listen, who may call, how to stop. */
-interface GatewayFrontArgs {
-  readonly nats: NatsConnectArgs;
-  readonly host: string;
-  readonly port: number;
-  readonly path: string;
-  /**
-   * Copies of the JetStream buckets and streams it creates in a JetStream cluster (`--js-replicas`): the named
-   * gateway's session bucket and event stream, the session records of the mesh's `--serve-nats`.
-   */
-  readonly replicas: number | undefined;
-  /** The file of the private JWK the gateway signs its callers' identity assertions with. */
-  readonly identityKey: string | undefined;
-  readonly identityIssuer: string | undefined;
-  /** Callers need an access token (`--auth-issuer` ...), with this resource URI. */
-  readonly auth: { readonly args: AuthArgs; readonly resource: string } | undefined;
-  /** Once told to stop, how long requests in flight may still be answered (`--drain-ms`, default 10 s). */
-  readonly drainMs: number;
-}
-
-/** `rxmcp gateway --name S`: one NATS-hosted server on HTTP. */
-export interface GatewayArgs extends GatewayFrontArgs {
-  readonly mesh?: undefined;
-  readonly name: string;
-  readonly prefix: string;
-}
-
-/** `rxmcp gateway --mesh`: the union of the servers on NATS, on HTTP (and NATS with `--serve-nats`). */
-export interface MeshGatewayArgs extends GatewayFrontArgs {
-  readonly mesh: MeshFaceArgs;
-}
+import type { GatewayArgs, GatewayFrontArgs, MeshGatewayArgs } from './gateway-args.ts';
+import { meshFaceOf, meshFlags, meshFlagsGiven, meshHelp } from './mesh-args.ts';
 
 export const gatewayUsage = `usage: rxmcp gateway --name S [--nats URL] [--prefix P] [--host H] [--port N] [--path /mcp] [--identity-key FILE]
                      [--drain-ms N] [authorization options]

@@ -15,7 +15,7 @@ import { readPrivateKey } from '../gateway-keys.ts';
 import { listenOrExplain } from '../listen.ts';
 import { withNats } from '../optional-peer.ts';
 import { LAST_ANSWERS_MS } from '../stopping.ts';
-import type { MeshGatewayArgs } from './command.ts';
+import type { MeshGatewayArgs } from './gateway-args.ts';
 import { bindingSelector } from './mesh-args.ts';
 
 /** One line for the operator per member event. */
