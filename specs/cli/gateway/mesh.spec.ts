@@ -2,10 +2,14 @@
  * `rxmcp gateway --mesh` as users run it (a real process) on a real nats-server: two rxmcp servers served on NATS
  * are found and joined; an official SDK client on Streamable HTTP lists their union and calls a tool of each; an
  * rxmcp client on NATS reaches the same union through `--serve-nats` (the mesh never joins itself); a third server
- * started later appears (the callers hear tools/list_changed); `--select` with a pattern leaves a server out; bad
- * flags are usage errors; SIGTERM stops the gateway with exit code 0.
+ * started later appears (the callers hear tools/list_changed); `--select` with a pattern leaves a server out; with
+ * `--auth-issuer` and `--identity-key` a caller reaches a member as itself; bad flags are usage errors; SIGTERM
+ * stops the gateway with exit code 0.
  */
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -17,9 +21,13 @@ import type { ClientSession } from '../../../client/session-api.ts';
 import type { McpServer } from '../../../server/server-api.ts';
 import { type NatsServing, createNatsClientTransport, serveNats } from '../../../transports/nats/index.ts';
 import { killChildren, until } from '../../support/interop-processes.ts';
-import { type NatsServerProcess, startNatsServer } from '../../support/nats-server.ts';
+import { type NatsServerProcess, freePort, startNatsServer } from '../../support/nats-server.ts';
 import { alphaServer, betaServer, gammaServer } from '../../mesh/members.ts';
-import { type RunningCli, runEach, startCli } from '../commands/cli-process.ts';
+import { signingKey, startAuthorizationServer } from '../../auth/support.ts';
+import { gatewayKeys } from '../../transports/nats/identity-keys.ts';
+import { memberServer } from '../../mesh/mesh-fixture.ts';
+import { runRxmcp } from '../../../cli/main.ts';
+import { type RunningCli, startCli } from '../commands/cli-process.ts';
 
 /** A discovery round this often, so a server that starts is joined within a fraction of a second. */
 const DISCOVERY_MS = '250';
@@ -34,8 +42,8 @@ function textOf(result: unknown): string {
 }
 
 /** Starts `rxmcp gateway --mesh ...` and resolves with its endpoint once it listens and has joined `members`. */
-async function startMeshGateway(args: readonly string[], members: readonly string[]): Promise<{ readonly cli: RunningCli; readonly url: string }> {
-  const cli = startCli(['gateway', '--mesh', ...args, '--port', '0', '--discovery-ms', DISCOVERY_MS, '--drain-ms', '500']);
+async function startMeshGateway(args: readonly string[], members: readonly string[], port = 0): Promise<{ readonly cli: RunningCli; readonly url: string }> {
+  const cli = startCli(['gateway', '--mesh', ...args, '--port', String(port), '--discovery-ms', DISCOVERY_MS, '--drain-ms', '500']);
   await until(() => {
     if (cli.child.exitCode !== null) assert.fail(`the gateway exited: ${cli.stdout()} ${cli.stderr()}`);
     return /listening at \S+/.test(cli.stdout()) && members.every((binding) => cli.stdout().includes(`member "${binding}" joined`));
@@ -53,15 +61,16 @@ describe('rxmcp gateway --mesh', () => {
   let sdk: Client;
   let natsCaller: ClientSession;
   let toolListChanges = 0;
+  const cleanups: Array<() => Promise<unknown>> = [];
 
   const open = async (): Promise<NatsConnection> => {
     const made = await connect({ servers: nats.url });
     connections.push(made);
     return made;
   };
-  const serveMember = async (binding: string, server: McpServer): Promise<void> => {
+  const serveMember = async (binding: string, server: McpServer, identity?: Parameters<typeof serveNats>[1]['identity']): Promise<void> => {
     servers.push(server);
-    servings.push(await serveNats(server, { connection: await open(), name: binding, sessionRecords: false, keepaliveMs: 200 }));
+    servings.push(await serveNats(server, { connection: await open(), name: binding, sessionRecords: false, keepaliveMs: 200, ...(identity === undefined ? {} : { identity }) }));
   };
 
   before(async () => {
@@ -84,6 +93,7 @@ describe('rxmcp gateway --mesh', () => {
     for (const gateway of [all, selected]) gateway?.cli.child.kill('SIGTERM');
     await Promise.allSettled([all?.cli.done, selected?.cli.done]);
     await killChildren();
+    for (const cleanup of cleanups) await cleanup().catch(() => undefined);
     await Promise.allSettled(servings.map((serving) => serving.close('end', { drainMs: 0 })));
     await Promise.allSettled(servers.map((server) => server.close()));
     await Promise.allSettled(connections.map((made) => made.close()));
@@ -136,15 +146,56 @@ describe('rxmcp gateway --mesh', () => {
     }
   });
 
+  test('--auth-issuer and --identity-key: an authenticated caller reaches a member as itself', async () => {
+    const key = await signingKey('ES256', 'k1');
+    const as = await startAuthorizationServer([key]);
+    cleanups.push(async () => as[Symbol.asyncDispose]());
+    const keys = await gatewayKeys('mesh-gw');
+    const dir = await mkdtemp(join(tmpdir(), 'rxmcp-gateway-mesh-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const keyFile = join(dir, 'gateway.jwk');
+    await writeFile(keyFile, JSON.stringify(keys.privateJwk));
+    const vault = memberServer('vault-server');
+    vault.tool({ name: 'whoami' }, (_args, ctx) => (ctx.auth === undefined ? 'anonymous' : ctx.auth.principal ?? 'no principal'));
+    await serveMember('vault', vault, { keys: [keys.publicJwk] });
+    const port = await freePort();
+    const guarded = await startMeshGateway(['--nats', nats.url, '--select', 'vault', '--mesh-name', 'spec-mesh-identity', '--auth-issuer', as.issuer, '--auth-allow-loopback-http', '--identity-key', keyFile], ['vault'], port);
+    cleanups.push(async () => {
+      guarded.cli.child.kill('SIGTERM');
+      await guarded.cli.done;
+    });
+    assert.match(guarded.cli.stdout(), /the servers are told who each caller is \(--identity-key\)/);
+    const token = await as.mint({ iss: as.issuer, aud: guarded.url, sub: 'alice', scope: 'mcp', exp: Math.floor(Date.now() / 1000) + 3600 });
+    const client = new Client({ name: 'sdk-authenticated-caller', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(guarded.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    try {
+      assert.equal(textOf(await client.callTool({ name: 'whoami', arguments: {} })), 'alice');
+    } finally {
+      await client.close();
+    }
+    const anonymous = new Client({ name: 'sdk-anonymous-caller', version: '1.0.0' });
+    await assert.rejects(anonymous.connect(new StreamableHTTPClientTransport(new URL(guarded.url))), /401|Unauthorized/i, 'a caller without a token is refused at the edge');
+  });
+
   test('bad flags are usage errors that say what is wrong (exit 2)', async () => {
-    const [both, stray] = await runEach([
-      ['gateway', '--mesh', '--name', 'weather'],
-      ['gateway', '--name', 'weather', '--select', 'alpha'],
-    ], 2);
-    assert.equal(both?.code, 2);
-    assert.match(both?.stderr ?? '', /^rxmcp gateway: --mesh serves the union of every server on NATS and --name one of them: give one of the two\n\(see rxmcp gateway --help\)\n$/);
-    assert.equal(stray?.code, 2);
-    assert.match(stray?.stderr ?? '', /^rxmcp gateway: --select is for the mesh: add --mesh\n/);
+    // The command line in process (cli/main.ts, what cli/rxmcp.ts exits with): no process to start for a refusal.
+    const run = async (argv: readonly string[]): Promise<{ readonly code: number; readonly err: string }> => {
+      let err = '';
+      const { code } = await runRxmcp(argv, { out: () => undefined, err: (text) => void (err += `${text}\n`) });
+      return { code, err };
+    };
+    const both = await run(['gateway', '--mesh', '--name', 'weather']);
+    assert.equal(both.code, 2);
+    assert.equal(both.err, 'rxmcp gateway: --mesh serves the union of every server on NATS and --name one of them: give one of the two\n(see rxmcp gateway --help)\n');
+    const stray = await run(['gateway', '--name', 'weather', '--select', 'alpha']);
+    assert.equal(stray.code, 2);
+    assert.match(stray.err, /^rxmcp gateway: --select is for the mesh: add --mesh\n/);
+    const pattern = await run(['gateway', '--mesh', '--select', 'alpha,mcp.beta']);
+    assert.equal(pattern.code, 2);
+    assert.match(pattern.err, /--select takes bindings .*, got "mcp\.beta"/);
+    const naming = await run(['gateway', '--mesh', '--naming', 'sometimes']);
+    assert.equal(naming.code, 2);
+    assert.match(naming.err, /--naming must be collisions or always, got "sometimes"/);
   });
 
   test('SIGTERM stops the gateway gracefully: exit code 0', async () => {
