@@ -111,6 +111,7 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayArgs | MeshGat
     drainMs: drainMsOf(command, values['drain-ms']),
   };
   if (mesh !== undefined) return { ...front, mesh };
+  // Without --mesh, --name was required above.
   return { ...front, name: values.name as string, prefix: values.prefix ?? 'mcp' };
 }
 
