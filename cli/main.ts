@@ -72,6 +72,9 @@ serving:
                                   or on stdio (stdout carries MCP only); --auth-issuer URL asks for tokens
   gateway --name S [--nats URL] ...
                                   serve the NATS-hosted MCP server S on Streamable HTTP (--auth-issuer too)
+  gateway --mesh [--nats URL] [--select B,...] [--serve-nats NAME] ...
+                                  serve the union of every MCP server on NATS (one catalog, each request
+                                  routed to its server) on Streamable HTTP, and on NATS with --serve-nats
   bridge to-nats|from-nats ...    serve a stdio MCP server on NATS, or a NATS-hosted server on stdio
   demo                            a client and a server in one process, showing the protocol at work
 
