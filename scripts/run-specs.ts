@@ -1,10 +1,13 @@
 /**
- * `npm test`: every spec file under specs/ through node:test's `run()`, each file in its own process, in two groups:
+ * `npm test`: every spec file under specs/ through node:test's `run()`, in two groups:
  *
- * 1. concurrent: the files without a `@serial` tag, `--concurrency` of them at a time (default: twice the cores,
- *    since most files spend their time waiting on sockets, child processes and timers rather than on a core),
- *    those tagged `@slow` started first;
- * 2. serial: the files tagged `// @serial: <reason>`, one at a time, with nothing else running.
+ * 1. concurrent: the files without a `@serial` tag, a few to a process (`--batch`, default 5: they run one after
+ *    the other there, each its own suite, and what they import is loaded once; scripts/spec-runner/batches.ts),
+ *    `--concurrency` processes at a time (default: three times the cores, since most files spend their time waiting
+ *    on sockets, child processes and timers rather than on a core), those tagged `@slow` started first, each in a
+ *    process of its own, as is each tagged `@own-process`;
+ * 2. serial: the files tagged `// @serial: <reason>`, one at a time, each in its own process, with nothing else
+ *    running.
  *
  * The tags and when to use them: scripts/spec-runner/groups.ts and specs/README.md.
  *
@@ -13,14 +16,15 @@
  *
  *   npm test                                   every spec file
  *   npm test -- specs/a.spec.ts specs/b.spec.ts  just those (their tags still apply)
- *   npm test -- --concurrency 1                one file at a time (RXMCP_SPEC_CONCURRENCY=1 does the same)
+ *   npm test -- --concurrency 1                one process at a time (RXMCP_SPEC_CONCURRENCY=1 does the same)
+ *   npm test -- --batch 1                      every file in a process of its own (RXMCP_SPEC_BATCH=1 does the same)
  *
  * The specs that start the `rxmcp` command run the built one (dist/cli/rxmcp.js) when dist/ is the build of the
  * current sources (scripts/build-stamp.ts, checked once here), and cli/rxmcp.ts through tsx otherwise
  * (specs/support/rxmcp-command.ts); the first line of the output says which.
  */
 import { once } from 'node:events';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { run } from 'node:test';
@@ -28,6 +32,7 @@ import { tap } from 'node:test/reporters';
 import { parseArgs } from 'node:util';
 import { BUILT_CLI_ENV, CLI_BUILT } from '../specs/support/rxmcp-command.ts';
 import { isCurrent } from './build-stamp.ts';
+import { type SpecUnit, batchDir, writeUnits } from './spec-runner/batches.ts';
 import { groupSpecs, specFile, type SpecFile } from './spec-runner/groups.ts';
 import { Occupancy, Timings, endedChildrenCpuMs, occupancyLine, seconds, slowestReport } from './spec-runner/timings.ts';
 
@@ -35,9 +40,10 @@ type TestEvent = Parameters<typeof tap>[0] extends AsyncGenerator<infer Event, v
 
 const root = join(import.meta.dirname, '..');
 const SLOWEST = 20;
+const DEFAULT_BATCH = 5;
 
 function usage(message: string): never {
-  console.error(`run-specs: ${message}\nusage: npm test [-- [--concurrency N] [spec file...]]`);
+  console.error(`run-specs: ${message}\nusage: npm test [-- [--concurrency N] [--batch N] [spec file...]]`);
   process.exit(2);
 }
 
@@ -61,6 +67,8 @@ function allSpecs(dir = join(root, 'specs')): string[] {
 interface Group {
   readonly label: string;
   readonly files: readonly SpecFile[];
+  /** The processes that run them. */
+  readonly units: readonly SpecUnit[];
   readonly concurrency: number;
 }
 
@@ -82,9 +90,13 @@ const diagnostic = (message: string): TestEvent => ({ type: 'test:diagnostic', d
  * plan and totals kept back (the whole run's are given at the end), file and test durations recorded.
  */
 async function* groupEvents(group: Group, totals: Totals, timings: Timings, occupancy: Occupancy, signal: AbortSignal): AsyncGenerator<TestEvent, void> {
-  const isFile = (data: { readonly nesting: number; readonly file?: string | undefined; readonly name: string }): data is { nesting: number; file: string; name: string } =>
-    data.nesting === 0 && data.file !== undefined && resolve(root, data.name) === data.file;
-  const stream = run({ files: group.files.map((file) => resolve(root, file.path)), concurrency: group.concurrency, signal });
+  // A spec file's own result is a top-level one named by its path: its process's, when it has one of its own; its
+  // suite's, in a batch. A process's is the top-level one named by the module the process runs.
+  const specPaths = new Set(group.files.map((file) => resolve(root, file.path)));
+  type Named = { readonly nesting: number; readonly file?: string | undefined; readonly name: string };
+  const isFile = (data: Named): data is Named & { file: string } => data.nesting === 0 && data.file !== undefined && specPaths.has(resolve(root, data.name));
+  const isProcess = (data: Named): data is Named & { file: string } => data.nesting === 0 && data.file !== undefined && resolve(root, data.name) === data.file;
+  const stream = run({ files: group.units.map((unit) => unit.entry), concurrency: group.concurrency, signal });
   for await (const event of stream as AsyncIterable<TestEvent>) {
     switch (event.type) {
       case 'test:plan':
@@ -98,13 +110,11 @@ async function* groupEvents(group: Group, totals: Totals, timings: Timings, occu
         }
         break;
       case 'test:dequeue':
-        if (isFile(event.data)) occupancy.started(event.data.file, performance.now());
+        if (isProcess(event.data)) occupancy.started(event.data.file, performance.now());
         break;
       case 'test:complete':
-        if (isFile(event.data)) {
-          occupancy.ended(event.data.file, performance.now());
-          timings.file(event.data.file, event.data.details.duration_ms);
-        }
+        if (isProcess(event.data)) occupancy.ended(event.data.file, performance.now());
+        if (isFile(event.data)) timings.file(resolve(root, event.data.name), event.data.details.duration_ms);
         break;
       case 'test:pass':
       case 'test:fail': {
@@ -130,10 +140,12 @@ async function* allEvents(groups: readonly Group[], timings: Timings, signal: Ab
   yield diagnostic(cliLine);
   for (const group of groups) {
     if (group.files.length === 0) continue;
-    yield diagnostic(`${group.label}: ${group.files.length} spec file${group.files.length === 1 ? '' : 's'}, ${group.concurrency === 1 ? 'one at a time' : `${group.concurrency} at a time`}`);
+    const processes = group.units.length === group.files.length ? '' : ` in ${group.units.length} process${group.units.length === 1 ? '' : 'es'}`;
+    yield diagnostic(`${group.label}: ${group.files.length} spec file${group.files.length === 1 ? '' : 's'}${processes}, ${group.concurrency === 1 ? 'one at a time' : `${group.concurrency} at a time`}`);
     for (const file of group.files) {
       if (file.serial !== undefined) yield diagnostic(`  ${file.path}: ${file.serial}`);
       else if (file.slow !== undefined) yield diagnostic(`  starts first, ${file.path}: ${file.slow}`);
+      else if (file.ownProcess !== undefined) yield diagnostic(`  a process of its own, ${file.path}: ${file.ownProcess}`);
     }
     const groupStarted = performance.now();
     const cpuBefore = endedChildrenCpuMs();
@@ -166,20 +178,25 @@ function chooseCli(): string {
 }
 
 async function main(): Promise<void> {
-  let parsed: { values: { concurrency?: string | undefined }; positionals: string[] };
+  let parsed: { values: { concurrency?: string | undefined; batch?: string | undefined }; positionals: string[] };
   try {
-    parsed = parseArgs({ options: { concurrency: { type: 'string' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({ options: { concurrency: { type: 'string' }, batch: { type: 'string' } }, allowPositionals: true, strict: true });
   } catch (error) {
     usage(error instanceof Error ? error.message : String(error));
   }
   const { values, positionals } = parsed;
   const concurrencyArg = values.concurrency ?? process.env['RXMCP_SPEC_CONCURRENCY'];
-  const concurrency = concurrencyArg === undefined || concurrencyArg === '' ? Math.max(2, availableParallelism() * 2) : positiveInteger(concurrencyArg, '--concurrency');
+  const concurrency = concurrencyArg === undefined || concurrencyArg === '' ? Math.max(2, availableParallelism() * 3) : positiveInteger(concurrencyArg, '--concurrency');
+  const batchArg = values.batch ?? process.env['RXMCP_SPEC_BATCH'];
+  const batch = batchArg === undefined || batchArg === '' ? DEFAULT_BATCH : positiveInteger(batchArg, '--batch');
   const paths = positionals.length > 0 ? positionals.map((path) => relative(root, resolve(path))) : allSpecs();
   const { concurrent, serial } = groupSpecs(paths.map((path) => specFile(path, readFileSync(resolve(root, path), 'utf8'))));
+  const batches = batchDir(root);
+  process.once('exit', () => rmSync(batches, { recursive: true, force: true }));
   const groups: Group[] = [
-    { label: 'concurrent', files: concurrent, concurrency },
-    { label: 'serial', files: serial, concurrency: 1 },
+    { label: 'concurrent', files: concurrent, units: writeUnits(concurrent, batch, root, join(batches, 'concurrent')), concurrency },
+    // Never batched: a serial file runs with nothing else, in a process of its own.
+    { label: 'serial', files: serial, units: serial.map((file) => ({ entry: resolve(root, file.path), files: [file] })), concurrency: 1 },
   ];
 
   const abort = new AbortController();

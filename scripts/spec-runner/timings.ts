@@ -1,6 +1,6 @@
 /**
  * The slowest spec files and tests of a run, for the end of the CI log: a file's time is its whole process
- * (start-up, imports, every test and hook); a test's is node:test's own duration of it (suites left out, their
+ * (start-up, imports, every test and hook) when it has one of its own, its suite's in a batch; a test's is node:test's own duration of it (suites left out, their
  * time is their tests'), shown with the file it is written in (a helper module for the tests a spec file makes
  * through a shared function, e.g. specs/fuzz/reliability.ts).
  */
@@ -51,7 +51,7 @@ export function slowestReport(timings: Timings, count: number): string[] {
   const width = Math.max(0, ...[...files, ...tests].map((timed) => seconds(timed.ms).length));
   const cell = (ms: number): string => seconds(ms).padStart(width);
   return [
-    `slowest ${files.length} spec files (each its own process, start-up included):`,
+    `slowest ${files.length} spec files (start-up included for a file in a process of its own):`,
     ...files.map((timed) => `  ${cell(timed.ms)}  ${timed.file}`),
     `slowest ${tests.length} tests (and the file each is written in):`,
     ...tests.map((timed) => `  ${cell(timed.ms)}  ${timed.name.replace(/\s+/g, ' ').slice(0, 150)}  (${timed.file})`),
@@ -59,8 +59,8 @@ export function slowestReport(timings: Timings, count: number): string[] {
 }
 
 /**
- * How many spec files ran at once, over a group's run: the time spent with 1, 2, ... files running. A group whose
- * last stretch runs one file alone shows here (that file is worth a `@slow` tag, or splitting).
+ * How many spec processes ran at once, over a group's run: the time spent with 1, 2, ... running. A group whose
+ * last stretch runs one alone shows here (its file is worth a `@slow` tag, or splitting).
  */
 export class Occupancy {
   readonly #starts = new Map<string, number>();
@@ -94,7 +94,7 @@ export class Occupancy {
 
 export function occupancyLine(occupancy: Occupancy): string {
   const parts = occupancy.profile().map(({ running, ms }) => `${running} for ${seconds(ms)}`);
-  return `files running at once: ${parts.length === 0 ? 'none' : parts.join(', ')}`;
+  return `spec processes running at once: ${parts.length === 0 ? 'none' : parts.join(', ')}`;
 }
 
 /**

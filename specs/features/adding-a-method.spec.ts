@@ -9,6 +9,8 @@
  * - its span name and attributes (rxmcp/otel with the real SDK);
  * - the `Mcp-Name` mirror over modern Streamable HTTP (the client sends it, the server refuses a wrong one);
  * - a typed client call: `session.request(declaration, params)` resolves with `ResultOf<typeof declaration>`.
+ *
+ * @own-process: registers the OpenTelemetry SDK globally (specs/otel/support.ts), once per process
  */
 import assert from 'node:assert/strict';
 import { after, beforeEach, describe, test } from 'node:test';

@@ -1,6 +1,8 @@
 /**
  * The bounded in-process bucket store (limits/bucket-store.ts): the cap on buckets, least-recently-used
  * eviction, lossless idle expiry on the injected clock, and the measured memory of one bucket.
+ *
+ * @own-process: measures the process's heap per bucket
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

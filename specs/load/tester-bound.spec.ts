@@ -4,6 +4,8 @@
  * figures understate the server; its live status flags those intervals.
  *
  * @serial: asserts the tester's own CPU share and event-loop lag interval by interval: other processes on the cores change what it measures
+ *
+ * @own-process: spins the process's CPU and reads its CPU time
  */
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';

@@ -1,6 +1,8 @@
 /**
  * hostMetrics: a session host's figures read by the SDK when it collects: live sessions, accepted and refused
  * totals, and closes.
+ *
+ * @own-process: registers the OpenTelemetry SDK globally (specs/otel/support.ts), once per process
  */
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';

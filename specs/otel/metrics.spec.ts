@@ -2,6 +2,8 @@
  * rxmcp/otel's metrics with the real OpenTelemetry SDK (a metric reader collected on demand): the operation
  * duration histograms of the conventions on both sides (with error.type on failures), in-flight requests back
  * to zero, errors counted, and a server's open sessions and their duration; instrument() registers all of it.
+ *
+ * @own-process: registers the OpenTelemetry SDK globally (specs/otel/support.ts), once per process
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';

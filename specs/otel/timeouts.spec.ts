@@ -6,6 +6,8 @@
  * the peer's SERVER span is cancelled, since for it that is what happened. A handler that runs past its own time
  * ends its SERVER span as timed out (no `cancelled` event: nothing was cancelled on the wire), and the client's span
  * records the error the server answered with. A caller aborting is still `cancelled` on both sides.
+ *
+ * @own-process: registers the OpenTelemetry SDK globally (specs/otel/support.ts), once per process
  */
 import assert from 'node:assert/strict';
 import { after, beforeEach, describe, test } from 'node:test';

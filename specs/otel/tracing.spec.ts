@@ -2,6 +2,8 @@
  * rxmcp/otel's spans with the real OpenTelemetry SDK (in-memory exporter), client and server over the memory
  * pair in both eras: one trace across both sides (the server span a child of the client span, through the
  * `_meta` trace context), the conventions' names and attributes, errors, progress events and cancellation.
+ *
+ * @own-process: registers the OpenTelemetry SDK globally (specs/otel/support.ts), once per process
  */
 import assert from 'node:assert/strict';
 import { after, beforeEach, describe, test } from 'node:test';

@@ -3,6 +3,8 @@
  * nats-server, both eras) and the path client -> HTTP -> `rxmcp gateway` -> NATS -> server, with no help from
  * the transports or the gateway: the server span is the client span's child in every case. The NATS client
  * transport also mirrors the trace context into `traceparent`/`tracestate` headers for NATS-level tools.
+ *
+ * @own-process: registers the OpenTelemetry SDK globally (specs/otel/support.ts), once per process
  */
 import assert from 'node:assert/strict';
 import { after, beforeEach, describe, test } from 'node:test';

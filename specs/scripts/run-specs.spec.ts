@@ -1,8 +1,9 @@
 /**
- * The spec runner of `npm test` (scripts/run-specs.ts): the `@serial` tag read from a file's comments, and whole runs
- * over the fixture files of specs/support/runner-fixtures, which prove by what they see that the untagged files run
- * side by side and the tagged one alone after them, that the TAP is one document numbered through both groups and
- * ends with the slowest files and tests, and that a failing test fails the run.
+ * The spec runner of `npm test` (scripts/run-specs.ts): the tags read from a file's comments, the files grouped into
+ * processes, and whole runs over the fixture files of specs/support/runner-fixtures, which prove by what they see
+ * that the untagged files run side by side and the tagged one alone after them, that batched files share a process
+ * with each file's hooks around its own tests, that the TAP is one document numbered through both groups and ends
+ * with the slowest files and tests, and that a failing test fails the run.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -11,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { batchEntryText, planUnits } from '../../scripts/spec-runner/batches.ts';
 import { groupSpecs, specFile } from '../../scripts/spec-runner/groups.ts';
 import { Occupancy, Timings, occupancyLine, slowestReport } from '../../scripts/spec-runner/timings.ts';
 
@@ -20,10 +22,11 @@ const FIXTURES = 'specs/support/runner-fixtures';
 // spelt in two parts so that this file's own source carries no tag
 const TAG = '@' + 'serial';
 const SLOW = '@' + 'slow';
+const OWN = '@' + 'own-process';
 
 describe('run-specs - the @serial and @slow tags', () => {
   test('a file without the tag is concurrent', () => {
-    assert.deepEqual(specFile('a.spec.ts', "import { test } from 'node:test';\n"), { path: 'a.spec.ts', serial: undefined, slow: undefined });
+    assert.deepEqual(specFile('a.spec.ts', "import { test } from 'node:test';\n"), { path: 'a.spec.ts', serial: undefined, slow: undefined, ownProcess: undefined });
   });
 
   test('a line comment or a line of a block comment carries the tag and its reason', () => {
@@ -47,9 +50,31 @@ describe('run-specs - the @serial and @slow tags', () => {
     assert.throws(() => specFile('specs/x.spec.ts', `// ${SLOW}:\n`), /specs\/x\.spec\.ts: "@slow" needs its reason/);
   });
 
+  test('@own-process is read the same way', () => {
+    assert.equal(specFile('a.spec.ts', ` * ${OWN}: registers a global provider\n`).ownProcess, 'registers a global provider');
+    assert.equal(specFile('a.spec.ts', '').ownProcess, undefined);
+    assert.throws(() => specFile('specs/x.spec.ts', `// ${OWN}:\n`), /specs\/x\.spec\.ts: "@own-process" needs its reason/);
+  });
+
   test('serial files form their group; among the concurrent ones the slow start first; each part keeps the order given', () => {
     const [b, a, c, d, e] = [specFile('b', `// ${TAG}: why`), specFile('a', ''), specFile('c', `// ${SLOW}: long`), specFile('d', ''), specFile('e', `// ${SLOW}: long`)];
     assert.deepEqual(groupSpecs([b, a, c, d, e]), { concurrent: [c, e, a, d], serial: [b] });
+  });
+});
+
+describe('run-specs - processes', () => {
+  test('untagged files go in batches of the size asked, in their order; slow and own-process files alone, first', () => {
+    const [a, b, c, d, e, f] = [specFile('a', ''), specFile('b', `// ${SLOW}: long`), specFile('c', ''), specFile('d', `// ${OWN}: heap`), specFile('e', ''), specFile('f', '')];
+    assert.deepEqual(planUnits([a, b, c, d, e, f], 2), { alone: [b, d], batches: [[a, c], [e, f]] });
+    assert.deepEqual(planUnits([a, b, c], 5), { alone: [b], batches: [[a, c]] });
+    assert.deepEqual(planUnits([a, b, c], 1), { alone: [b, a, c], batches: [] }, 'a batch of 1 is every file alone');
+  });
+
+  test("a batch entry imports each file inside a suite named by the file's path", () => {
+    const text = batchEntryText([specFile('specs/a.spec.ts', ''), specFile('specs/b c.spec.ts', '')], '/repo');
+    assert.match(text, /^import \{ describe \} from 'node:test';$/m);
+    assert.match(text, /^describe\("specs\/a\.spec\.ts", async \(\) => \{ await import\("file:\/\/\/repo\/specs\/a\.spec\.ts"\); \}\);$/m);
+    assert.match(text, /^describe\("specs\/b c\.spec\.ts", async \(\) => \{ await import\("file:\/\/\/repo\/specs\/b%20c\.spec\.ts"\); \}\);$/m);
   });
 });
 
@@ -62,7 +87,7 @@ describe('run-specs - timings', () => {
     timings.test('/repo/specs/helper.ts', 'a slow\n  test', 12_345);
     timings.test('/repo/specs/a.spec.ts', 'a quick test', 5);
     assert.deepEqual(slowestReport(timings, 2), [
-      'slowest 2 spec files (each its own process, start-up included):',
+      'slowest 2 spec files (start-up included for a file in a process of its own):',
       '  61.0 s  specs/b.spec.ts',
       '   1.5 s  specs/a.spec.ts',
       'slowest 2 tests (and the file each is written in):',
@@ -72,7 +97,7 @@ describe('run-specs - timings', () => {
     assert.equal(timings.filesTotalMs, 62_700);
   });
 
-  test('files running at once: the time spent with each count, a file that never ended left out', () => {
+  test('spec processes running at once: the time spent with each count, a file that never ended left out', () => {
     const occupancy = new Occupancy();
     occupancy.started('a', 0);
     occupancy.started('b', 10_000);
@@ -85,8 +110,8 @@ describe('run-specs - timings', () => {
       { running: 2, ms: 30_000 },
       { running: 1, ms: 20_000 },
     ]);
-    assert.equal(occupancyLine(occupancy), 'files running at once: 2 for 30.0 s, 1 for 20.0 s');
-    assert.equal(occupancyLine(new Occupancy()), 'files running at once: none');
+    assert.equal(occupancyLine(occupancy), 'spec processes running at once: 2 for 30.0 s, 1 for 20.0 s');
+    assert.equal(occupancyLine(new Occupancy()), 'spec processes running at once: none');
   });
 });
 
@@ -107,7 +132,7 @@ describe('run-specs - whole runs over fixture files', () => {
     const trace = join(work, `${name}.trace`);
     // NODE_TEST_CONTEXT (set by node:test for this spec's own process) would make the runner's run() a child's
     const { NODE_TEST_CONTEXT: _, ...inherited } = process.env;
-    const env = { ...inherited, RUNNER_FIXTURE_TRACE: trace, RUNNER_FIXTURE_PEERS: String(peers), RXMCP_SPEC_CONCURRENCY: '' };
+    const env = { ...inherited, RUNNER_FIXTURE_TRACE: trace, RUNNER_FIXTURE_PEERS: String(peers), RXMCP_SPEC_CONCURRENCY: '', RXMCP_SPEC_BATCH: '' };
     const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
       execFile(process.execPath, ['--import', 'tsx', RUNNER, ...args], { cwd: REPO, env, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (error, out, err) => {
         resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout: out, stderr: err });
@@ -123,7 +148,7 @@ describe('run-specs - whole runs over fixture files', () => {
   }
 
   test('untagged files run side by side, the tagged one alone after them; one TAP document, timings at its end', { timeout: 90_000 }, async () => {
-    const result = await runner('groups', ['--concurrency', '2', ...fixtures('serial.ts', 'concurrent-2.ts', 'concurrent-1.ts')], 2);
+    const result = await runner('groups', ['--concurrency', '2', '--batch', '1', ...fixtures('serial.ts', 'concurrent-2.ts', 'concurrent-1.ts')], 2);
     assert.equal(result.code, 0, result.stdout);
     assert.deepEqual(result.trace.slice(0, 2).sort(), ['start concurrent-1.ts', 'start concurrent-2.ts'], 'both concurrent files started before either ended');
     assert.deepEqual(result.trace.slice(4), ['start serial.ts', 'end serial.ts'], 'the serial file came last');
@@ -136,8 +161,8 @@ describe('run-specs - whole runs over fixture files', () => {
     assert.match(tap, /^# serial: 1 spec file, one at a time$/m);
     assert.match(tap, /^# {3}specs\/support\/runner-fixtures\/serial\.ts: the runner's own spec checks that this file runs with no other file running$/m);
     assert.match(tap, /^# pass 3$/m);
-    assert.match(tap, /^# concurrent group: \d+\.\d s wall, \d+\.\d s CPU \(\d+\.\d\d cores\); files running at once: 2 for \d+\.\d s(, 1 for \d+\.\d s)?$/m, 'the two met');
-    assert.match(tap, /^# serial group: \d+\.\d s wall, \d+\.\d s CPU \(\d+\.\d\d cores\); files running at once: 1 for \d+\.\d s$/m);
+    assert.match(tap, /^# concurrent group: \d+\.\d s wall, \d+\.\d s CPU \(\d+\.\d\d cores\); spec processes running at once: 2 for \d+\.\d s(, 1 for \d+\.\d s)?$/m, 'the two met');
+    assert.match(tap, /^# serial group: \d+\.\d s wall, \d+\.\d s CPU \(\d+\.\d\d cores\); spec processes running at once: 1 for \d+\.\d s$/m);
     assert.match(tap, /^# fail 0$/m);
     const slowest = tap.slice(tap.indexOf('# slowest 3 spec files'));
     for (const file of ['concurrent-1.ts', 'concurrent-2.ts', 'serial.ts']) assert.match(slowest, new RegExp(`^# +\\d+\\.\\d s {2}specs/support/runner-fixtures/${file.replace('.', '\\.')}$`, 'm'));
@@ -146,8 +171,24 @@ describe('run-specs - whole runs over fixture files', () => {
     assert.match(slowest, /^# +\d+\.\d s {2}serial\.ts runs alone, after the concurrent files {2}\(specs\/support\/runner-fixtures\/serial\.ts\)$/m);
   });
 
+  test("batched files share one process, one after the other, each file's hooks around its own tests", { timeout: 90_000 }, async () => {
+    const result = await runner('batched', ['--concurrency', '2', '--batch', '2', ...fixtures('hooks-a.ts', 'hooks-b.ts')]);
+    assert.equal(result.code, 0, result.stdout);
+    const pids = new Set(result.trace.map((line) => line.split(' ')[0]));
+    assert.equal(pids.size, 1, `one process ran both files: ${result.trace.join(' | ')}`);
+    assert.deepEqual(result.trace.map((line) => line.split(' ').slice(1).join(' ')), [
+      'hooks-a.ts before', 'hooks-a.ts first', 'hooks-a.ts second', 'hooks-a.ts after',
+      'hooks-b.ts before', 'hooks-b.ts first', 'hooks-b.ts second', 'hooks-b.ts after',
+    ]);
+    assert.match(result.stdout, /^# concurrent: 2 spec files in 1 process, 2 at a time$/m);
+    assert.deepEqual(result.stdout.match(/^ok \d+ - .+$/gm), ['ok 1 - specs/support/runner-fixtures/hooks-a.ts', 'ok 2 - specs/support/runner-fixtures/hooks-b.ts'], "each file's result is its own");
+    assert.match(result.stdout, /^# pass 4$/m);
+    const slowest = result.stdout.slice(result.stdout.indexOf('# slowest 2 spec files'));
+    for (const file of ['hooks-a.ts', 'hooks-b.ts']) assert.match(slowest, new RegExp(`^# +\\d+\\.\\d s {2}specs/support/runner-fixtures/${file.replace('.', '\\.')}$`, 'm'), 'timed as files');
+  });
+
   test('a failing test fails the run, and the others still run', { timeout: 90_000 }, async () => {
-    const result = await runner('failing', ['--concurrency', '2', ...fixtures('failing.ts', 'concurrent-1.ts')], 1);
+    const result = await runner('failing', ['--concurrency', '2', '--batch', '1', ...fixtures('failing.ts', 'concurrent-1.ts')], 1);
     assert.equal(result.code, 1, result.stdout);
     assert.match(result.stdout, /^not ok \d+ - failing\.ts fails on purpose$/m);
     assert.match(result.stdout, /^ok \d+ - concurrent-1\.ts meets its peers$/m);
@@ -155,10 +196,10 @@ describe('run-specs - whole runs over fixture files', () => {
   });
 
   test('an unknown option or a bad concurrency is refused with the usage, before any file runs', async () => {
-    for (const args of [['--no-such-option'], ['--concurrency', '0', ...fixtures('failing.ts')], ['--concurrency', 'many']]) {
+    for (const args of [['--no-such-option'], ['--concurrency', '0', ...fixtures('failing.ts')], ['--concurrency', 'many'], ['--batch', '0']]) {
       const result = await runner('usage', args);
       assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
-      assert.match(result.stderr, /^run-specs: .+\nusage: npm test \[-- \[--concurrency N\] \[spec file\.\.\.\]\]$/m);
+      assert.match(result.stderr, /^run-specs: .+\nusage: npm test \[-- \[--concurrency N\] \[--batch N\] \[spec file\.\.\.\]\]$/m);
       assert.equal(result.stdout, '');
     }
   });

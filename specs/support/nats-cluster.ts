@@ -162,7 +162,7 @@ async function awaitRoutes(urls: readonly string[], ms: number): Promise<void> {
   const tag = randomBytes(4).toString('hex');
   const connections = await Promise.all(urls.map((url) => connect({ servers: url, reconnect: false, timeout: 2000 })));
   try {
-    connections.forEach((nc, i) => nc.subscribe(`route-probe.${tag}.${i}`, { callback: (_error, msg) => msg.respond() }));
+    connections.forEach((nc, i) => nc.subscribe(`route-probe.${tag}.${i}`, { callback: (_error, msg) => void msg.respond() }));
     await Promise.all(connections.map((nc) => nc.flush()));
     for (const [from, nc] of connections.entries()) {
       for (let to = 0; to < connections.length; to++) {

@@ -9,6 +9,8 @@
  *
  * Bounded means: the peak growth of the heap plus external memory is a small fraction of what the tool offered,
  * set by the queue bound (frames x 64 KiB), the event store's per-session bound and the socket buffers.
+ *
+ * @own-process: measures the process's retained memory while 1 GiB streams
  */
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';

@@ -1,0 +1,3 @@
+import { hookedFile } from './hooks.ts';
+
+hookedFile(import.meta.filename);
