@@ -7,7 +7,7 @@
  *    on sockets, child processes and timers rather than on a core), those tagged `@slow` started first, each in a
  *    process of its own, as is each tagged `@own-process`;
  * 2. serial: the files tagged `// @serial: <reason>`, one at a time, each in its own process, with nothing else
- *    running.
+ *    running (once the files named by RXMCP_SPEC_SERIAL_AFTER exist, when it is set: scripts/spec-runner/serial-gate.ts).
  *
  * The tags and when to use them: scripts/spec-runner/groups.ts and specs/README.md.
  *
@@ -34,6 +34,7 @@ import { BUILT_CLI_ENV, CLI_BUILT } from '../specs/support/rxmcp-command.ts';
 import { isCurrent } from './build-stamp.ts';
 import { type SpecUnit, batchDir, writeUnits } from './spec-runner/batches.ts';
 import { groupSpecs, specFile, type SpecFile } from './spec-runner/groups.ts';
+import { SERIAL_AFTER_ENV, gateFiles, waitForGate } from './spec-runner/serial-gate.ts';
 import { Occupancy, Timings, endedChildrenCpuMs, occupancyLine, seconds, slowestReport } from './spec-runner/timings.ts';
 
 type TestEvent = Parameters<typeof tap>[0] extends AsyncGenerator<infer Event, void> ? Event : never;
@@ -70,6 +71,8 @@ interface Group {
   /** The processes that run them. */
   readonly units: readonly SpecUnit[];
   readonly concurrency: number;
+  /** What to wait for before the group starts: the line for the log, if any. */
+  readonly after?: (signal: AbortSignal) => Promise<string | undefined>;
 }
 
 /** What the runs of the groups add up to. */
@@ -140,6 +143,8 @@ async function* allEvents(groups: readonly Group[], timings: Timings, signal: Ab
   yield diagnostic(cliLine);
   for (const group of groups) {
     if (group.files.length === 0) continue;
+    const waited = await group.after?.(signal);
+    if (waited !== undefined) yield diagnostic(waited);
     const processes = group.units.length === group.files.length ? '' : ` in ${group.units.length} process${group.units.length === 1 ? '' : 'es'}`;
     yield diagnostic(`${group.label}: ${group.files.length} spec file${group.files.length === 1 ? '' : 's'}${processes}, ${group.concurrency === 1 ? 'one at a time' : `${group.concurrency} at a time`}`);
     for (const file of group.files) {
@@ -196,7 +201,13 @@ async function main(): Promise<void> {
   const groups: Group[] = [
     { label: 'concurrent', files: concurrent, units: writeUnits(concurrent, batch, root, join(batches, 'concurrent')), concurrency },
     // Never batched: a serial file runs with nothing else, in a process of its own.
-    { label: 'serial', files: serial, units: serial.map((file) => ({ entry: resolve(root, file.path), files: [file] })), concurrency: 1 },
+    {
+      label: 'serial',
+      files: serial,
+      units: serial.map((file) => ({ entry: resolve(root, file.path), files: [file] })),
+      concurrency: 1,
+      after: (signal) => waitForGate(gateFiles(process.env[SERIAL_AFTER_ENV]), signal),
+    },
   ];
 
   const abort = new AbortController();

@@ -7,12 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { batchEntryText, planUnits } from '../../scripts/spec-runner/batches.ts';
+import { gateFiles, waitForGate } from '../../scripts/spec-runner/serial-gate.ts';
 import { groupSpecs, specFile } from '../../scripts/spec-runner/groups.ts';
 import { Occupancy, Timings, occupancyLine, slowestReport } from '../../scripts/spec-runner/timings.ts';
 
@@ -75,6 +76,29 @@ describe('run-specs - processes', () => {
     assert.match(text, /^import \{ describe \} from 'node:test';$/m);
     assert.match(text, /^describe\("specs\/a\.spec\.ts", async \(\) => \{ await import\("file:\/\/\/repo\/specs\/a\.spec\.ts"\); \}\);$/m);
     assert.match(text, /^describe\("specs\/b c\.spec\.ts", async \(\) => \{ await import\("file:\/\/\/repo\/specs\/b%20c\.spec\.ts"\); \}\);$/m);
+  });
+});
+
+describe('run-specs - the serial group waits for what runs beside the concurrent files', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rxmcp-serial-gate-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('the files named are split as PATH is; unset, nothing is waited for', async () => {
+    assert.deepEqual(gateFiles(['/a/one', '', '/b/two'].join(delimiter)), ['/a/one', '/b/two']);
+    assert.deepEqual(gateFiles(undefined), []);
+    assert.equal(await waitForGate([], new AbortController().signal), undefined);
+  });
+
+  test('it waits until every file exists, and no longer than its limit', async () => {
+    const [one, two] = [join(dir, 'one'), join(dir, 'two')];
+    writeFileSync(one, '');
+    const started = Date.now();
+    const timer = setTimeout(() => writeFileSync(two, ''), 700);
+    const line = await waitForGate([one, two], new AbortController().signal);
+    clearTimeout(timer);
+    assert.ok(Date.now() - started >= 650, 'not before the second file existed');
+    assert.match(line ?? '', /^serial: waited \d+\.\d s for what ran beside the concurrent files \(RXMCP_SPEC_SERIAL_AFTER\)$/);
+    assert.match(await waitForGate([join(dir, 'never')], new AbortController().signal, 300) ?? '', /^serial: started after waiting 0 s, the limit, for .*never \(RXMCP_SPEC_SERIAL_AFTER\)$/);
   });
 });
 
