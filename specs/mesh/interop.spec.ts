@@ -11,10 +11,11 @@
  * every server. Then `gamma` is SIGKILLed while a call of the 1.x client runs there: that call fails with the
  * mesh's "member unavailable" error within a bound, gamma's tools leave the catalog and both clients hear
  * `notifications/tools/list_changed` (the 2.x one on its listen stream), and calls to alpha and everything all
- * succeed meanwhile. Started again, gamma is found again and its tools come back.
+ * succeed meanwhile. Started again, gamma is found again and its tools come back. Likewise the bridge SIGKILLed
+ * while a call of the 2.x client runs in its server-everything process: the call fails, everything leaves the
+ * union (its processes end with their stdin), and a new bridge of the name is found and listed.
  *
- * @serial: a 3-node JetStream cluster, a bridge and its server-everything processes, and a server process that is
- * killed and started again (tsx), all under wall-clock bounds
+ * @serial: a 3-node JetStream cluster, bridges, server-everything and server processes killed and restarted under wall-clock bounds
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -30,7 +31,7 @@ import { createServer } from '../../server/create-server.ts';
 import { type StreamableHttpServer, createStreamableHttpServer } from '../../transports/http/index.ts';
 import { type NatsServing, serveNats } from '../../transports/nats/index.ts';
 import { type NatsCluster, startNatsCluster } from '../support/nats-cluster.ts';
-import { killChildren, until } from '../support/interop-processes.ts';
+import { isRunning, killChildren, until } from '../support/interop-processes.ts';
 import { type BridgeProcess, startToNats, stopBridge } from '../cli/bridge/bridge-processes.ts';
 import { type ServerProcess, startServerProcess, stopAll } from '../transports/nats/nats-processes.ts';
 
@@ -227,6 +228,54 @@ describe('mesh interop: three servers on a NATS cluster, official SDK clients on
       } finally {
         await listening.close();
       }
+      assert.deepEqual(one.errors, []);
+      assert.deepEqual(two.errors, []);
+    } finally {
+      await one.transport.terminateSession().catch(() => undefined);
+      await Promise.all([one.client.close(), two.client.close()]);
+    }
+  });
+
+  test('mesh interop - the bridge SIGKILLed mid-call: the call fails, server-everything leaves the union; a new bridge is found and it comes back', async (t) => {
+    const [one, two] = await Promise.all([sdk1(), sdk2()]);
+    try {
+      assert.ok(bridge !== undefined && cluster?.nodes[1] !== undefined);
+      const union = sorted((await one.client.listTools()).tools);
+      assert.ok(union.includes('trigger-long-running-operation'), union.join(', '));
+      // The 2.x client's call runs in a server-everything process behind the bridge, reporting progress.
+      let progressed = false;
+      const killedCall = two.client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 20, steps: 100 } }, { timeout: 20_000, onprogress: () => void (progressed = true) })
+        .then((result) => ({ result }), (error: unknown) => ({ error }));
+      await until(() => progressed, 'the call through the bridge reported progress', 10_000);
+      const changesBefore = one.toolChanges.length;
+
+      const killedAt = Date.now();
+      const killed = bridge;
+      killed.signal('SIGKILL');
+      await killed.exited;
+      const outcome = await killedCall;
+      const failedAfter = Date.now() - killedAt;
+      assert.ok('error' in outcome, `the call through the killed bridge failed, not ${JSON.stringify(outcome)}`);
+      const failure = outcome.error as { code?: unknown; message?: unknown };
+      assert.equal(failure.code, MEMBER_UNAVAILABLE, String(failure.message));
+      assert.match(String(failure.message), /Mesh member "everything" is unavailable/);
+      assert.ok(failedAfter < 5000, `it failed ${failedAfter} ms after the kill`);
+      t.diagnostic(`the call through the bridge failed ${failedAfter} ms after the kill: ${String(failure.message)}`);
+
+      // Gone from the union (alpha's and gamma's tools stay, and answer); its processes end with their stdin.
+      await until(() => one.toolChanges.length > changesBefore, 'the 1.x client heard tools/list_changed', 10_000);
+      await until(async () => !sorted((await two.client.listTools()).tools).includes('get-sum'), 'server-everything\'s tools left the catalog', 10_000);
+      assert.equal(textOf(await one.client.callTool({ name: 'add', arguments: { a: 1, b: 1 } })), '2');
+      assert.equal(JSON.parse(textOf(await two.client.callTool({ name: 'gamma__echo', arguments: { text: 'still' } }))).text, 'still');
+      await until(() => killed.childPids().every((pid) => !isRunning(pid)), 'the killed bridge\'s server processes ended', 10_000);
+
+      // A new bridge of the same name: announced, found, listed again.
+      const changesGone = one.toolChanges.length;
+      bridge = await startToNats(cluster.nodes[1].url, 'everything');
+      await until(() => one.toolChanges.length > changesGone, 'the 1.x client heard server-everything come back', 15_000);
+      await until(async () => sorted((await one.client.listTools()).tools).includes('get-sum'), 'server-everything\'s tools are back', 10_000);
+      assert.equal(textOf(await two.client.callTool({ name: 'everything__echo', arguments: { message: 'again' } })), 'Echo: again');
+      t.diagnostic(`server-everything was back ${Date.now() - killedAt} ms after the kill`);
       assert.deepEqual(one.errors, []);
       assert.deepEqual(two.errors, []);
     } finally {
