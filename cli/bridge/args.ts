@@ -10,7 +10,8 @@ import { DEFAULT_DRAIN_MS, drainFlag, drainMsOf, stoppingHelp } from '../stoppin
 
 export const bridgeUsage = `usage:
   rxmcp bridge to-nats --nats <url> --name <server name> [options] -- <command> [args...]
-      serve a stdio MCP server on NATS: one <command> process per MCP session (legacy era)
+      serve a stdio MCP server on NATS: one <command> process per MCP session (legacy era), announced on the
+      NATS services protocol (discovery, rxmcp/mesh) as what one probing process of <command> says it is
       --prefix <p>               subject prefix (default mcp)
       --max-children <n>         most server processes at once (default ${DEFAULT_MAX_CHILDREN}); more sessions are refused
       --env NAME=VALUE           a variable for the server processes (repeatable)

@@ -13,30 +13,29 @@
  * - Once the bridge is stopping (`stopping()`), a process still running after its session closed is hurried:
  *   SIGTERM `HURRIED_STEP_MS` after its session's last answers went (its stdin has ended by then), SIGKILL as
  *   long after, so a server that ignores both does not hold the bridge past its stop budget (cli/stopping.ts).
+ * - Given a `description` (what a probe learned, bridged-description.ts), it describes itself, so the binding
+ *   announces it on the services protocol; the list changes its processes say move the catalog revision.
  */
 import { LocalError } from '../../core/errors.ts';
-import type { GracefulCloseOptions, SessionAcceptorPort, Transport } from '../../core/transport.ts';
-import { type EnvInheritance, type StdioClientTransport, spawnStdioServer } from '../../transports/stdio/index.ts';
+import type { GracefulCloseOptions, SessionAcceptorPort } from '../../core/transport.ts';
+import type { StdioClientTransport } from '../../transports/stdio/index.ts';
+import type { BridgedDescription } from './bridged-description.ts';
 import { pendingTransport } from './pending-transport.ts';
 import { type Pipe, pipeTransports } from './pipe.ts';
 import { type AgreedHandshake, replayHandshake } from './replayed-handshake.ts';
 import { LAST_ANSWERS_MS } from '../stopping.ts';
+import { type ChildCommand, spawnChild } from './spawn-child.ts';
 
-export interface ChildAcceptorOptions {
-  readonly command: string;
-  readonly args: readonly string[];
-  /** Variables for each child, over the inherited base. */
-  readonly env?: Readonly<Record<string, string>>;
-  /** The inherited base of each child's environment (default `safe`, see transports/stdio). */
-  readonly inheritEnv?: EnvInheritance;
+export interface ChildAcceptorOptions extends ChildCommand {
   /** Most server processes at once (default 100). */
   readonly maxChildren?: number;
-  /** How long a stopping child may take after its stdin ended, and again after SIGTERM (default 2000 ms each). */
-  readonly stopWaitMs?: number;
   /** How long a new child may take to answer a replayed `initialize` (default 30 s). */
   readonly replayTimeoutMs?: number;
-  /** Diagnostics, one line each (the CLI writes them to stderr). */
-  readonly report: (line: string) => void;
+  /**
+   * What the bridged server is, for media that announce it (the acceptor's `describe()`); its processes' list
+   * changes are counted into it. Absent: the acceptor has no `describe()`, and the bridge is not announced.
+   */
+  readonly description?: BridgedDescription;
 }
 
 export interface ChildAcceptor extends SessionAcceptorPort {
@@ -63,21 +62,6 @@ export function childAcceptor(options: ChildAcceptorOptions): ChildAcceptor {
   const maxChildren = options.maxChildren ?? DEFAULT_MAX_CHILDREN;
   const open = new Set<Bridged>();
   const label = [options.command, ...options.args].join(' ');
-
-  const spawnChild = async (): Promise<StdioClientTransport> => {
-    const child = await spawnStdioServer({
-      command: options.command,
-      args: options.args,
-      stderr: 'pipe',
-      ...(options.env === undefined ? {} : { env: options.env }),
-      ...(options.inheritEnv === undefined ? {} : { inheritEnv: options.inheritEnv }),
-      ...(options.stopWaitMs === undefined ? {} : { shutdown: { stdinCloseWaitMs: options.stopWaitMs, sigtermWaitMs: options.stopWaitMs } }),
-    });
-    const pid = child.pid;
-    child.stderr$.subscribe((line) => options.report(`[pid ${pid}] ${line}`));
-    void child.exited.then((exit) => options.report(`server process ${pid} exited (${exit.signal ?? `code ${String(exit.code)}`})`));
-    return child;
-  };
 
   let stopping = false;
   /**
@@ -117,8 +101,11 @@ export function childAcceptor(options: ChildAcceptorOptions): ChildAcceptor {
     return refused;
   };
 
+  const description = options.description;
   return {
     eras: 'legacy',
+    // Only when there is something to say: serveNats announces an acceptor that has describe().
+    ...(description === undefined ? {} : { describe: () => description.describe() }),
     get size() {
       return open.size;
     },
@@ -129,13 +116,14 @@ export function childAcceptor(options: ChildAcceptorOptions): ChildAcceptor {
       if (refused !== undefined) throw refused;
       const agreed: AgreedHandshake | undefined = acceptOptions?.preinitialized;
       const started: { child?: Bridged['child'] } = {};
-      const making = spawnChild().then(
+      const making = spawnChild(options).then(
         (child) => {
           const known = { transport: child, exited: false };
           started.child = known;
           void child.exited.then(() => (known.exited = true));
           options.report(`server process ${child.pid} started for ${agreed === undefined ? 'a new session' : `a session taken over (replaying its ${agreed.revision} handshake)`} (${open.size} of at most ${maxChildren} running)`);
-          return agreed === undefined ? (child as Transport) : replayHandshake(child, agreed, options.replayTimeoutMs === undefined ? {} : { timeoutMs: options.replayTimeoutMs });
+          const watched = options.description === undefined ? child : options.description.watch(child);
+          return agreed === undefined ? watched : replayHandshake(watched, agreed, options.replayTimeoutMs === undefined ? {} : { timeoutMs: options.replayTimeoutMs });
         },
         (error: unknown) => {
           options.report(`could not start ${label}: ${error instanceof Error ? error.message : String(error)}`);

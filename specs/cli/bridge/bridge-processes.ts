@@ -21,7 +21,7 @@ export interface BridgeProcess {
   readonly pid: number;
   /** Everything it wrote to stderr so far. */
   stderr(): string;
-  /** The server processes it reported starting, in order. */
+  /** The server processes it reported starting for sessions, in order. */
   childPids(): number[];
   readonly exited: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }>;
   /** Signals it, by its pid. */
@@ -41,9 +41,10 @@ export async function startToNats(url: string, name: string, options: { readonly
   const childPids: number[] = [];
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
-    for (const match of chunk.toString().matchAll(/server process (\d+) started/g)) {
+    // Every process it starts is tracked; those for sessions are counted (not the probe's, before it serves).
+    for (const match of chunk.toString().matchAll(/server process (\d+) started( for)?/g)) {
       const started = Number(match[1]);
-      childPids.push(started);
+      if (match[2] !== undefined) childPids.push(started);
       trackChild(started, `server process of the bridge ${pid}`);
     }
   });

@@ -37,9 +37,9 @@ async function toNats(nats: NatsServerProcess, name: string, command: readonly s
   return program;
 }
 
-/** The server processes a to-nats bridge reported starting. */
+/** The server processes a to-nats bridge reported starting for sessions (not its probe's, ended before it serves). */
 function childPids(program: Program): number[] {
-  const pids = Array.from(program.output().matchAll(/server process (\d+) started/g), (match) => Number(match[1]));
+  const pids = Array.from(program.output().matchAll(/server process (\d+) started for/g), (match) => Number(match[1]));
   for (const pid of pids) trackChild(pid, 'a server process of a bridge');
   return pids;
 }
