@@ -44,6 +44,10 @@ function taskServer(seen: Seen): McpServer {
     });
     return 'let through';
   });
+  server.tool({ name: 'ask', inputSchema: z.object({}), execution: { taskSupport: 'optional' } }, async (_args, ctx) => {
+    const answer = await ctx.elicit({ message: 'Colour?', requestedSchema: { type: 'object', properties: { colour: { type: 'string' } }, required: ['colour'] } });
+    return `painted ${answer.action === 'accept' ? String(answer.content?.['colour']) : 'nothing'}`;
+  });
   server.tool({ name: 'plain', inputSchema: z.object({}) }, () => 'plain');
   return server;
 }
@@ -123,6 +127,35 @@ describe('mesh - tasks', () => {
     // A required tool is called as a task too.
     const deploy = await caller.callToolAsTask('deploy', {});
     assert.equal(textOf(await caller.taskResult(deploy.task.taskId, { timeoutMs: 5000 })), 'deployed');
+  });
+
+  test('legacy: what the member asks during its task reaches the caller, tagged with the mesh\'s task, the task input_required meanwhile', async () => {
+    const asked: JsonObject[] = [];
+    let answer: (() => void) | undefined;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const [clientEnd, serverEnd] = createMemoryPair();
+    mesh.server.accept(serverEnd);
+    const caller = await createClient({
+      name: 'asked-caller',
+      version: '1.0.0',
+      era: 'legacy',
+      elicitation: { form: async (params) => {
+        asked.push(params as unknown as JsonObject);
+        await answered;
+        return { action: 'accept', content: { colour: 'teal' } };
+      } },
+    }).connect(clientEnd);
+    try {
+      const { task } = await caller.callToolAsTask('ask', {});
+      await eventually(() => asked.length > 0, 5000, 'the elicitation to reach the caller');
+      assert.equal((await caller.getTask(task.taskId)).status, 'input_required');
+      const related = (asked[0]?.['_meta'] as JsonObject | undefined)?.['io.modelcontextprotocol/related-task'];
+      assert.deepEqual(related, { taskId: task.taskId }, 'tagged with the mesh\'s task, not the member\'s');
+      answer?.();
+      assert.equal(textOf(await caller.taskResult(task.taskId, { timeoutMs: 5000 })), 'painted teal');
+    } finally {
+      await caller.close();
+    }
   });
 
   test('legacy: one caller never reaches another\'s task', async () => {
