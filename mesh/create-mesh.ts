@@ -61,7 +61,7 @@ export function createMesh(options: MeshOptions): Mesh {
     capabilities: { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true, subscribe: true }, ...serverOptions.capabilities },
   });
   const union = new UnionCatalog(server, options);
-  const subscriptions = new MeshSubscriptions(server, (uri) => union.route(uri));
+  const subscriptions = new MeshSubscriptions(server, (uri) => union.route(uri), serverOptions.modern?.maxResourceSubscriptions ?? 1000);
   server.use(subscriptions.interceptor, { direction: 'incoming', method: [...SUBSCRIPTION_METHODS] });
   server.use(markLegacyTaskCalls, { direction: 'incoming', method: 'tools/call' });
   const links = new Map<string, MemberLink>();

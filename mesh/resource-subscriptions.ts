@@ -46,6 +46,8 @@ export class MeshSubscriptions {
   constructor(
     private readonly server: McpServer,
     private readonly route: (uri: string) => ResourceRoute | undefined,
+    /** The most URIs one listen may name (the server's own limit: a longer one is refused before anything is followed). */
+    private readonly maxPerListen: number,
   ) {}
 
   readonly interceptor: Interceptor = (request, next) => {
@@ -123,7 +125,8 @@ export class MeshSubscriptions {
   private listen(request: InterceptedRequest, next: InterceptorNext): Observable<RequestEvent> {
     const filter = readSubscriptionFilter(request.params);
     const uris = [...new Set(filter?.resourceSubscriptions ?? [])];
-    if (filter === undefined || uris.length === 0) return next(request);
+    // Nothing to follow, or more than the server allows (its handler refuses the listen): nothing is followed.
+    if (filter === undefined || uris.length === 0 || (filter.resourceSubscriptions?.length ?? 0) > this.maxPerListen) return next(request);
     const holder = `listen:${++this.listens}`;
     return new Observable<RequestEvent>((subscriber) => {
       let closed = false;
