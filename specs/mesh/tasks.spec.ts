@@ -3,12 +3,16 @@
  * task-augmented call (2025-11-25) or a call that becomes a task (2026-07-28 tasks extension) makes a task on the
  * member; tasks/get, tasks/result, tasks/cancel and tasks/list answer for the caller's own tasks only, under the
  * mesh's task ids; status notifications reach the caller; a member that goes down fails its tasks with -32050.
- * Against a real nats-server, with the rxmcp client in both eras.
+ * Against a real nats-server, with the rxmcp client in both eras and the official SDK client's experimental tasks
+ * over Streamable HTTP.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { firstValueFrom, toArray } from 'rxjs';
 import { z } from 'zod';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createClient } from '../../client/create-client.ts';
 import type { ClientSession } from '../../client/session-api.ts';
 import { WireError } from '../../core/errors.ts';
@@ -16,6 +20,7 @@ import type { JsonObject } from '../../core/jsonrpc.ts';
 import { MEMBER_UNAVAILABLE, type Mesh } from '../../mesh/index.ts';
 import { createServer } from '../../server/create-server.ts';
 import type { McpServer } from '../../server/server-api.ts';
+import { createStreamableHttpServer } from '../../transports/http/index.ts';
 import { createMemoryPair } from '../../transports/memory/memory-transport.ts';
 import { type MemberServer, type MeshFixture, eventually, meshFixture } from './mesh-fixture.ts';
 
@@ -193,6 +198,35 @@ describe('mesh - tasks', () => {
     assert.ok(forwarded !== undefined && typeof forwarded['task'] === 'object', 'the member received a task-augmented call');
     const deployed = await caller.callTool('deploy', {}, { timeoutMs: 5000 });
     assert.equal(textOf(deployed), 'deployed');
+  });
+
+  test('official SDK client (Streamable HTTP, experimental tasks): a task through the mesh, followed to its result', async () => {
+    const http = createStreamableHttpServer({ server: mesh.server });
+    const { url } = await http.listen(0);
+    const client = new Client({ name: 'sdk-caller', version: '1.0.0' });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      await client.listTools();
+      const callsBefore = wire.calls.length;
+      const seenTypes: string[] = [];
+      let taskId: string | undefined;
+      let text: string | undefined;
+      for await (const message of client.experimental.tasks.callToolStream({ name: 'render', arguments: { scene: 'sdk' } }, CallToolResultSchema, { task: { ttl: 60_000 } })) {
+        seenTypes.push(message.type);
+        if (message.type === 'taskCreated') taskId = message.task.taskId;
+        if (message.type === 'result') text = textOf(message.result as { content: unknown[] });
+        if (message.type === 'error') throw message.error;
+      }
+      assert.equal(seenTypes[0], 'taskCreated');
+      assert.equal(seenTypes.at(-1), 'result');
+      assert.equal(text, 'rendered sdk');
+      assert.ok(taskId !== undefined && !wire.taskIds.includes(taskId), 'the SDK client sees the mesh\'s task id');
+      assert.ok(wire.calls.slice(callsBefore).some((params) => params['name'] === 'render' && typeof params['task'] === 'object'), 'a task on the member');
+      assert.equal((await client.experimental.tasks.getTask(taskId)).status, 'completed');
+    } finally {
+      await client.close();
+      await http.close();
+    }
   });
 
   test('a member that goes down fails its tasks through the mesh with -32050', async () => {
