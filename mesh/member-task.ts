@@ -23,6 +23,8 @@ import { type InterceptedRequest, type Interceptor } from '../actors/interceptor
 import type { FeatureContext } from '../actors/features/feature-context.ts';
 import { continueAsTask, taskTool } from '../actors/features/tool-tasks.ts';
 import type { ToolHandler } from '../actors/features/catalog.ts';
+import { ErrorCode } from '../core/error-codes.ts';
+import { WireError, isLocalError } from '../core/errors.ts';
 import type { JsonObject } from '../core/jsonrpc.ts';
 import { isJsonObject } from '../core/protocol/guards.ts';
 import { RELATED_TASK_META_KEY } from '../core/protocol/tasks.ts';
@@ -79,10 +81,15 @@ function forwardAsTask(link: MemberLink, context: FeatureContext, name: string, 
     signal?.addEventListener('abort', cancel, { once: true });
     try {
       if (signal?.aborted === true) cancel();
-      const result = await session.taskResult<CallToolResult>(taskId, { timeoutMs: Infinity, ...(signal === undefined ? {} : { signal }) });
+      // The member keeps the task for its ttl: a task still not ended past that (and a call's timeout more) never will.
+      const deadline = task.ttl === null ? Infinity : task.ttl + (timeoutMs ?? 0);
+      const result = await session.taskResult<CallToolResult>(taskId, { timeoutMs: deadline, ...(signal === undefined ? {} : { signal }) });
       return withoutRelatedTask(result);
     } catch (error) {
       if (isSessionGone(error)) throw memberUnavailable(link.binding, `it ended the caller's session, and task "${taskId}" with it`);
+      if (isLocalError(error, 'RequestTimeout')) {
+        throw new WireError(ErrorCode.InternalError, `Mesh member "${link.binding}" did not end task "${taskId}" within its ttl (${String(task.ttl)} ms)`, { data: { member: link.binding } });
+      }
       throw error;
     } finally {
       signal?.removeEventListener('abort', cancel);

@@ -198,6 +198,15 @@ describe('mesh - tasks', () => {
     assert.ok(forwarded !== undefined && typeof forwarded['task'] === 'object', 'the member received a task-augmented call');
     const deployed = await caller.callTool('deploy', {}, { timeoutMs: 5000 });
     assert.equal(textOf(deployed), 'deployed');
+    // A modern caller that did not declare the extension makes an ordinary call of an optional tool, also on the member.
+    const [clientEnd, serverEnd] = createMemoryPair();
+    mesh.server.accept(serverEnd);
+    const plain = await createClient({ name: 'plain-caller', version: '1.0.0', era: 'modern' }).connect(clientEnd);
+    const plainBefore = wire.calls.length;
+    assert.equal(textOf(await plain.callTool('render', { scene: 'fields' }, { timeoutMs: 5000 })), 'rendered fields');
+    const plainCall = wire.calls.slice(plainBefore).find((params) => params['name'] === 'render');
+    assert.ok(plainCall !== undefined && plainCall['task'] === undefined, 'an ordinary call on the member');
+    await plain.close();
   });
 
   test('official SDK client (Streamable HTTP, experimental tasks): a task through the mesh, followed to its result', async () => {
