@@ -184,3 +184,42 @@ describe('mesh - resource subscriptions', () => {
     }
   });
 });
+
+describe('mesh - resource subscriptions across a member going down and coming back', () => {
+  let fixture: MeshFixture;
+
+  after(async () => {
+    await fixture[Symbol.asyncDispose]();
+  });
+
+  test('a member that comes back is subscribed again to what callers still follow', async () => {
+    fixture = await meshFixture();
+    const first = await fixture.serveMember('alpha', alphaServer());
+    const mesh = await fixture.mesh();
+    mesh.start();
+    fixture.members$.next([first.member]);
+    await fixture.event((event) => event.type === 'joined');
+    const caller = await fixture.caller(mesh);
+    const updates: string[] = [];
+    const subscription = caller.subscribe$('memo://alpha/notes').subscribe((update) => updates.push(update.uri));
+    try {
+      await eventually(() => mesh.members[0]?.up === true && updates.length === 0, 5000, 'subscribed');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The member's process ends; another takes its place under the same binding.
+      await first.serving.close('end', { drainMs: 0 });
+      await fixture.event((event) => event.type === 'down');
+      const again = alphaServer();
+      const wire = subscriptionWire(again);
+      await fixture.serveMember('alpha', again);
+      await eventually(() => (wire.subscribes.get('memo://alpha/notes') ?? 0) > 0, 5000, 'the new process to be subscribed');
+      await eventually(async () => {
+        again.notifyResourceUpdated('memo://alpha/notes');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return updates.length > 0;
+      }, 5000, 'its update to reach the caller');
+      assert.equal(updates[0], 'memo://alpha/notes');
+    } finally {
+      subscription.unsubscribe();
+    }
+  });
+});
