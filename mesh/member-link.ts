@@ -3,7 +3,9 @@
  * connects, lists, re-lists when the member says its lists changed (or its `catalogRevision` moves), pings, and
  * forwards the mesh's requests with their progress and cancellation. When the member stops answering (a ping or a
  * listing times out, the session closes) the link goes down: its catalog is withdrawn, every request in flight fails
- * with the member's name, and it tries again later, backing off. Nothing here touches another member.
+ * with the member's name, and it tries again later, backing off. Nothing here touches another member. It also holds
+ * the member resources the mesh's callers follow (mesh/member-watches.ts), subscribed again whenever it comes back.
+ * Its timers run on the mesh's clock.
  */
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Subscription } from 'rxjs';
@@ -18,10 +20,10 @@ import type { SessionView } from '../actors/handler-types.ts';
 import type { Completer } from '../actors/features/catalog.ts';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import type { CompletionReference } from '../core/protocol/completion.ts';
-import { resourcesSubscribe } from '../core/protocol/declarations/resources.ts';
 import { type Channel, CallerChannels } from './caller-channels.ts';
 import { isSessionGone, memberUnavailable } from './errors.ts';
 import { type MemberCatalog, listMemberCatalog } from './member-catalog.ts';
+import { MemberWatches } from './member-watches.ts';
 import type { MeshMember } from './options.ts';
 
 export interface LinkSettings {
@@ -44,17 +46,10 @@ export interface LinkListener {
   resourceUpdated(link: MemberLink, uri: string): void;
 }
 
-/** One member URI the mesh's callers follow: how many holdings share it, and its subscription on the member. */
-interface Watched {
-  holders: number;
-  upstream: Subscription | undefined;
-}
 
 const MAX_RETRY_MS = 30_000;
 /** Requests in flight through one member at once; more are refused rather than queued without bound. */
 const MAX_IN_FLIGHT = 1024;
-/** Distinct resources the mesh follows on one member at once (templates could name without end). */
-const MAX_WATCHED = 10_000;
 
 export class MemberLink {
   private session: ClientSession | undefined;
@@ -70,8 +65,8 @@ export class MemberLink {
   private epoch = 0;
   /** The callers' own sessions with the member, for what it asks back and logs during their requests. */
   private readonly channels: CallerChannels;
-  /** The member URIs followed, each with one subscription on the shared session however many callers follow it. */
-  private readonly watched = new Map<string, Watched>();
+  /** The member URIs the mesh's callers follow, each subscribed once on the shared session. */
+  private readonly watches: MemberWatches;
 
   constructor(
     public member: MeshMember,
@@ -80,6 +75,7 @@ export class MemberLink {
   ) {
     this.retryMs = settings.retryMs;
     this.channels = new CallerChannels(() => this.member, settings);
+    this.watches = new MemberWatches((uri) => this.listener.resourceUpdated(this, uri));
   }
 
   /** A caller's session with the mesh closed: so does its session with the member. */
@@ -98,49 +94,19 @@ export class MemberLink {
   }
 
   /**
-   * Follows `uri` on the member for one holder of the mesh: the first holder subscribes there (and waits for the
-   * member to accept), later ones share that subscription; the returned release is called once per holder, the
-   * last one unsubscribing there. A member that comes back after going down is subscribed again to everything held.
+   * Follows `uri` on the member for one holder of the mesh (mesh/member-watches.ts): resolves, once the member
+   * accepted, with the holder's release.
    */
   async watch(uri: string): Promise<() => void> {
     const session = this.session;
     if (session === undefined) throw memberUnavailable(this.binding, 'it is not connected');
-    if (!this.watched.has(uri)) {
-      if (this.watched.size >= MAX_WATCHED) throw memberUnavailable(this.binding, `the mesh follows ${MAX_WATCHED} of its resources already`);
-      try {
-        await withTimeout(this.settings.clock, session.request(resourcesSubscribe, { uri }, { timeoutMs: this.settings.timeoutMs }), this.settings.timeoutMs, 'subscribing');
-      } catch (error) {
-        this.rethrow(error);
-      }
+    try {
+      return await this.watches.watch(session, uri, (subscribed) => withTimeout(this.settings.clock, subscribed, this.settings.timeoutMs, 'subscribing'));
+    } catch (error) {
+      if (error instanceof RangeError) throw memberUnavailable(this.binding, error.message);
+      if (!(error instanceof WireError) && !isLocalError(error)) throw memberUnavailable(this.binding, `it did not accept the subscription (${messageOf(error)})`);
+      this.rethrow(error);
     }
-    let entry = this.watched.get(uri);
-    if (entry === undefined) {
-      entry = { holders: 0, upstream: undefined };
-      this.watched.set(uri, entry);
-      if (this.session === session) this.follow(session, uri, entry);
-    }
-    entry.holders++;
-    const held = entry;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      if (--held.holders > 0 || this.watched.get(uri) !== held) return;
-      this.watched.delete(uri);
-      // Unsubscribing sends resources/unsubscribe on the member (client/session-api.ts subscribe$).
-      held.upstream?.unsubscribe();
-      held.upstream = undefined;
-    };
-  }
-
-  /** The member's updates of `uri` on `session`, told to the mesh. */
-  private follow(session: ClientSession, uri: string, entry: Watched): void {
-    entry.upstream = session.subscribe$(uri).subscribe({
-      next: () => this.listener.resourceUpdated(this, uri),
-      error: () => {
-        entry.upstream = undefined;
-      },
-    });
   }
 
   get binding(): string {
@@ -296,7 +262,7 @@ export class MemberLink {
     });
     this.healthTimer = this.settings.clock.setInterval(() => void this.check(), this.settings.intervalMs);
     // What the mesh's callers followed before the member went down, they follow again.
-    for (const [uri, entry] of this.watched) this.follow(session, uri, entry);
+    this.watches.attach(session);
     this.listener.catalog(this, catalog, true);
   }
 
@@ -357,11 +323,8 @@ export class MemberLink {
     this.healthTimer = undefined;
     for (const subscription of this.subscriptions) subscription.unsubscribe();
     this.subscriptions = [];
-    for (const entry of this.watched.values()) {
-      entry.upstream?.unsubscribe();
-      entry.upstream = undefined;
-    }
-    if (this.stopped) this.watched.clear();
+    this.watches.detach();
+    if (this.stopped) this.watches.clear();
     this.channels.closeAll();
     for (const controller of [...this.inFlight.keys()]) {
       this.inFlight.set(controller, failure);
