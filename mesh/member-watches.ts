@@ -10,7 +10,7 @@ import type { ClientSession } from '../client/session-api.ts';
 import { resourcesSubscribe } from '../core/protocol/declarations/resources.ts';
 
 /** Distinct resources followed on one member at once (a template could name them without end). */
-export const MAX_WATCHED = 10_000;
+const MAX_WATCHED = 10_000;
 
 interface Watched {
   holders: number;
