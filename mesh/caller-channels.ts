@@ -12,6 +12,7 @@ import type { FeatureContext } from '../actors/features/feature-context.ts';
 import type { SessionView } from '../actors/handler-types.ts';
 import { createClient } from '../client/create-client.ts';
 import type { ClientSession } from '../client/session-api.ts';
+import type { Clock } from '../core/clock.ts';
 import { ErrorCode } from '../core/error-codes.ts';
 import { WireError } from '../core/errors.ts';
 import { isLegacyRevision } from '../core/protocol/versions.ts';
@@ -42,6 +43,7 @@ export interface ChannelSettings {
   readonly timeoutMs: number;
   /** Signs the caller's identity for the members (docs/nats-binding.md, "Identity across NATS"). */
   readonly identity: NatsIdentitySigner | undefined;
+  readonly clock: Clock;
 }
 
 /** Whether the caller declared something a member could ask it for during a request. */
@@ -144,6 +146,7 @@ export class CallerChannels {
     const client = createClient({
       ...this.settings.clientInfo,
       era: 'legacy',
+      session: { clock: this.settings.clock },
       ...(elicitation === undefined
         ? {}
         : {
@@ -160,6 +163,7 @@ export class CallerChannels {
       connection: this.settings.connection,
       name: member.binding,
       prefix: member.prefix,
+      clock: this.settings.clock,
       identity: () => channel.assertion,
     });
     const session = await client.connect(transport, { initializeTimeoutMs: this.settings.timeoutMs });

@@ -5,12 +5,15 @@
  * registered on it (mesh/union-catalog.ts). See docs/mesh.md.
  */
 import type { Subscription } from 'rxjs';
+import { systemClock } from '../core/clock.ts';
 import { createServer } from '../server/create-server.ts';
 import type { McpServer } from '../server/server-api.ts';
 import { discoveredMembers } from './discovered-members.ts';
 import type { MemberCatalog } from './member-catalog.ts';
 import { type LinkListener, MemberLink } from './member-link.ts';
 import type { MeshMember, MeshOptions } from './options.ts';
+import { markLegacyTaskCalls } from './member-task.ts';
+import { MeshSubscriptions, SUBSCRIPTION_METHODS } from './resource-subscriptions.ts';
 import { UnionCatalog } from './union-catalog.ts';
 
 /** A member's state as the mesh sees it. */
@@ -44,14 +47,23 @@ function memberProblem(member: MeshMember): string | undefined {
 
 export function createMesh(options: MeshOptions): Mesh {
   const serverOptions = options.server ?? {};
+  const clock = options.clock ?? systemClock;
   const server = createServer({
     name: 'rxmcp-mesh',
     version: '0.1.0',
     ...serverOptions,
+    // The mesh's own sessions (and the task stores on them) run on the mesh's clock unless told otherwise.
+    session: { ...serverOptions.session, clock: serverOptions.session?.clock ?? clock },
+    // The mesh runs its callers' tasks itself, each over a task on its member (mesh/member-task.ts), in both eras.
+    tasks: serverOptions.tasks ?? {},
+    modern: { ...serverOptions.modern, tasks: serverOptions.modern?.tasks ?? {} },
     // Declared from the start: a client that connects before any member joins must still hear the lists change.
-    capabilities: { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true }, ...serverOptions.capabilities },
+    capabilities: { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true, subscribe: true }, ...serverOptions.capabilities },
   });
   const union = new UnionCatalog(server, options);
+  const subscriptions = new MeshSubscriptions(server, (uri) => union.route(uri), serverOptions.modern?.maxResourceSubscriptions ?? 1000);
+  server.use(subscriptions.interceptor, { direction: 'incoming', method: [...SUBSCRIPTION_METHODS] });
+  server.use(markLegacyTaskCalls, { direction: 'incoming', method: 'tools/call' });
   const links = new Map<string, MemberLink>();
   const catalogs = new Map<string, MemberCatalog>();
   const health = options.health ?? {};
@@ -63,6 +75,7 @@ export function createMesh(options: MeshOptions): Mesh {
     retryMs: health.retryMs ?? 2000,
     callTimeoutMs: options.callTimeoutMs ?? 60_000,
     identity: options.identity,
+    clock,
   };
   const keyOf = (member: MeshMember): string => `${member.prefix}.${member.binding}`;
   const republish = (): void => {
@@ -85,6 +98,9 @@ export function createMesh(options: MeshOptions): Mesh {
     },
     down(link, reason) {
       options.onEvent?.({ type: 'down', member: link.member, reason });
+    },
+    resourceUpdated(link, uri) {
+      if (links.get(keyOf(link.member)) === link) subscriptions.updated(link, uri);
     },
   };
   const follow = (announced: readonly MeshMember[]): void => {
@@ -120,6 +136,7 @@ export function createMesh(options: MeshOptions): Mesh {
   const callers = server.sessions$.subscribe((event) => {
     if (event.type !== 'closed') return;
     for (const link of links.values()) link.callerClosed(event.session);
+    subscriptions.sessionClosed(event.session);
   });
   return {
     server,
@@ -143,6 +160,7 @@ export function createMesh(options: MeshOptions): Mesh {
       for (const link of links.values()) link.stop();
       links.clear();
       catalogs.clear();
+      subscriptions.clear();
       union.clear();
       await server.close();
     },

@@ -3,7 +3,9 @@
  * connects, lists, re-lists when the member says its lists changed (or its `catalogRevision` moves), pings, and
  * forwards the mesh's requests with their progress and cancellation. When the member stops answering (a ping or a
  * listing times out, the session closes) the link goes down: its catalog is withdrawn, every request in flight fails
- * with the member's name, and it tries again later, backing off. Nothing here touches another member.
+ * with the member's name, and it tries again later, backing off. Nothing here touches another member. It also holds
+ * the member resources the mesh's callers follow (mesh/member-watches.ts), subscribed again whenever it comes back.
+ * Its timers run on the mesh's clock.
  */
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Subscription } from 'rxjs';
@@ -16,10 +18,12 @@ import { createNatsClientTransport } from '../transports/nats/client/index.ts';
 import type { NatsIdentitySigner } from '../transports/nats/identity/identity-signer.ts';
 import type { SessionView } from '../actors/handler-types.ts';
 import type { Completer } from '../actors/features/catalog.ts';
+import type { Clock, TimerHandle } from '../core/clock.ts';
 import type { CompletionReference } from '../core/protocol/completion.ts';
 import { type Channel, CallerChannels } from './caller-channels.ts';
 import { isSessionGone, memberUnavailable } from './errors.ts';
 import { type MemberCatalog, listMemberCatalog } from './member-catalog.ts';
+import { MemberWatches } from './member-watches.ts';
 import type { MeshMember } from './options.ts';
 
 export interface LinkSettings {
@@ -30,6 +34,7 @@ export interface LinkSettings {
   readonly retryMs: number;
   readonly callTimeoutMs: number;
   readonly identity: NatsIdentitySigner | undefined;
+  readonly clock: Clock;
 }
 
 /** What the link tells the mesh. */
@@ -37,7 +42,10 @@ export interface LinkListener {
   /** The member's catalog now (undefined: withdraw it), with whether this is its first listing since it came up. */
   catalog(link: MemberLink, catalog: MemberCatalog | undefined, fresh: boolean): void;
   down(link: MemberLink, reason: string): void;
+  /** The member said a resource the mesh's callers follow changed (`uri`: its URI on the member). */
+  resourceUpdated(link: MemberLink, uri: string): void;
 }
+
 
 const MAX_RETRY_MS = 30_000;
 /** Requests in flight through one member at once; more are refused rather than queued without bound. */
@@ -46,8 +54,8 @@ const MAX_IN_FLIGHT = 1024;
 export class MemberLink {
   private session: ClientSession | undefined;
   private subscriptions: Subscription[] = [];
-  private healthTimer: ReturnType<typeof setInterval> | undefined;
-  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private healthTimer: TimerHandle | undefined;
+  private retryTimer: TimerHandle | undefined;
   private retryMs: number;
   private readonly inFlight = new Map<AbortController, WireError | undefined>();
   private stopped = false;
@@ -57,6 +65,8 @@ export class MemberLink {
   private epoch = 0;
   /** The callers' own sessions with the member, for what it asks back and logs during their requests. */
   private readonly channels: CallerChannels;
+  /** The member URIs the mesh's callers follow, each subscribed once on the shared session. */
+  private readonly watches: MemberWatches;
 
   constructor(
     public member: MeshMember,
@@ -65,11 +75,38 @@ export class MemberLink {
   ) {
     this.retryMs = settings.retryMs;
     this.channels = new CallerChannels(() => this.member, settings);
+    this.watches = new MemberWatches((uri) => this.listener.resourceUpdated(this, uri));
   }
 
   /** A caller's session with the mesh closed: so does its session with the member. */
   callerClosed(view: SessionView): void {
     this.channels.close(view);
+  }
+
+  /** Whether the member serves task-augmented `tools/call` (2025-11-25 `tasks.requests.tools.call`). */
+  get servesToolTasks(): boolean {
+    return this.session?.serverCapabilities?.tasks?.requests?.['tools']?.['call'] !== undefined;
+  }
+
+  /** Whether the member offers resource subscriptions. */
+  get offersSubscriptions(): boolean {
+    return this.session?.serverCapabilities?.resources?.subscribe === true;
+  }
+
+  /**
+   * Follows `uri` on the member for one holder of the mesh (mesh/member-watches.ts): resolves, once the member
+   * accepted, with the holder's release.
+   */
+  async watch(uri: string): Promise<() => void> {
+    const session = this.session;
+    if (session === undefined) throw memberUnavailable(this.binding, 'it is not connected');
+    try {
+      return await this.watches.watch(session, uri, (subscribed) => withTimeout(this.settings.clock, subscribed, this.settings.timeoutMs, 'subscribing'));
+    } catch (error) {
+      if (error instanceof RangeError) throw memberUnavailable(this.binding, error.message);
+      if (!(error instanceof WireError) && !isLocalError(error)) throw memberUnavailable(this.binding, `it did not accept the subscription (${messageOf(error)})`);
+      this.rethrow(error);
+    }
   }
 
   get binding(): string {
@@ -96,7 +133,7 @@ export class MemberLink {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
-    if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
+    this.retryTimer?.cancel();
     this.retryTimer = undefined;
     this.teardown(memberUnavailable(this.binding, 'it left the mesh'));
   }
@@ -173,14 +210,14 @@ export class MemberLink {
       const session = this.session;
       if (session === undefined) return Promise.reject(memberUnavailable(this.binding, 'it is not connected'));
       const asked = session.complete(ref, { name: argument, value }, context);
-      return withTimeout(asked, this.settings.timeoutMs, 'completing').then(({ completion }) => completion.values);
+      return withTimeout(this.settings.clock, asked, this.settings.timeoutMs, 'completing').then(({ completion }) => completion.values);
     };
   }
 
   /** The caller's channel once open (within the timeout), or the reason it is not. */
   private async opened(session: Promise<ClientSession>, signal: AbortSignal): Promise<ClientSession> {
     try {
-      return await withTimeout(session, this.settings.timeoutMs, 'opening a session for the caller', signal);
+      return await withTimeout(this.settings.clock, session, this.settings.timeoutMs, 'opening a session for the caller', signal);
     } catch (error) {
       if (signal.aborted) throw error;
       throw memberUnavailable(this.binding, `a session for the caller could not be opened (${messageOf(error)})`);
@@ -191,8 +228,9 @@ export class MemberLink {
     if (this.stopped) return;
     const epoch = ++this.epoch;
     const { connection, clientInfo, timeoutMs } = this.settings;
-    const transport = createNatsClientTransport({ connection, name: this.member.binding, prefix: this.member.prefix });
-    const client = createClient({ ...clientInfo, era: 'legacy' });
+    const { clock } = this.settings;
+    const transport = createNatsClientTransport({ connection, name: this.member.binding, prefix: this.member.prefix, clock });
+    const client = createClient({ ...clientInfo, era: 'legacy', session: { clock } });
     let session: ClientSession;
     try {
       session = await client.connect(transport, { initializeTimeoutMs: timeoutMs });
@@ -206,7 +244,7 @@ export class MemberLink {
     }
     let catalog: MemberCatalog;
     try {
-      catalog = await withTimeout(listMemberCatalog(session), timeoutMs, 'listing its catalog');
+      catalog = await withTimeout(this.settings.clock, listMemberCatalog(session), timeoutMs, 'listing its catalog');
     } catch (error) {
       void session.close().catch(() => undefined);
       if (epoch === this.epoch) this.fail(`its catalog could not be listed (${messageOf(error)})`);
@@ -222,7 +260,9 @@ export class MemberLink {
     void session.session.closed.then(() => {
       if (this.session === session) this.fail('its session closed');
     });
-    this.healthTimer = setInterval(() => void this.check(), this.settings.intervalMs);
+    this.healthTimer = this.settings.clock.setInterval(() => void this.check(), this.settings.intervalMs);
+    // What the mesh's callers followed before the member went down, they follow again.
+    this.watches.attach(session);
     this.listener.catalog(this, catalog, true);
   }
 
@@ -236,7 +276,7 @@ export class MemberLink {
     if (session === undefined) return;
     this.listing = (async () => {
       try {
-        const catalog = await withTimeout(listMemberCatalog(session), this.settings.timeoutMs, 'listing its catalog');
+        const catalog = await withTimeout(this.settings.clock, listMemberCatalog(session), this.settings.timeoutMs, 'listing its catalog');
         if (this.session === session) this.listener.catalog(this, catalog, false);
       } catch (error) {
         if (this.session === session) this.fail(`its catalog could not be listed (${messageOf(error)})`);
@@ -268,7 +308,7 @@ export class MemberLink {
     this.listener.down(this, reason);
     const wait = this.retryMs;
     this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
-    this.retryTimer = setTimeout(() => {
+    this.retryTimer = this.settings.clock.setTimeout(() => {
       this.retryTimer = undefined;
       void this.connect();
     }, wait);
@@ -279,10 +319,12 @@ export class MemberLink {
     const session = this.session;
     const wasUp = session !== undefined;
     this.session = undefined;
-    if (this.healthTimer !== undefined) clearInterval(this.healthTimer);
+    this.healthTimer?.cancel();
     this.healthTimer = undefined;
     for (const subscription of this.subscriptions) subscription.unsubscribe();
     this.subscriptions = [];
+    this.watches.detach();
+    if (this.stopped) this.watches.clear();
     this.channels.closeAll();
     for (const controller of [...this.inFlight.keys()]) {
       this.inFlight.set(controller, failure);
@@ -300,18 +342,18 @@ function messageOf(error: unknown): string {
 }
 
 /** Rejects when `promise` has not settled within `ms` (or `signal` aborts first); neither timer nor listener outlives the race. */
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string, signal?: AbortSignal): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
+function withTimeout<T>(clock: Clock, promise: Promise<T>, ms: number, what: string, signal?: AbortSignal): Promise<T> {
+  let timer: TimerHandle | undefined;
   let onAbort: (() => void) | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer ${what} within ${ms} ms`)), ms);
+    timer = clock.setTimeout(() => reject(new Error(`no answer ${what} within ${ms} ms`)), ms);
     if (signal !== undefined) {
       onAbort = () => reject(signal.reason);
       signal.addEventListener('abort', onAbort, { once: true });
     }
   });
   return Promise.race([promise, deadline]).finally(() => {
-    clearTimeout(timer);
+    timer?.cancel();
     if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
   });
 }

@@ -6,6 +6,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { Observable } from 'rxjs';
 import type { AccessRule } from '../actors/features/access.ts';
 import type { AuthInfo } from '../core/auth.ts';
+import type { Clock } from '../core/clock.ts';
 import type { ServerOptions } from '../server/server-api.ts';
 import type { WatchNatsServersOptions } from '../transports/nats/discovery/watch.ts';
 import type { NatsIdentitySigner } from '../transports/nats/identity/identity-signer.ts';
@@ -89,6 +90,11 @@ export interface MeshOptions {
    */
   readonly requires?: (member: MeshMember, item: MeshItem) => AccessRule | undefined;
   readonly health?: MeshHealthOptions;
+  /**
+   * The clock the mesh's own timers run on: health pings, retries, and the deadlines of connecting, listing and
+   * completing (default the system clock). Give `TestClock` of `rxmcp/testing` to drive them without sleeping.
+   */
+  readonly clock?: Clock;
   /**
    * Carries each authenticated caller to the members as an identity assertion (`createIdentitySigner` of
    * `rxmcp/nats`; the members verify it with `serveNats({ identity })`): their handlers see the caller as `ctx.auth`.

@@ -10,10 +10,11 @@ import type { JsonObject } from '../core/jsonrpc.ts';
 import type { Prompt } from '../core/protocol/prompts.ts';
 import type { Resource, ResourceTemplate } from '../core/protocol/resources.ts';
 import type { Tool } from '../core/protocol/tools.ts';
-import { parseUriTemplate } from '../core/uri-template/index.ts';
+import { type UriTemplate, parseUriTemplate } from '../core/uri-template/index.ts';
 import type { McpServer, Registration } from '../server/server-api.ts';
 import type { MemberCatalog } from './member-catalog.ts';
 import type { MemberLink } from './member-link.ts';
+import { memberTaskSupport, meshToolHandler } from './member-task.ts';
 import { type NamedItem, exposedNames } from './naming.ts';
 import type { MeshItem, MeshItemKind, MeshOptions } from './options.ts';
 
@@ -30,6 +31,19 @@ interface Planned extends NamedItem {
   readonly definition: object;
 }
 
+/** Where a URI the mesh serves is served: its member, and its URI there. */
+export interface ResourceRoute {
+  readonly link: MemberLink;
+  readonly memberUri: string;
+}
+
+/** A template the mesh serves: its exposed form (to match), its member's (to expand), and its member. */
+interface TemplateRoute {
+  readonly exposed: UriTemplate;
+  readonly own: UriTemplate;
+  readonly link: MemberLink;
+}
+
 interface Registered {
   /** What decides whether the registration is still right: member, own name and definition. */
   readonly signature: string;
@@ -38,6 +52,8 @@ interface Registered {
 
 export class UnionCatalog {
   private readonly registered = new Map<string, Registered>();
+  private readonly resourceRoutes = new Map<string, ResourceRoute>();
+  private readonly templateRoutes = new Set<TemplateRoute>();
 
   constructor(
     private readonly server: McpServer,
@@ -86,6 +102,17 @@ export class UnionCatalog {
     }
   }
 
+  /** The member serving `uri` (a resource's exposed URI, or one an exposed template matches), and its own URI there. */
+  route(uri: string): ResourceRoute | undefined {
+    const resource = this.resourceRoutes.get(uri);
+    if (resource !== undefined) return resource;
+    for (const template of this.templateRoutes) {
+      const variables = template.exposed.match(uri);
+      if (variables !== undefined) return { link: template.link, memberUri: template.own.expand(variables) };
+    }
+    return undefined;
+  }
+
   clear(): void {
     for (const held of this.registered.values()) held.registration.remove();
     this.registered.clear();
@@ -111,10 +138,11 @@ export class UnionCatalog {
     const requires = access === undefined ? {} : { requires: access };
     switch (item.kind) {
       case 'tool': {
-        // `execution` is left out: the mesh answers a call itself, it does not run it as a task.
+        // The tool's task support is the member's, where the member serves tasks (mesh/member-task.ts).
         const { name: _name, execution: _execution, ...tool } = item.definition as Tool;
-        return this.server.tool({ ...tool, inputSchema: tool.inputSchema as JsonObject, ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema as JsonObject }), name: exposed, ...requires }, (args, context) =>
-          link.forward(context, (session, options) => session.callTool(name, args, { ...options, validateOutput: false })));
+        const support = memberTaskSupport(link, item.definition as Tool);
+        const execution = support === 'forbidden' ? {} : { execution: { taskSupport: support } };
+        return this.server.tool({ ...tool, inputSchema: tool.inputSchema as JsonObject, ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema as JsonObject }), ...execution, name: exposed, ...requires }, meshToolHandler(link, name, support));
       }
       case 'prompt': {
         const prompt = item.definition as Prompt;
@@ -128,8 +156,12 @@ export class UnionCatalog {
       }
       case 'resource': {
         const resource = item.definition as Resource;
-        return this.server.resource({ ...resource, uri: exposed, ...requires }, (_uri, context) =>
+        const registration = this.server.resource({ ...resource, uri: exposed, ...requires }, (_uri, context) =>
           link.forward(context, async (session, options) => renamedContents(await session.readResource(name, options), name, exposed)));
+        this.resourceRoutes.set(exposed, { link, memberUri: name });
+        return routedRegistration(registration, () => {
+          if (this.resourceRoutes.get(exposed)?.link === link) this.resourceRoutes.delete(exposed);
+        });
       }
       case 'resourceTemplate': {
         const template = item.definition as ResourceTemplate;
@@ -139,14 +171,27 @@ export class UnionCatalog {
           const completer = link.completer({ type: 'ref/resource', uri: name }, variable);
           if (completer !== undefined) complete[variable] = completer;
         }
-        return this.server.resourceTemplate({ ...template, uriTemplate: exposed, complete, ...requires }, (uri, variables, context) => {
+        const registration = this.server.resourceTemplate({ ...template, uriTemplate: exposed, complete, ...requires }, (uri, variables, context) => {
           // The member's URI is its own template expanded with the variables the mesh's matched: any naming rule inverts.
           const memberUri = own.expand(variables);
           return link.forward(context, async (session, options) => renamedContents(await session.readResource(memberUri, options), memberUri, uri));
         });
+        const route: TemplateRoute = { exposed: parseUriTemplate(exposed), own, link };
+        this.templateRoutes.add(route);
+        return routedRegistration(registration, () => this.templateRoutes.delete(route));
       }
     }
   }
+}
+
+/** A registration that also forgets its route when removed. */
+function routedRegistration(registration: Registration, forget: () => void): Registration {
+  return {
+    remove() {
+      forget();
+      registration.remove();
+    },
+  };
 }
 
 /** Contents the member labels with its own URI carry the URI the caller asked for. */
