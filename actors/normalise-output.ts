@@ -21,7 +21,7 @@ import type { JsonObject } from '../core/jsonrpc.ts';
 import { isThenable } from '../core/thenable.ts';
 import type { ProgressUpdate } from './handler-types.ts';
 import { type Progress, isProgressValue, normaliseProgress, progress } from './progress.ts';
-import { type ErrorEvent, type FinalEvent, type HandlerEvent, type ProgressEvent, type ResultEvent, errorEvent, resultEvent } from './request-events.ts';
+import { type ErrorEvent, type FinalEvent, type HandlerEvent, type ProgressEvent, type ResultEvent, errorEvent, isFinal, resultEvent } from './request-events.ts';
 
 /** The request an output belongs to: its method names it in errors, and it reports a held value that is no usable progress. */
 export interface OutputOwner {
@@ -103,18 +103,25 @@ export function eventsInto(target: EventTarget): Observer<HandlerEvent> {
 }
 
 class EventsInto implements Observer<HandlerEvent> {
+  /** A final event went through: the end that follows it is the stream's, not a missing result. */
+  private ended = false;
+
   constructor(private readonly target: EventTarget) {}
 
   next(event: HandlerEvent): void {
+    if (isFinal(event)) this.ended = true;
     this.target.onEvent(event);
   }
 
   error(error: unknown): void {
+    this.ended = true;
     this.target.onEvent(errorEvent(error));
   }
 
   complete(): void {
-    this.target.onEvent(withoutResult(this.target.method));
+    // Only an end without a final event is a violation: its error (a stack trace to capture) is made only then,
+    // not once per request that ended well.
+    if (!this.ended) this.target.onEvent(withoutResult(this.target.method));
   }
 }
 

@@ -2,7 +2,7 @@
  * A call through the mesh against the same call through a plain gateway (issue 30: the mesh within 1.2x of the
  * gateway's CPU). A benchmark, not a test: it reports, it never fails on a figure.
  *
- *   node --import tsx bench/mesh-calls.ts [--calls=4000] [--window=16] [--rounds=5] [--era=legacy|modern]
+ *   node --import tsx bench/mesh-calls.ts [--calls=4000] [--window=16] [--rounds=5] [--era=legacy|modern] [--profile=mesh|gateway|member]
  *
  * Its own `nats-server` (127.0.0.1, a free port, JetStream for the gateway's session records), stopped at the end.
  * One member process (bench/mesh-programs.ts, role member: an rxmcp server with `echo`, served on NATS as
@@ -36,9 +36,12 @@ export interface EdgeFigure {
   readonly clientCpuUsPerCall: number;
 }
 
-function startRole(args: readonly string[]): Program {
-  return new Program(spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'bench/mesh-programs.ts'), ...args], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'inherit'] }));
+function startRole(args: readonly string[], nodeArgs: readonly string[] = []): Program {
+  return new Program(spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(repoRoot, 'bench/mesh-programs.ts'), ...args], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'inherit'] }));
 }
+
+/** `--profile=gateway|mesh|member`: that process writes a V8 CPU profile into .tmp/prof when it stops. */
+const profiled = (role: string): string[] => (argValue('profile') === role ? ['--cpu-prof', `--cpu-prof-dir=${join(repoRoot, '.tmp/prof')}`] : []);
 
 /** `calls` echo calls, `window` of them in flight at a time. */
 async function drive(session: ClientSession, calls: number, window: number): Promise<void> {
@@ -81,11 +84,11 @@ export async function meshCalls(options: { calls: number; window: number; rounds
   const programs: Program[] = [];
   const sessions: ClientSession[] = [];
   try {
-    const member = startRole(['--role=member', `--url=${nats.url}`, `--name=${MEMBER}`]);
+    const member = startRole(['--role=member', `--url=${nats.url}`, `--name=${MEMBER}`], profiled('member'));
     programs.push(member);
     await member.ready;
-    const gateway = startRole(['--role=gateway', `--url=${nats.url}`, `--name=${MEMBER}`]);
-    const mesh = startRole(['--role=mesh', `--url=${nats.url}`, '--members=1']);
+    const gateway = startRole(['--role=gateway', `--url=${nats.url}`, `--name=${MEMBER}`], profiled('gateway'));
+    const mesh = startRole(['--role=mesh', `--url=${nats.url}`, '--members=1'], profiled('mesh'));
     programs.push(gateway, mesh);
     const edges = [
       { edge: 'gateway' as const, program: gateway, url: String((await gateway.ready)['url']) },

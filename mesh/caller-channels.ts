@@ -33,6 +33,8 @@ interface ChannelState {
 
 export interface Channel extends ChannelState {
   readonly session: Promise<ClientSession>;
+  /** The session once it is open: the requests after the first go to it without waiting on the promise. */
+  opened?: ClientSession;
   /** Closed when its one request ends (a modern caller's), not when its caller session closes. */
   readonly perRequest: boolean;
 }
@@ -88,7 +90,10 @@ export class CallerChannels {
     const forget = (): void => {
       if (this.channels.get(view) === channel) this.channels.delete(view);
     };
-    channel.session.then((session) => session.session.closed).then(forget, forget);
+    channel.session.then((session) => {
+      channel.opened = session;
+      return session.session.closed;
+    }).then(forget, forget);
     return channel;
   }
 

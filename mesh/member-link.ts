@@ -157,7 +157,7 @@ export class MemberLink {
       if (context.signal.aborted) cancel();
       channel = await this.channels.channelFor(context);
       channel?.contexts.add(context);
-      const session = channel === undefined ? shared : await this.opened(channel.session, controller.signal);
+      const session = channel === undefined ? shared : (channel.opened ?? (await this.opened(channel.session, controller.signal)));
       return await send(session, {
         signal: controller.signal,
         timeoutMs: this.settings.callTimeoutMs,

@@ -199,7 +199,8 @@ async function main(): Promise<void> {
   const batches = batchDir(root);
   process.once('exit', () => rmSync(batches, { recursive: true, force: true }));
   const groups: Group[] = [
-    { label: 'concurrent', files: concurrent, units: writeUnits(concurrent, batch, root, join(batches, 'concurrent')), concurrency },
+    // Never fewer processes than run at once (a short run of a few files keeps its cores busy).
+    { label: 'concurrent', files: concurrent, units: writeUnits(concurrent, Math.min(batch, Math.ceil(concurrent.length / concurrency)), root, join(batches, 'concurrent')), concurrency },
     // Never batched: a serial file runs with nothing else, in a process of its own.
     {
       label: 'serial',
