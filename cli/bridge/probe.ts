@@ -23,6 +23,8 @@ export interface ProbedServer {
 export interface ProbeOptions extends ChildCommand {
   /** How long the process may take to start and answer (default 10 s: the bridge serves only after). */
   readonly timeoutMs?: number;
+  /** Ends the probe (the bridge was told to stop while it started): its process is stopped, the probe rejects. */
+  readonly signal?: AbortSignal;
 }
 
 /** The id of the probe's `initialize`. */
@@ -42,27 +44,44 @@ export async function probeServer(options: ProbeOptions): Promise<ProbedServer> 
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const child = await spawnChild({ ...options, stopWaitMs: options.stopWaitMs ?? PROBE_STOP_WAIT_MS });
   options.report(`server process ${child.pid} started to learn what it serves, for the services protocol`);
+  // However the bridge ends meanwhile (an error, process.exit), the probe's process does not outlive it: a program
+  // that ignores its stdin's end would otherwise be left running with no parent.
+  const pid = child.pid;
+  const killOnExit = (): void => {
+    if (pid === undefined) return;
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
+  process.once('exit', killOnExit);
   try {
-    return await answerOf(child, timeoutMs);
+    return await answerOf(child, timeoutMs, options.signal);
   } finally {
     await child.close();
+    process.removeListener('exit', killOnExit);
   }
 }
 
-function answerOf(child: StdioClientTransport, timeoutMs: number): Promise<ProbedServer> {
+function answerOf(child: StdioClientTransport, timeoutMs: number, signal: AbortSignal | undefined): Promise<ProbedServer> {
   return new Promise<ProbedServer>((resolve, reject) => {
     let settled = false;
     // Held here: the subscription may settle the probe before subscribe returns (a transport already ended).
     const held: { subscription?: Subscription } = {};
+    const aborted = (): void => settle(new LocalError('RequestAborted', 'the bridge was told to stop before the program answered'));
     const settle = (outcome: ProbedServer | LocalError): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      signal?.removeEventListener('abort', aborted);
       held.subscription?.unsubscribe();
       if (outcome instanceof LocalError) reject(outcome);
       else resolve(outcome);
     };
     const timer = setTimeout(() => settle(new LocalError('PeerUnresponsive', `it did not answer initialize within ${timeoutMs} ms`)), timeoutMs);
+    if (signal?.aborted === true) return aborted();
+    signal?.addEventListener('abort', aborted, { once: true });
     held.subscription = child.incoming$.subscribe({
       next: (frame) => {
         if (frame.type !== 'message') return;

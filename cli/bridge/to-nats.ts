@@ -21,27 +21,49 @@ export async function bridgeToNats(args: ToNatsArgs, report: (line: string) => v
   const subjects = serverSubjects(args.prefix ?? 'mcp', args.name);
   const identity = args.trust === undefined ? undefined : { keys: readTrustedKeys(args.trust.keyFiles), required: args.trust.required };
   const command = { command: args.command, args: args.args, env: args.env, ...(args.inheritEnv === undefined ? {} : { inheritEnv: args.inheritEnv }), report };
-  // The probe's process starts while the connection is made.
-  const [connection, description] = await Promise.all([
-    connectNats(args.nats, `rxmcp bridge to-nats ${subjects.base}`, args.natsCredentials),
-    describedServer(command, report),
-  ]);
+  // Listened for from the start: told to stop while it starts (the probe's process running), the bridge stops that
+  // process and leaves, instead of dying by the signal with the process left behind.
+  let removeSignals = (): void => undefined;
+  const starting = new AbortController();
+  const signalled = new Promise<string>((resolve) => {
+    removeSignals = onStopSignals({ graceful: resolve });
+  });
+  void signalled.then(() => starting.abort());
+  // The probe's process starts while the connection is made; a connection that fails stops it before the bridge
+  // leaves (a program that ignores its stdin's end would outlive the bridge).
+  const probing = describedServer({ ...command, signal: starting.signal }, report);
+  let connection: Awaited<ReturnType<typeof connectNats>>;
+  try {
+    connection = await connectNats(args.nats, `rxmcp bridge to-nats ${subjects.base}`, args.natsCredentials);
+  } catch (error) {
+    starting.abort();
+    await probing;
+    removeSignals();
+    throw error;
+  }
+  const description = await probing;
+  if (starting.signal.aborted) {
+    await closeNats(connection);
+    removeSignals();
+    report(`stopped (${await signalled}) before serving`);
+    return 0;
+  }
   const acceptor = childAcceptor({ ...command, maxChildren: args.maxChildren, ...(description === undefined ? {} : { description }) });
   let serving: Awaited<ReturnType<typeof serveNats>>;
   try {
     serving = await serveNats(acceptor, { connection, name: args.name, ...(args.prefix === undefined ? {} : { prefix: args.prefix }), ...(identity === undefined ? {} : { identity }) });
   } catch (error) {
     await closeNats(connection);
+    removeSignals();
     throw error;
   }
   const announced = description === undefined ? 'not announced' : `announced as ${description.describe().serverInfo.name} ${description.describe().serverInfo.version}`;
   report(`serving ${JSON.stringify([args.command, ...args.args].join(' '))} on NATS ${args.nats} as ${subjects.base} (bridge process ${serving.processId}, at most ${args.maxChildren} server processes, ${announced}); SIGINT/SIGTERM stops`);
 
-  let removeSignals = (): void => undefined;
-  const stopped = await new Promise<string>((resolve) => {
-    removeSignals = onStopSignals({ graceful: resolve });
-    void connection.closed().then((error) => resolve(`the NATS connection closed${error instanceof Error ? `: ${error.message}` : ''}`));
-  });
+  const stopped = await Promise.race([
+    signalled,
+    connection.closed().then((error) => `the NATS connection closed${error instanceof Error ? `: ${error.message}` : ''}`),
+  ]);
   const mode = args.handover ? 'handover' : 'end';
   report(`stopping (${stopped}): new work goes to other bridges, requests in flight have ${args.drainMs} ms to be answered, then ${mode === 'handover' ? 'leaving' : 'ending'} ${acceptor.size} session(s); a second signal ends at once`);
   acceptor.stopping();

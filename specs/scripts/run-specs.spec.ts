@@ -154,8 +154,9 @@ describe('run-specs - whole runs over fixture files', () => {
 
   async function runner(name: string, args: readonly string[], peers = 0): Promise<Run> {
     const trace = join(work, `${name}.trace`);
-    // NODE_TEST_CONTEXT (set by node:test for this spec's own process) would make the runner's run() a child's
-    const { NODE_TEST_CONTEXT: _, ...inherited } = process.env;
+    // NODE_TEST_CONTEXT (set by node:test for this spec's own process) would make the runner's run() a child's;
+    // RXMCP_SPEC_SERIAL_AFTER (CI's, for the outer run) would hold the fixtures' serial group back.
+    const { NODE_TEST_CONTEXT: _, RXMCP_SPEC_SERIAL_AFTER: _gate, ...inherited } = process.env;
     const env = { ...inherited, RUNNER_FIXTURE_TRACE: trace, RUNNER_FIXTURE_PEERS: String(peers), RXMCP_SPEC_CONCURRENCY: '', RXMCP_SPEC_BATCH: '' };
     const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
       execFile(process.execPath, ['--import', 'tsx', RUNNER, ...args], { cwd: REPO, env, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (error, out, err) => {

@@ -134,11 +134,17 @@ describe('rxmcp bridge to-nats stops on time', { timeout: 120_000 }, () => {
     await client.close().catch(() => undefined);
   });
 
-  test('NATS unreachable from the start: exit 1 at once, saying where it tried', async () => {
+  test('NATS unreachable from the start: exit 1 at once, saying where it tried, its probe\'s process gone', async () => {
     const port = await freePort();
     const program = startRxmcp(['bridge', 'to-nats', '--nats', `nats://127.0.0.1:${port}`, '--name', 'nowhere', '--', process.execPath, STUBBORN]);
     assert.deepEqual(await program.exited, { code: 1, signal: null });
     assert.match(program.output(), new RegExp(`could not connect to NATS at nats://127.0.0.1:${port}`));
+    // The process it started to learn what the program serves (one that ignores its stdin's end and SIGTERM) did
+    // not outlive it.
+    const probed = Array.from(program.output().matchAll(/server process (\d+) started to learn/g), (match) => Number(match[1]));
+    assert.equal(probed.length, 1, 'the bridge said which process it probed');
+    for (const pid of probed) trackChild(pid, 'the probe process of a bridge');
+    await assertGone(probed, 'the probe process ended with the bridge');
   });
 });
 
