@@ -11,7 +11,10 @@ import type { ServerOptions } from '../server/server-api.ts';
 import type { WatchNatsServersOptions } from '../transports/nats/discovery/watch.ts';
 import type { NatsIdentitySigner } from '../transports/nats/identity/identity-signer.ts';
 
-/** One server the mesh may join: an rxmcp server served on NATS with `serveNats`. */
+/**
+ * One server the mesh may join: an rxmcp server served on NATS with `serveNats`, or a stdio server bridged there
+ * with `rxmcp bridge to-nats`.
+ */
 export interface MeshMember {
   /** The name the server is served under (`serveNats({ name })`): one subject token. */
   readonly binding: string;
