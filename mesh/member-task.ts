@@ -68,8 +68,10 @@ function forwardAsTask(link: MemberLink, context: FeatureContext, name: string, 
     // A retry on a new session (the member ended the caller's) would run the tool twice: the task went with that session.
     if (created !== undefined) throw memberUnavailable(link.binding, `it ended the caller's session, and task "${created}" with it`);
     const { signal, timeoutMs } = options;
+    // Not aborted by the caller's cancellation: the member may have made its task already, and a creation whose
+    // answer the mesh stopped waiting for would leave that task running there. The member answers a task-augmented
+    // call at once; a caller's cancellation that came meanwhile cancels the task just made (below).
     const { task } = await session.callToolAsTask(name, args, {
-      ...(signal === undefined ? {} : { signal }),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       ...(ttl === undefined ? {} : { ttl }),
     });
