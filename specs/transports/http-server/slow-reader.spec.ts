@@ -43,11 +43,17 @@ function memoryNow(): number {
   return usage.heapUsed + usage.external + usage.arrayBuffers;
 }
 
-/** Peak growth of retained memory over a baseline, sampled every 100 ms until stopped. */
-function sampleMemory(): { stop(): number } {
+/**
+ * Peak growth of retained memory over a baseline, sampled every 250 ms until stopped, and stopped when the test
+ * ends whatever its outcome: each sample is a full collection, and one left running after a failed test would keep
+ * the process alive (and busy) for ever. Sampling more often spends the test's time collecting, not streaming.
+ */
+function sampleMemory(t: TestContext): { stop(): number } {
   const baseline = memoryNow();
   let peak = baseline;
-  const timer = setInterval(() => (peak = Math.max(peak, memoryNow())), 100);
+  const timer = setInterval(() => (peak = Math.max(peak, memoryNow())), 250);
+  timer.unref();
+  t.after(() => clearInterval(timer));
   return {
     stop() {
       clearInterval(timer);
@@ -121,7 +127,7 @@ function hostSession(host: { sessions: ReadonlySet<McpSession> }, except: Readon
 
 test('slow reader, policy close - 1 GiB offered to a client reading nothing: memory stays bounded and the session is dropped (SlowConsumer)', { timeout: 60_000 }, async (t) => {
   const { listening, progress, events } = await setUp(t, { policy: 'close', slowAfterFrames: 32 }, 256);
-  const memory = sampleMemory();
+  const memory = sampleMemory(t);
   await slowClient(listening.url);
   await eventually(() => events.some((e) => e.type === 'dropped'), 30_000, 'the slow session to be dropped');
   const growth = memory.stop();
@@ -138,7 +144,7 @@ test('slow reader, policy close - 1 GiB offered to a client reading nothing: mem
 
 test('slow reader, policy pause - the tool is held while nothing is read, and the stalled session is dropped after stallTimeoutMs', { timeout: 60_000 }, async (t) => {
   const { listening, progress, events } = await setUp(t, { policy: 'pause', slowAfterFrames: 32, stallTimeoutMs: 1_500 }, 256);
-  const memory = sampleMemory();
+  const memory = sampleMemory(t);
   await slowClient(listening.url);
   await eventually(() => events.some((e) => e.type === 'slow'), 10_000, 'the session to turn slow');
   const heldAt = progress.offered;
@@ -157,7 +163,7 @@ test('slow reader, policy pause - the tool is held while nothing is read, and th
 test('slow reader, policy pause - a client that reads late gets the whole gibibyte in order, with memory bounded all along', { timeout: 120_000 }, async (t) => {
   const { host, listening, progress } = await setUp(t, { policy: 'pause', slowAfterFrames: 32, stallTimeoutMs: 30_000 }, 256);
   const before = new Set(host.sessions);
-  const memory = sampleMemory();
+  const memory = sampleMemory(t);
   const { socket } = await slowClient(listening.url);
   await new Promise((resolve) => setTimeout(resolve, 300));
   assert.ok(progress.offered < 64 * MIB, `held while unread: ${(progress.offered / MIB).toFixed(0)} MiB offered`);
